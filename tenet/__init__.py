@@ -1,0 +1,49 @@
+"""tenet: relation-centric modelling of tensor dataflows on spatial accelerators, counted
+exactly with isl and barvinok."""
+
+from __future__ import annotations
+
+from tenet.api import analyze, load_experiment, load_problem
+from tenet.counting import count
+from tenet.errors import (
+    CountingError,
+    DataflowError,
+    DomainNotCoveredError,
+    IslSyntaxError,
+    NotAFunctionError,
+    OutsideArrayError,
+    SpecError,
+    TenetError,
+    UnknownTensorError,
+    VersionError,
+)
+from tenet.metrics import Metrics, TensorMetrics, TenetReport, evaluate
+from tenet.model import Architecture, Dataflow, Problem, Workload
+
+__all__ = [
+    "Architecture",
+    "CountingError",
+    "Dataflow",
+    "DataflowError",
+    "DomainNotCoveredError",
+    "IslSyntaxError",
+    "Metrics",
+    "NotAFunctionError",
+    "OutsideArrayError",
+    "Problem",
+    "SpecError",
+    "TenetError",
+    "TenetReport",
+    "TensorMetrics",
+    "UnknownTensorError",
+    "VersionError",
+    "Workload",
+    "__version__",
+    "analyze",
+    "count",
+    "evaluate",
+    "load_experiment",
+    "load_problem",
+]
+
+__version__ = "0.1.0"

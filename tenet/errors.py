@@ -1,0 +1,91 @@
+"""The exception tree of tenet.
+
+Every error raised on bad input derives from :class:`TenetError`. Spec errors say which file and
+which field; dataflow errors carry a witness point found by isl.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+__all__ = [
+    "TenetError",
+    "SpecError",
+    "IslSyntaxError",
+    "UnknownTensorError",
+    "VersionError",
+    "DataflowError",
+    "DomainNotCoveredError",
+    "NotAFunctionError",
+    "OutsideArrayError",
+    "CountingError",
+]
+
+
+class TenetError(Exception):
+    """Base class of every error tenet raises on purpose."""
+
+
+class SpecError(TenetError, ValueError):
+    """A specification (file, YAML key or argument) is malformed.
+
+    ``str()`` reads ``source: location: reason`` (parts that are unknown are left out).
+    """
+
+    def __init__(self, reason: str, *, source: str | None = None, location: str | None = None):
+        self.reason = reason
+        self.source = source
+        self.location = location
+        super().__init__(": ".join(p for p in (source, location, reason) if p))
+
+
+class IslSyntaxError(SpecError):
+    """An isl string could not be parsed; the message quotes the text."""
+
+    def __init__(
+        self, text: str, *, source: str | None = None, location: str | None = None,
+        detail: str = "",
+    ):
+        self.text = text
+        reason = f"malformed isl text {text!r}" + (f" ({detail})" if detail else "")
+        super().__init__(reason, source=source, location=location)
+
+
+class UnknownTensorError(SpecError):
+    """A tensor name is not one of the workload's tensors."""
+
+    def __init__(self, name: str, known: Iterable[str], *, source: str | None = None):
+        known = sorted(known)
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        self.name = name
+        self.known = known
+        super().__init__(
+            f"tensor {name!r} is not in the workload (known: {', '.join(known)}){hint}",
+            source=source,
+        )
+
+
+class VersionError(SpecError):
+    """A spec declares a ``version`` this release does not read."""
+
+
+class DataflowError(TenetError, ValueError):
+    """A dataflow is not a valid schedule of its workload on its architecture."""
+
+
+class DomainNotCoveredError(DataflowError):
+    """Some instances of the iteration domain get no space-stamp or no time-stamp."""
+
+
+class NotAFunctionError(DataflowError):
+    """Some instance gets two different space-stamps or time-stamps."""
+
+
+class OutsideArrayError(DataflowError):
+    """Some instance is placed on a PE outside the architecture's PE set."""
+
+
+class CountingError(TenetError, ValueError):
+    """A count cannot be made exactly (unbound parameter, value outside the domain, ...)."""

@@ -1,0 +1,143 @@
+"""The isl boundary: parse text into isl objects with located errors, bind parameters, and
+small helpers on relations. Nothing above this module calls an isl constructor on user text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeVar
+
+import islpy as isl
+
+from tenet.errors import CountingError, IslSyntaxError, SpecError
+
+__all__ = [
+    "parse_set",
+    "parse_map",
+    "bind_params",
+    "param_names",
+    "single_map",
+    "coalesce",
+    "point_text",
+    "witness",
+    "tuple_signature",
+]
+
+if not hasattr(isl.Set, "card"):  # pragma: no cover - depends on the installed wheel
+    raise ImportError(
+        "tenet needs barvinok counting (Set.card), which plain islpy lacks: "
+        "pip uninstall -y islpy && pip install islpy-barvinok"
+    )
+
+Relation = TypeVar("Relation", isl.Set, isl.Map)
+
+
+def _parse(kind: type[Relation], text: str, source: str | None, location: str | None) -> Relation:
+    if not isinstance(text, str) or not text.strip():
+        raise SpecError(f"expected isl text, got {text!r}", source=source, location=location)
+    try:
+        return kind(text.strip())
+    except isl.Error as exc:
+        detail = str(exc).split(":")[-1].strip() if str(exc) else ""
+        raise IslSyntaxError(text, source=source, location=location, detail=detail) from exc
+
+
+def parse_set(text: str, *, source: str | None = None, location: str | None = None) -> isl.Set:
+    """Parse an isl set such as ``{S[i,j]: 0 <= i < 4}``.
+
+    Examples
+    --------
+    >>> parse_set("{S[i]: 0 <= i < 3}")
+    Set("{ S[i] : 0 <= i <= 2 }")
+    """
+    return _parse(isl.Set, text, source, location)
+
+
+def parse_map(text: str, *, source: str | None = None, location: str | None = None) -> isl.Map:
+    """Parse an isl map; several pieces joined by ``;`` must share one space.
+
+    Examples
+    --------
+    >>> parse_map("{S[i] -> A[i]; S[i] -> A[i+1]}").n_basic_map()
+    2
+    """
+    if not isinstance(text, str):
+        raise SpecError(f"expected isl text, got {text!r}", source=source, location=location)
+    union = _parse(isl.UnionMap, text, source, location)
+    if union.n_map() != 1:
+        raise SpecError(
+            f"expected one relation between two tuples, found {union.n_map()} in {text!r}",
+            source=source,
+            location=location,
+        )
+    return isl.Map.from_union_map(union)
+
+
+def param_names(obj: isl.Set | isl.Map) -> list[str]:
+    """Return the names of the parameters of ``obj``."""
+    return [obj.get_dim_name(isl.dim_type.param, k) for k in range(obj.dim(isl.dim_type.param))]
+
+
+def bind_params(
+    obj: Relation, params: Mapping[str, int], *, source: str | None = None,
+    location: str | None = None,
+) -> Relation:
+    """Fix every parameter of ``obj`` to its value in ``params`` and drop it.
+
+    Raises
+    ------
+    CountingError
+        When a parameter has no value.
+
+    Examples
+    --------
+    >>> bind_params(parse_set("[N] -> {S[i]: 0 <= i < N}"), {"N": 2})
+    Set("{ S[i] : 0 <= i <= 1 }")
+    """
+    names = param_names(obj)
+    missing = [n for n in names if n not in params]
+    if missing:
+        where = ": ".join(p for p in (source, location) if p)
+        raise CountingError(
+            f"{where + ': ' if where else ''}size parameter(s) {', '.join(missing)} not bound; "
+            f"give a value (e.g. --param {missing[0]}=64)"
+        )
+    ctx = obj.get_ctx()
+    for k, name in enumerate(names):
+        obj = obj.fix_val(isl.dim_type.param, k, isl.Val(str(int(params[name])), ctx))
+    return obj.project_out(isl.dim_type.param, 0, len(names))
+
+
+def single_map(union: isl.UnionMap, space_hint: str) -> isl.Map:
+    """Return ``union`` as one map (it must live in one space); empty gives an empty map."""
+    if union.n_map() == 0:
+        raise CountingError(f"relation {space_hint} is empty")
+    return isl.Map.from_union_map(union)
+
+
+def coalesce(obj: Relation) -> Relation:
+    """Coalesce ``obj``; some isl versions fail on rare inputs, then ``obj`` is kept as is."""
+    try:
+        return obj.coalesce()
+    except isl.Error:
+        return obj
+
+
+def point_text(point: isl.Point) -> str:
+    """Render an isl point as ``S[0, 1]`` or ``[PE[0] -> T[1]]``."""
+    text = str(point.to_set())
+    return text.strip("{} ")
+
+
+def witness(obj: isl.Set | isl.Map) -> str:
+    """Return one point of a non-empty set or map, rendered as text."""
+    if isinstance(obj, isl.Map):
+        obj = obj.wrap()
+    return point_text(obj.sample_point())
+
+
+def tuple_signature(obj: isl.Set | isl.Map, dim: isl.dim_type) -> tuple[str | None, int]:
+    """Return (tuple name, arity) of one side of ``obj``."""
+    if isinstance(obj, isl.Set):
+        return obj.get_tuple_name(), obj.dim(isl.dim_type.set)
+    return obj.get_tuple_name(dim), obj.dim(dim)

@@ -1,0 +1,175 @@
+"""evaluate(problem) -> Metrics: every metric of one dataflow, from exact counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from tenet.counting import count, occupancy_max
+from tenet.metrics.compat import TenetReport, tenet_report
+from tenet.metrics.latency import latency_compute, transfer_latency
+from tenet.metrics.volume import TensorCounts, count_tensor
+from tenet.model.problem import Problem
+from tenet.vocab import Access, TensorName
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["TensorMetrics", "Metrics", "evaluate"]
+
+
+@dataclass(frozen=True)
+class TensorMetrics:
+    """Per tensor access: volumes in elements, accesses per memory level."""
+
+    tensor: TensorName
+    access: Access
+    volume_total: int
+    volume_unique: int
+    volume_reuse: int
+    volume_reuse_spatial: int
+    volume_reuse_temporal: int
+    reuse_factor: Fraction
+    accesses_l1_read: int
+    accesses_l1_write: int
+    accesses_l2_read: int
+    accesses_l2_write: int
+
+    @classmethod
+    def from_counts(cls, c: TensorCounts) -> TensorMetrics:
+        """Derive the metrics of one tensor access from its exact counts."""
+        return cls(
+            tensor=c.tensor, access=c.access,
+            volume_total=c.total, volume_unique=c.unique, volume_reuse=c.reuse,
+            volume_reuse_spatial=c.reused_spatial, volume_reuse_temporal=c.reuse_temporal,
+            reuse_factor=c.reuse_factor,
+            accesses_l1_read=c.total, accesses_l1_write=c.total,
+            accesses_l2_read=c.unique, accesses_l2_write=c.unique,
+        )
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Every metric of one dataflow; units in :data:`tenet.vocab.UNITS`."""
+
+    name: str
+    tensors: tuple[TensorMetrics, ...]
+    macs: int
+    pe_count: int
+    active_pes: int
+    timestamps: int
+    occupied_points: int
+    instances_per_step_max: int
+    active_pes_avg: Fraction
+    utilisation: Fraction
+    latency_compute: int
+    latency_compute_avg: int
+    latency_ingress: int
+    latency_egress: int
+    latency: int
+    bandwidth_pe: Fraction
+    bandwidth_scratchpad: Fraction
+    energy: float
+    tenet_compat: TenetReport
+
+    def tensor(self, name: TensorName, access: Access | None = None) -> TensorMetrics:
+        """Return the metrics of tensor ``name`` (and ``access`` when it is read and written)."""
+        for t in self.tensors:
+            if t.tensor == name and access in (None, t.access):
+                return t
+        raise KeyError(name)
+
+    def table(self) -> pd.DataFrame:
+        """Return the per-tensor table: one row per tensor access, one column per quantity."""
+        import pandas as pd
+
+        rows = [
+            {f.name: (float(v) if isinstance(v := getattr(t, f.name), Fraction) else v)
+             for f in fields(t)}
+            for t in self.tensors
+        ]
+        return pd.DataFrame(rows).set_index(["tensor", "access"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return JSON-ready values: ``tensors``, the per-dataflow metrics, ``tenet_compat``."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "tensors": [
+                {
+                    "name": t.tensor, "access": t.access, "total": t.volume_total,
+                    "unique": t.volume_unique, "reuse": t.volume_reuse,
+                    "spatial_reuse": t.volume_reuse_spatial,
+                    "temporal_reuse": t.volume_reuse_temporal,
+                    "reuse_factor": float(t.reuse_factor),
+                    "accesses_l1_read": t.accesses_l1_read,
+                    "accesses_l1_write": t.accesses_l1_write,
+                    "accesses_l2_read": t.accesses_l2_read,
+                    "accesses_l2_write": t.accesses_l2_write,
+                }
+                for t in self.tensors
+            ],
+        }
+        for f in fields(self):
+            if f.name in ("name", "tensors", "tenet_compat"):
+                continue
+            value = getattr(self, f.name)
+            out[f.name] = float(value) if isinstance(value, Fraction) else value
+        out["tenet_compat"] = self.tenet_compat.to_dict()
+        return out
+
+
+def evaluate(problem: Problem, name: str | None = None) -> Metrics:
+    """Count every metric of ``problem`` exactly.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
+    ...                  params={"M": 8, "N": 8, "K": 4})
+    >>> m = evaluate(p)
+    >>> m.macs, m.active_pes, m.latency_compute
+    (256, 64, 18)
+    """
+    arch = problem.architecture
+    counts = [count_tensor(problem, a) for a in problem.accesses]
+    macs = count(problem.workload.domain)
+    active_pes = count(problem.active_pes)
+    timestamps = count(problem.timestamps)
+    occupied = count(problem.occupied)
+    pe_count = count(arch.pe_set)
+    unique_in = sum(c.unique for c in counts if c.access == "read")
+    unique_out = sum(c.unique for c in counts if c.access == "write")
+    compute = latency_compute(problem)
+    ingress = transfer_latency(unique_in, arch.bits_per_element, arch.bandwidth, arch.latency)
+    egress = transfer_latency(unique_out, arch.bits_per_element, arch.bandwidth, arch.latency)
+    latency = max(compute, ingress, egress)
+    tensors = tuple(TensorMetrics.from_counts(c) for c in counts)
+    l1 = sum(t.accesses_l1_read + t.accesses_l1_write for t in tensors)
+    l2 = sum(t.accesses_l2_read + t.accesses_l2_write for t in tensors)
+    return Metrics(
+        name=name or problem.dataflow.name,
+        tensors=tensors,
+        macs=macs,
+        pe_count=pe_count,
+        active_pes=active_pes,
+        timestamps=timestamps,
+        occupied_points=occupied,
+        instances_per_step_max=occupancy_max(problem.space_time.reverse()),
+        active_pes_avg=Fraction(occupied, timestamps) if timestamps else Fraction(0),
+        utilisation=Fraction(occupied, pe_count * timestamps) if timestamps else Fraction(0),
+        latency_compute=compute,
+        latency_compute_avg=macs // active_pes if active_pes else 0,
+        latency_ingress=ingress,
+        latency_egress=egress,
+        latency=latency,
+        bandwidth_pe=Fraction(sum(c.reused_spatial for c in counts), latency)
+        if latency else Fraction(0),
+        bandwidth_scratchpad=Fraction(unique_in + unique_out, latency)
+        if latency else Fraction(0),
+        energy=macs * arch.energy.mac + l1 * arch.energy.l1 + l2 * arch.energy.l2,
+        tenet_compat=tenet_report(
+            counts, macs=macs, active_pes=active_pes, timestamps=timestamps,
+            occupied_points=occupied, bandwidth=arch.bandwidth, latency=arch.latency,
+        ),
+    )

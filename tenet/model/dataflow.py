@@ -1,0 +1,39 @@
+"""Dataflow Θ = S -> (PE | T): the space-stamp and time-stamp maps, params bound."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import islpy as isl
+
+from tenet.isl_utils import bind_params, parse_map
+from tenet.spec.dataflow import DataflowSpec
+
+__all__ = ["Dataflow"]
+
+
+@dataclass(frozen=True)
+class Dataflow:
+    """Space-stamp ``S -> PE`` and time-stamp ``S -> T`` maps (not yet checked on a workload)."""
+
+    name: str
+    space_stamp: isl.Map
+    time_stamp: isl.Map
+    source: str | None = None
+    tensors: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_spec(cls, spec: DataflowSpec, params: Mapping[str, int]) -> Dataflow:
+        """Parse ``spec`` with its size parameters bound to ``params``."""
+        maps = []
+        for key in ("space_stamp", "time_stamp"):
+            where = spec.where(key)
+            text = getattr(spec, key)
+            maps.append(
+                bind_params(
+                    parse_map(text, source=spec.source, location=where), params,
+                    source=spec.source, location=where,
+                )
+            )
+        return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors)

@@ -1,0 +1,203 @@
+"""Problem: a workload, an architecture and a dataflow, checked together, with the derived
+relations of the relation-centric notation (space-time map, data assignment, neighbours)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import islpy as isl
+
+from tenet.errors import (
+    DomainNotCoveredError,
+    NotAFunctionError,
+    OutsideArrayError,
+    SpecError,
+    UnknownTensorError,
+)
+from tenet.isl_utils import coalesce, point_text, tuple_signature, witness
+from tenet.model.architecture import Architecture
+from tenet.model.dataflow import Dataflow
+from tenet.model.spacetime import identity, neighbours, previous, space_window, time_window
+from tenet.model.workload import Workload
+from tenet.vocab import Access, TensorName
+
+__all__ = ["Problem", "TensorAccess"]
+
+
+@dataclass(frozen=True)
+class TensorAccess:
+    """One analysed access: a tensor, read or write, and its relation S -> tensor."""
+
+    tensor: TensorName
+    access: Access
+    relation: isl.Map
+
+
+def _check_function(theta: isl.Map, what: str, source: str | None) -> None:
+    if theta.is_single_valued():
+        return
+    pairs = theta.reverse().apply_range(theta)
+    pairs = pairs.subtract(isl.Map.identity(pairs.get_space()))
+    first = pairs.sample()
+    a, b = first.domain(), first.range()
+    instance = theta.intersect_range(a).domain().intersect(theta.intersect_range(b).domain())
+    raise NotAFunctionError(
+        f"{source + ': ' if source else ''}{what} is not a function: "
+        f"{witness(instance)} gets both {witness(a)} and {witness(b)}"
+    )
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A dataflow of a workload on an architecture, checked on construction.
+
+    Raises
+    ------
+    SpecError
+        Tuple names or arities that do not match.
+    DomainNotCoveredError, NotAFunctionError, OutsideArrayError
+        A dataflow that is not a valid placement of every instance (with a witness).
+    UnknownTensorError
+        A selected tensor that the workload does not have.
+    """
+
+    workload: Workload
+    architecture: Architecture
+    dataflow: Dataflow
+    tensors: tuple[TensorName, ...] | None = None
+
+    def __post_init__(self) -> None:
+        self._check_tuples()
+        self._check_placement()
+        selected = self.tensors if self.tensors is not None else self.dataflow.tensors
+        for name in selected or ():
+            if name not in self.workload.tensors:
+                raise UnknownTensorError(name, self.workload.tensors, source=self.dataflow.source)
+
+    def _check_tuples(self) -> None:
+        statement = tuple_signature(self.workload.domain, isl.dim_type.set)
+        pe = tuple_signature(self.architecture.pe_set, isl.dim_type.set)
+        src = self.dataflow.source
+        for key, theta in (("space_stamp", self.dataflow.space_stamp),
+                           ("time_stamp", self.dataflow.time_stamp)):
+            got = tuple_signature(theta, isl.dim_type.in_)
+            if got != statement:
+                raise SpecError(
+                    f"maps {got[0]} with {got[1]} indices, but the workload's domain is "
+                    f"{statement[0]} with {statement[1]}", source=src, location=key,
+                )
+        got = tuple_signature(self.dataflow.space_stamp, isl.dim_type.out)
+        if got != pe:
+            raise SpecError(
+                f"places instances on {got[0]} with {got[1]} indices, but the architecture's "
+                f"PEs are {pe[0]} with {pe[1]}", source=src, location="space_stamp",
+            )
+
+    def _check_placement(self) -> None:
+        domain = self.workload.domain
+        src = self.dataflow.source
+        for what, theta in (("space-stamp", self.dataflow.space_stamp),
+                            ("time-stamp", self.dataflow.time_stamp)):
+            unmapped = domain.subtract(theta.domain())
+            if not unmapped.is_empty():
+                raise DomainNotCoveredError(
+                    f"{src + ': ' if src else ''}instance {witness(unmapped)} has no {what}"
+                    f" ({what} domain must cover the workload's domain)"
+                )
+            _check_function(theta.intersect_domain(domain), what, src)
+        outside = self.theta_space.subtract_range(self.architecture.pe_set)
+        if not outside.is_empty():
+            point = outside.wrap().sample_point()
+            raise OutsideArrayError(
+                f"{src + ': ' if src else ''}{point_text(point).replace(' -> ', ' is placed on ')}"
+                f", outside the PE set {self.architecture.pe_set}"
+            )
+
+    # -- the dataflow -----------------------------------------------------------------------
+    @cached_property
+    def theta_space(self) -> isl.Map:
+        """Space-stamp restricted to the domain, S -> PE."""
+        return self.dataflow.space_stamp.intersect_domain(self.workload.domain)
+
+    @cached_property
+    def theta_time(self) -> isl.Map:
+        """Time-stamp restricted to the domain, S -> T."""
+        return self.dataflow.time_stamp.intersect_domain(self.workload.domain)
+
+    @cached_property
+    def space_time(self) -> isl.Map:
+        """Θ: S -> [PE -> T]."""
+        return coalesce(self.theta_space.range_product(self.theta_time))
+
+    @cached_property
+    def active_pes(self) -> isl.Set:
+        """PEs that run at least one instance."""
+        return coalesce(self.theta_space.range())
+
+    @cached_property
+    def timestamps(self) -> isl.Set:
+        """Time-stamps at which at least one instance runs."""
+        return coalesce(self.theta_time.range())
+
+    @cached_property
+    def occupied(self) -> isl.Set:
+        """Space-time points [PE -> T] that run at least one instance."""
+        return coalesce(self.space_time.range())
+
+    # -- the accesses and data assignment ------------------------------------------------------
+    @cached_property
+    def accesses(self) -> tuple[TensorAccess, ...]:
+        """The analysed accesses, reads then writes, in workload order."""
+        selected = self.tensors if self.tensors is not None else self.dataflow.tensors
+        return tuple(
+            TensorAccess(t, a, m) for t, a, m in self.workload.accesses
+            if selected is None or t in selected
+        )
+
+    def assignment(self, access: TensorAccess) -> isl.Map:
+        """Return the data assignment Θ⁻¹∘A: [PE -> T] -> tensor elements held there."""
+        return coalesce(access.relation.apply_domain(self.space_time))
+
+    # -- neighbours ------------------------------------------------------------------------------
+    @cached_property
+    def default_neighbours(self) -> isl.Map:
+        """Linked PE or itself, same or previous time-stamp, minus the point itself."""
+        return neighbours(
+            space_window(self.active_pes, self.architecture.sources, include_self=True),
+            time_window(self.timestamps, 1),
+        )
+
+    def temporal_neighbours(self, distance: int = 1) -> isl.Map:
+        """Return (PE, t) -> (PE, the ``distance``-th previous occupied time-stamp)."""
+        return neighbours(identity(self.active_pes), previous(self.timestamps, distance))
+
+    @cached_property
+    def spatial_neighbours(self) -> isl.Map:
+        """(PE, t) -> (linked PE, t - delay of the link): registered links one step earlier,
+        multicast wires the same step."""
+        result: isl.Map | None = None
+        for link in self.architecture.links:
+            space = space_window(self.active_pes, link.relation.reverse(), include_self=False)
+            time = identity(self.timestamps) if link.delay == 0 else previous(self.timestamps)
+            part = neighbours(space, time)
+            result = part if result is None else result.union(part)
+        if result is None:
+            return neighbours(
+                space_window(self.active_pes, self.architecture.sources, include_self=False),
+                identity(self.timestamps),
+            )
+        return result
+
+    @cached_property
+    def linked_neighbours(self) -> isl.Map:
+        """Linked PE (not itself), same or previous time-stamp (the original's spatial map)."""
+        return neighbours(
+            space_window(self.active_pes, self.architecture.sources, include_self=False),
+            time_window(self.timestamps, 1),
+        )
+
+    def select(self, names: Sequence[TensorName]) -> Problem:
+        """Return the same problem analysing only the tensors ``names``."""
+        return Problem(self.workload, self.architecture, self.dataflow, tuple(names))

@@ -1,0 +1,74 @@
+"""Workload: the iteration domain D and the access relations A of each tensor."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import islpy as isl
+
+from tenet.errors import SpecError
+from tenet.isl_utils import bind_params, parse_map, parse_set, tuple_signature
+from tenet.spec.workload import WorkloadSpec
+from tenet.vocab import Access, TensorName
+
+__all__ = ["Workload"]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A statement's domain and its accesses (each restricted to the domain), params bound."""
+
+    name: str
+    domain: isl.Set
+    reads: Mapping[TensorName, isl.Map]
+    writes: Mapping[TensorName, isl.Map]
+    source: str | None = None
+
+    @property
+    def accesses(self) -> list[tuple[TensorName, Access, isl.Map]]:
+        """Return (tensor, access, map) for every read, then every write, in spec order."""
+        return [(t, "read", m) for t, m in self.reads.items()] + [
+            (t, "write", m) for t, m in self.writes.items()
+        ]
+
+    @property
+    def tensors(self) -> list[TensorName]:
+        """Return the tensor names, in spec order."""
+        return list(dict.fromkeys([*self.reads, *self.writes]))
+
+    @classmethod
+    def from_spec(cls, spec: WorkloadSpec, params: Mapping[str, int]) -> Workload:
+        """Parse and check ``spec`` with its size parameters bound to ``params``."""
+        src = spec.source
+        domain = bind_params(
+            parse_set(spec.domain, source=src, location=spec.where("domain")), params,
+            source=src, location="domain",
+        )
+        statement = tuple_signature(domain, isl.dim_type.set)
+        reads: dict[str, isl.Map] = {}
+        writes: dict[str, isl.Map] = {}
+        for tensor, access_spec in spec.accesses.items():
+            for access, texts, target in (
+                ("read", access_spec.read, reads), ("write", access_spec.write, writes)
+            ):
+                if not texts:
+                    continue
+                where = spec.where(f"accesses.{tensor}.{access}")
+                relation = parse_map(";".join(texts), source=src, location=where)
+                relation = bind_params(relation, params, source=src, location=where)
+                got = tuple_signature(relation, isl.dim_type.in_)
+                if got != statement:
+                    raise SpecError(
+                        f"access reads from {got[0]} with {got[1]} indices, but the domain is "
+                        f"{statement[0]} with {statement[1]}", source=src, location=where,
+                    )
+                if relation.get_tuple_name(isl.dim_type.out) != tensor:
+                    raise SpecError(
+                        f"access maps to {relation.get_tuple_name(isl.dim_type.out)!r}, "
+                        f"expected tensor {tensor!r}", source=src, location=where,
+                    )
+                target[tensor] = relation.intersect_domain(domain)
+        if not reads and not writes:
+            raise SpecError("the workload has no accesses", source=src, location="accesses")
+        return cls(spec.name, domain, reads, writes, src)

@@ -1,0 +1,55 @@
+"""ArchitectureSpec: the PE set, its links, the scratchpad and the energy table."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tenet.spec.base import SpecModel
+
+__all__ = ["LinkSpec", "EnergySpec", "ArchitectureSpec"]
+
+
+class LinkSpec(BaseModel):
+    """A family of links ``PE[...] -> PE[...]`` read sender -> receiver (the way data moves)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    link: str = Field(description="isl map from sending PE to receiving PE.")
+    delay: Literal[0, 1] = Field(
+        1, description="Time-stamps a datum takes on the link: 1 registered, 0 multicast wire."
+    )
+
+
+class EnergySpec(BaseModel):
+    """Energy per operation, in the architecture's energy unit (pJ in the zoo)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mac: float = Field(1.0, description="Energy of one MAC.")
+    l1: float = Field(1.68, description="Energy of one L1 (PE-local buffer) access.")
+    l2: float = Field(18.61, description="Energy of one L2 (scratchpad) access.")
+
+
+class ArchitectureSpec(SpecModel):
+    """A spatial array: ``pe`` is ``{PE[...]: ...}``; ``interconnect`` lists its links.
+
+    Examples
+    --------
+    >>> spec = ArchitectureSpec.from_mapping({"name": "line4", "pe": "{PE[i]: 0 <= i < 4}",
+    ...     "interconnect": [{"link": "{PE[i] -> PE[i+1]}"}]})
+    >>> spec.interconnect[0].delay, spec.bandwidth
+    (1, 64)
+    """
+
+    kind: ClassVar[str] = "architecture"
+
+    pe: str = Field(description="The PE set, an isl set {PE[...]: ...}.")
+    interconnect: tuple[LinkSpec, ...] = Field((), description="Links between PEs.")
+    bits_per_element: int = Field(16, gt=0, description="Width of one tensor element, in bits.")
+    bandwidth: int = Field(64, gt=0, description="Scratchpad <-> array bandwidth, bits/cycle.")
+    latency: int = Field(1, ge=1, description="Scratchpad-to-PE latency, in cycles.")
+    l1_size: int = Field(256, ge=0, description="Per-PE buffer size, in elements.")
+    l2_size: int = Field(1024, ge=0, description="Scratchpad size, in elements.")
+    energy: EnergySpec = Field(default_factory=EnergySpec, description="Energy table.")

@@ -1,0 +1,51 @@
+"""Read YAML spec files safely, remembering the line of every key for error messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tenet.errors import SpecError
+
+__all__ = ["read_text", "read_yaml"]
+
+
+def read_text(path: str | Path) -> str:
+    """Return the text of ``path``; a missing or unreadable file is a :class:`SpecError`."""
+    try:
+        return Path(path).read_text()
+    except FileNotFoundError as exc:
+        raise SpecError("file not found", source=str(path)) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read file ({exc})", source=str(path)) from exc
+
+
+def _lines(node: yaml.Node, prefix: str, out: dict[str, int]) -> None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            path = f"{prefix}.{key.value}" if prefix else str(key.value)
+            out[path] = key.start_mark.line + 1
+            _lines(value, path, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for k, item in enumerate(node.value):
+            path = f"{prefix}.{k}"
+            out[path] = item.start_mark.line + 1
+            _lines(item, path, out)
+
+
+def read_yaml(path: str | Path) -> tuple[dict[str, Any], dict[str, int]]:
+    """Return the top-level mapping of a YAML file and the line of each dotted key path."""
+    text = read_text(path)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SpecError(f"not valid YAML ({exc})".replace("\n", " "), source=str(path)) from exc
+    if not isinstance(data, dict):
+        raise SpecError("expected a mapping at the top level", source=str(path))
+    lines: dict[str, int] = {}
+    if node is not None:
+        _lines(node, "", lines)
+    return data, lines

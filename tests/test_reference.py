@@ -1,0 +1,52 @@
+"""The TENET-compatible report equals the original's exact figures (``tenet-reference.csv``)."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import pytest
+
+from tenet import analyze
+from tests.conftest import REFERENCE, TENET_DATA, need_shared
+
+
+def _rows() -> dict[tuple[str, str], list[dict[str, str]]]:
+    path = REFERENCE / "tenet-reference.csv"
+    if not path.is_file():
+        return {}
+    grouped: dict[tuple[str, str], list[dict[str, str]]] = {}
+    with path.open() as f:
+        for row in csv.DictReader(f):
+            grouped.setdefault((row["experiment_dir"], row["experiment"]), []).append(row)
+    return grouped
+
+
+ROWS = _rows()
+INTS = ["IngressDelay", "EgressDelay", "ComputationDelay", "Delay", "MacNum", "Energy"]
+RATIOS = ["ReuseFactor", "TemporalReuseVolume", "SpatialReuseVolume"]
+
+
+@pytest.mark.parametrize("key", sorted(ROWS), ids=lambda k: f"{k[0]}/{k[1]}")
+def test_reference_tenet_report_equals_exact_columns(key: tuple[str, str]) -> None:
+    need_shared()
+    rows = ROWS[key]
+    report = analyze(experiment=TENET_DATA / key[0] / "experiment" / key[1]).tenet_compat
+    first = rows[0]
+    for name in INTS:
+        assert getattr(report, name) == int(first[f"exact_{name}"]), name
+    assert report.ActivePENum == int(first["ActivePENum"])
+    assert report.PENum == int(first["PENum"])
+    assert report.TotalTime == int(first["TotalTime"])
+    assert math.isclose(report.AverageActivePENum, float(first["AverageActivePENum"]),
+                        rel_tol=1e-9)
+    assert report.MacNum == int(first["exact_DomainSize"])
+    assert sorted(report.tensors) == sorted(r["tensor"] for r in rows)
+    for row in rows:
+        tensor = report.tensors[row["tensor"]]
+        assert tensor.access == row["access"]
+        assert tensor.TotalVolume == int(row["exact_TotalVolume"])
+        assert tensor.UniqueVolume == int(row["exact_UniqueVolume"])
+        for name in RATIOS:
+            assert math.isclose(getattr(tensor, name), float(row[f"exact_{name}"]),
+                                rel_tol=1e-9, abs_tol=1e-12), (row["tensor"], name)
