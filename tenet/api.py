@@ -73,7 +73,7 @@ def analyze(
     Examples
     --------
     >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "N": 8, "K": 8})
-    >>> m.table().loc[("A", "read"), "volume_unique"]
+    >>> int(m.table().loc[("A", "read"), "volume_unique"])
     64
     """
     if experiment is not None:

@@ -6,7 +6,7 @@ import islpy as isl
 
 from tenet.errors import CountingError
 
-__all__ = ["count", "occupancy_max", "count_pieces"]
+__all__ = ["count", "count_pieces"]
 
 
 def _constant(poly: isl.PwQPolynomial) -> int:
@@ -50,17 +50,3 @@ def count_pieces(per_point: isl.PwQPolynomial) -> list[tuple[isl.Set, int]]:
             )
         pieces.append((domain, int(value.to_python())))
     return pieces
-
-
-def occupancy_max(relation: isl.Map) -> int:
-    """Return the largest number of range points that one domain point of ``relation`` has.
-
-    Examples
-    --------
-    >>> occupancy_max(isl.Map("{T[t] -> S[i]: 0 <= t < 3 and 0 <= i <= t}"))
-    3
-    """
-    per_point = relation.card()
-    if per_point.is_zero():
-        return 0
-    return int(per_point.max().to_python())

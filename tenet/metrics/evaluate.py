@@ -6,9 +6,9 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from tenet.counting import count, occupancy_max
+from tenet.counting import count
 from tenet.metrics.compat import TenetReport, tenet_report
-from tenet.metrics.latency import latency_compute, transfer_latency
+from tenet.metrics.latency import latency_compute, occupancy, transfer_latency
 from tenet.metrics.volume import TensorCounts, count_tensor
 from tenet.model.problem import Problem
 from tenet.vocab import Access, TensorName
@@ -140,7 +140,8 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
     pe_count = count(arch.pe_set)
     unique_in = sum(c.unique for c in counts if c.access == "read")
     unique_out = sum(c.unique for c in counts if c.access == "write")
-    compute = latency_compute(problem)
+    shared = occupancy(problem)
+    compute = latency_compute(problem, shared)
     ingress = transfer_latency(unique_in, arch.bits_per_element, arch.bandwidth, arch.latency)
     egress = transfer_latency(unique_out, arch.bits_per_element, arch.bandwidth, arch.latency)
     latency = max(compute, ingress, egress)
@@ -155,7 +156,7 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         active_pes=active_pes,
         timestamps=timestamps,
         occupied_points=occupied,
-        instances_per_step_max=occupancy_max(problem.space_time.reverse()),
+        instances_per_step_max=max((n for _, n in shared), default=0),
         active_pes_avg=Fraction(occupied, timestamps) if timestamps else Fraction(0),
         utilisation=Fraction(occupied, pe_count * timestamps) if timestamps else Fraction(0),
         latency_compute=compute,

@@ -3,33 +3,42 @@
 
 from __future__ import annotations
 
+import islpy as isl
+
 from tenet.counting import count, count_pieces
 from tenet.isl_utils import coalesce
 from tenet.model.problem import Problem
 
-__all__ = ["latency_compute", "transfer_latency"]
+__all__ = ["occupancy", "latency_compute", "transfer_latency"]
 
 
-def latency_compute(problem: Problem) -> int:
-    """Return Σ over time-stamps of the busiest PE's instance count, in cycles.
+def occupancy(problem: Problem) -> list[tuple[isl.Set, int]]:
+    """Return (instances, n) pieces: each instance shares its (PE, time-stamp) with n
+    instances (itself included).
 
-    The per-point instance count is piecewise constant for quasi-affine dataflows of
-    rectangular domains; with thresholds v1 < v2 < ... the sum is
+    Counted per instance on Θ⁻¹∘Θ (instances with the same space-time point), which barvinok
+    counts much faster than the per-point preimage Θ⁻¹.
+    """
+    space_time = problem.space_time
+    return count_pieces(space_time.apply_range(space_time.reverse()).card())
+
+
+def latency_compute(problem: Problem, pieces: list[tuple[isl.Set, int]]) -> int:
+    """Return Σ over time-stamps of the busiest PE's instance count, in cycles, from the
+    :func:`occupancy` pieces.
+
+    With the distinct occupancies v1 < v2 < ... the sum is
     Σ_k (v_k - v_(k-1)) · #{t : some PE runs at least v_k instances at t}.
     """
-    per_point = problem.space_time.reverse().card()
-    pieces = count_pieces(per_point)
-    values = sorted({value for _, value in pieces if value > 0})
     total = 0
     below = 0
-    for value in values:
-        busy = None
+    for value in sorted({value for _, value in pieces}):
+        instances = isl.Set.empty(problem.workload.domain.get_space())
         for domain, piece_value in pieces:
             if piece_value >= value:
-                times = domain.unwrap().range()
-                busy = times if busy is None else busy.union(times)
-        assert busy is not None
-        total += (value - below) * count(coalesce(busy))
+                instances = instances.union(domain)
+        total += (value - below) * count(coalesce(problem.theta_time.intersect_domain(instances)
+                                                  .range()))
         below = value
     return total
 

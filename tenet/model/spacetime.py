@@ -20,7 +20,7 @@ def previous(timestamps: isl.Set, distance: int = 1) -> isl.Map:
     Examples
     --------
     >>> previous(isl.Set("{T[t]: t = 0 or t = 2 or t = 5}"))
-    Map("{ T[t] -> T[o0] : ... }")  # doctest: +SKIP
+    Map("{ T[t = 5] -> T[t' = 2]; T[t = 2] -> T[t' = 0] }")
     >>> from tenet.counting import count
     >>> count(previous(isl.Set("{T[t]: t = 0 or t = 2 or t = 5}"), 2))
     1

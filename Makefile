@@ -1,0 +1,23 @@
+# The two entry points of the README: `make demo` (set up + main job) and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test install bench
+
+$(BIN)/tenet: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(BIN)/tenet
+
+install: $(BIN)/tenet
+
+demo: install
+	$(BIN)/tenet eval --workload gemm --arch systolic-2d-8x8 --dataflow gemm-os-systolic
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python benchmarks/bench_tenet_data.py
