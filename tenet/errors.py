@@ -57,8 +57,9 @@ class UnknownTensorError(SpecError):
 
     def __init__(self, name: str, known: Iterable[str], *, source: str | None = None):
         known = sorted(known)
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        lowered = {k.lower(): k for k in known}
+        close = difflib.get_close_matches(name.lower(), list(lowered), n=1)
+        hint = f"; did you mean {lowered[close[0]]!r}?" if close else ""
         self.name = name
         self.known = known
         super().__init__(

@@ -123,16 +123,42 @@ def coalesce(obj: Relation) -> Relation:
         return obj
 
 
+def _render(space: isl.Space, values: list[int]) -> str:
+    if space.is_wrapping():
+        relation = space.unwrap()
+        n_in = relation.dim(isl.dim_type.in_)
+        return (f"[{_render(relation.domain(), values[:n_in])} -> "
+                f"{_render(relation.range(), values[n_in:])}]")
+    name = space.get_tuple_name(isl.dim_type.set) or ""
+    return f"{name}[{', '.join(str(v) for v in values)}]"
+
+
 def point_text(point: isl.Point) -> str:
-    """Render an isl point as ``S[0, 1]`` or ``[PE[0] -> T[1]]``."""
-    text = str(point.to_set())
-    return text.strip("{} ")
+    """Render an isl point as ``S[0, 1]`` or ``[PE[0] -> T[1]]``.
+
+    Examples
+    --------
+    >>> point_text(isl.Set("{[PE[i] -> T[t]]: i = 2 and t = 5}").sample_point())
+    '[PE[2] -> T[5]]'
+    """
+    space = point.get_space()
+    values = [
+        int(point.get_coordinate_val(isl.dim_type.set, k).to_python())
+        for k in range(space.dim(isl.dim_type.set))
+    ]
+    return _render(space, values)
 
 
 def witness(obj: isl.Set | isl.Map) -> str:
-    """Return one point of a non-empty set or map, rendered as text."""
+    """Return one point of a non-empty set, or one pair ``x -> y`` of a map, as text.
+
+    Examples
+    --------
+    >>> witness(isl.Map("{S[i] -> PE[i + 1]: i = 3}"))
+    'S[3] -> PE[4]'
+    """
     if isinstance(obj, isl.Map):
-        obj = obj.wrap()
+        return point_text(obj.wrap().sample_point()).removeprefix("[").removesuffix("]")
     return point_text(obj.sample_point())
 
 

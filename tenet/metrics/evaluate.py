@@ -141,7 +141,7 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
     unique_in = sum(c.unique for c in counts if c.access == "read")
     unique_out = sum(c.unique for c in counts if c.access == "write")
     shared = occupancy(problem)
-    compute = latency_compute(problem, shared)
+    compute = latency_compute(shared)
     ingress = transfer_latency(unique_in, arch.bits_per_element, arch.bandwidth, arch.latency)
     egress = transfer_latency(unique_out, arch.bits_per_element, arch.bandwidth, arch.latency)
     latency = max(compute, ingress, egress)
@@ -156,7 +156,7 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         active_pes=active_pes,
         timestamps=timestamps,
         occupied_points=occupied,
-        instances_per_step_max=max((n for _, n in shared), default=0),
+        instances_per_step_max=shared.max,
         active_pes_avg=Fraction(occupied, timestamps) if timestamps else Fraction(0),
         utilisation=Fraction(occupied, pe_count * timestamps) if timestamps else Fraction(0),
         latency_compute=compute,

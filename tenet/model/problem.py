@@ -16,10 +16,17 @@ from tenet.errors import (
     SpecError,
     UnknownTensorError,
 )
-from tenet.isl_utils import coalesce, point_text, tuple_signature, witness
+from tenet.isl_utils import coalesce, tuple_signature, witness
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
-from tenet.model.spacetime import identity, neighbours, previous, space_window, time_window
+from tenet.model.spacetime import (
+    identity,
+    neighbours,
+    previous,
+    space_window,
+    step_back,
+    time_window,
+)
 from tenet.model.workload import Workload
 from tenet.vocab import Access, TensorName
 
@@ -109,10 +116,10 @@ class Problem:
             _check_function(theta.intersect_domain(domain), what, src)
         outside = self.theta_space.subtract_range(self.architecture.pe_set)
         if not outside.is_empty():
-            point = outside.wrap().sample_point()
+            instance, pe = witness(outside).split(" -> ")
             raise OutsideArrayError(
-                f"{src + ': ' if src else ''}{point_text(point).replace(' -> ', ' is placed on ')}"
-                f", outside the PE set {self.architecture.pe_set}"
+                f"{src + ': ' if src else ''}{instance} is placed on {pe}, outside the PE set "
+                f"{self.architecture.pe_set}"
             )
 
     # -- the dataflow -----------------------------------------------------------------------
@@ -162,16 +169,28 @@ class Problem:
 
     # -- neighbours ------------------------------------------------------------------------------
     @cached_property
+    def time_step(self) -> isl.Map:
+        """t -> the previous occupied time-stamp, in lexicographic order."""
+        return step_back(self.timestamps)
+
+    @cached_property
     def default_neighbours(self) -> isl.Map:
         """Linked PE or itself, same or previous time-stamp, minus the point itself."""
         return neighbours(
             space_window(self.active_pes, self.architecture.sources, include_self=True),
-            time_window(self.timestamps, 1),
+            time_window(self.timestamps, self.time_step),
         )
 
-    def temporal_neighbours(self, distance: int = 1) -> isl.Map:
+    @cached_property
+    def temporal_neighbours(self) -> isl.Map:
+        """(PE, t) -> (PE, the previous occupied time-stamp)."""
+        return self.temporal_neighbours_at(1)
+
+    def temporal_neighbours_at(self, distance: int) -> isl.Map:
         """Return (PE, t) -> (PE, the ``distance``-th previous occupied time-stamp)."""
-        return neighbours(identity(self.active_pes), previous(self.timestamps, distance))
+        return neighbours(
+            identity(self.active_pes), previous(self.timestamps, self.time_step, distance)
+        )
 
     @cached_property
     def spatial_neighbours(self) -> isl.Map:
@@ -180,7 +199,7 @@ class Problem:
         result: isl.Map | None = None
         for link in self.architecture.links:
             space = space_window(self.active_pes, link.relation.reverse(), include_self=False)
-            time = identity(self.timestamps) if link.delay == 0 else previous(self.timestamps)
+            time = identity(self.timestamps) if link.delay == 0 else self.time_step
             part = neighbours(space, time)
             result = part if result is None else result.union(part)
         if result is None:
@@ -195,7 +214,7 @@ class Problem:
         """Linked PE (not itself), same or previous time-stamp (the original's spatial map)."""
         return neighbours(
             space_window(self.active_pes, self.architecture.sources, include_self=False),
-            time_window(self.timestamps, 1),
+            time_window(self.timestamps, self.time_step),
         )
 
     def select(self, names: Sequence[TensorName]) -> Problem:

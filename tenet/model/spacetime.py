@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-__all__ = ["identity", "previous", "time_window", "space_window", "neighbours"]
+__all__ = ["identity", "step_back", "previous", "time_window", "space_window", "neighbours"]
 
 
 def identity(points: isl.Set) -> isl.Map:
@@ -14,29 +14,41 @@ def identity(points: isl.Set) -> isl.Map:
     return isl.Map.identity(points.get_space().map_from_set()).intersect_domain(points)
 
 
-def previous(timestamps: isl.Set, distance: int = 1) -> isl.Map:
-    """Return t -> the time-stamp ``distance`` occupied steps before t.
+def step_back(timestamps: isl.Set) -> isl.Map:
+    """Return t -> the previous occupied time-stamp (lexmax of the earlier ones).
 
     Examples
     --------
-    >>> previous(isl.Set("{T[t]: t = 0 or t = 2 or t = 5}"))
+    >>> step_back(isl.Set("{T[t]: t = 0 or t = 2 or t = 5}"))
     Map("{ T[t = 5] -> T[t' = 2]; T[t = 2] -> T[t' = 0] }")
+    """
+    return timestamps.lex_gt_set(timestamps).lexmax()
+
+
+def previous(timestamps: isl.Set, step: isl.Map, distance: int = 1) -> isl.Map:
+    """Return t -> the time-stamp ``distance`` occupied steps before t, given
+    ``step = step_back(timestamps)``.
+
+    Examples
+    --------
     >>> from tenet.counting import count
-    >>> count(previous(isl.Set("{T[t]: t = 0 or t = 2 or t = 5}"), 2))
+    >>> times = isl.Set("{T[t]: t = 0 or t = 2 or t = 5}")
+    >>> count(previous(times, step_back(times), 2))
     1
     """
-    step = timestamps.lex_gt_set(timestamps).lexmax()
     result = identity(timestamps)
     for _ in range(distance):
         result = result.apply_range(step)
     return result
 
 
-def time_window(timestamps: isl.Set, distance: int = 1) -> isl.Map:
+def time_window(timestamps: isl.Set, step: isl.Map, distance: int = 1) -> isl.Map:
     """Return t -> {t, prev(t), ..., prev^distance(t)}."""
     window = identity(timestamps)
-    for d in range(1, distance + 1):
-        window = window.union(previous(timestamps, d))
+    back = identity(timestamps)
+    for _ in range(distance):
+        back = back.apply_range(step)
+        window = window.union(back)
     return window
 
 

@@ -1,0 +1,104 @@
+"""The ``tenet`` command: output formats, several inputs, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tenet.cli import main
+from tests.conftest import TENET_DATA, need_shared
+
+TENSOR_KEYS = {"name", "access", "total", "unique", "reuse", "spatial_reuse", "temporal_reuse",
+               "reuse_factor"}
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stop:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(stop.value.code or 0), out, err
+
+
+def test_cli_eval_by_zoo_names_prints_the_reuse_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8",
+                       "-d", "gemm-os-systolic", "-p", "M=16", "-p", "N=16", "-p", "K=16")
+    assert code == 0
+    assert "reuse_factor" in out and "latency_compute" in out
+    # M=N=K=16: 16³ = 4096 MACs
+    assert any(line.split() == ["macs", "4096"] for line in out.splitlines())
+
+
+def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8",
+                       "-d", "gemm-os-systolic", "--format", "json", "-p", "M=8")
+    assert code == 0
+    result = json.loads(out)
+    assert {t["name"] for t in result["tensors"]} == {"A", "B", "C"}
+    assert all(TENSOR_KEYS <= set(t) for t in result["tensors"])
+    assert {"latency", "utilisation", "bandwidth_pe", "energy"} <= set(result)
+    assert set(result["tenet_compat"]["tensors"]) == {"A", "B", "C"}
+    assert result["macs"] == 8 * 64 * 64  # M=8, N=K=64 (the workload's defaults)
+
+
+def test_cli_eval_several_experiments_in_input_order(capsys: pytest.CaptureFixture[str]) -> None:
+    need_shared()
+    paths = [TENET_DATA / "runtime/experiment/experiment_4",
+             TENET_DATA / "reuse_factor_experiment/experiment/experiment_15"]
+    code, out, _ = run(capsys, "eval", *map(str, paths), "--format", "json")
+    assert code == 0
+    results = json.loads(out)
+    assert [r["name"] for r in results] == [str(p) for p in paths]
+    assert all(r["macs"] == 256**3 for r in results)  # both run matmul.s, 256³
+
+
+def test_cli_eval_every_tenet_experiment(capsys: pytest.CaptureFixture[str]) -> None:
+    need_shared()
+    paths = sorted(TENET_DATA.glob("*/experiment/experiment_*"))
+    assert len(paths) == 52
+    code, out, _ = run(capsys, "eval", *map(str, paths), "--format", "json")
+    assert code == 0
+    results = json.loads(out)
+    assert len(results) == 52
+    assert all(r["tenet_compat"]["MacNum"] == r["macs"] > 0 for r in results)
+
+
+def test_cli_eval_csv_to_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "table.csv"
+    code, out, _ = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8",
+                       "-d", "gemm-os-systolic", "--format", "csv", "-o", str(target))
+    assert code == 0 and out == ""
+    header, *rows = target.read_text().splitlines()
+    assert header.startswith("tensor,access,volume_total") and len(rows) == 3
+
+
+def test_cli_eval_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "nope")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [err.strip()]
+    assert err.startswith("error: no dataflow named 'nope'")
+
+
+def test_cli_eval_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "eval", "-w", "gemm")
+    assert code == 2 and "all of --workload, --arch, --dataflow" in err
+
+
+def test_cli_eval_bad_param_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8",
+                       "-d", "gemm-os-systolic", "-p", "M")
+    assert code == 2 and "expected NAME=INTEGER" in err
+
+
+def test_cli_zoo_lists_entries(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "zoo", "archs")
+    assert code == 0 and "systolic-2d-8x8" in out.split()
+
+
+def test_cli_module_entry_point_runs() -> None:
+    done = subprocess.run([sys.executable, "-m", "tenet", "zoo", "workloads"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "gemm" in done.stdout.split()
