@@ -17,7 +17,7 @@ from tenet.errors import (
     UnknownTensorError,
     VersionError,
 )
-from tenet.metrics import Metrics, TensorMetrics, TenetReport, evaluate
+from tenet.metrics import Metrics, TenetReport, TensorMetrics, evaluate
 from tenet.model import Architecture, Dataflow, Problem, Workload
 
 __all__ = [

@@ -53,9 +53,7 @@ def load_problem(
 def load_experiment(path: Source, params: Mapping[str, int] | None = None) -> Problem:
     """Build the :class:`Problem` of a TENET ``experiment_N`` file."""
     experiment = read_experiment(path)
-    return load_problem(
-        experiment.workload, experiment.architecture, experiment.dataflow, params
-    )
+    return load_problem(experiment.workload, experiment.architecture, experiment.dataflow, params)
 
 
 def analyze(

@@ -44,7 +44,11 @@ class IslSyntaxError(SpecError):
     """An isl string could not be parsed; the message quotes the text."""
 
     def __init__(
-        self, text: str, *, source: str | None = None, location: str | None = None,
+        self,
+        text: str,
+        *,
+        source: str | None = None,
+        location: str | None = None,
         detail: str = "",
     ):
         self.text = text

@@ -79,7 +79,10 @@ def param_names(obj: isl.Set | isl.Map) -> list[str]:
 
 
 def bind_params(
-    obj: Relation, params: Mapping[str, int], *, source: str | None = None,
+    obj: Relation,
+    params: Mapping[str, int],
+    *,
+    source: str | None = None,
     location: str | None = None,
 ) -> Relation:
     """Fix every parameter of ``obj`` to its value in ``params`` and drop it.
@@ -127,8 +130,10 @@ def _render(space: isl.Space, values: list[int]) -> str:
     if space.is_wrapping():
         relation = space.unwrap()
         n_in = relation.dim(isl.dim_type.in_)
-        return (f"[{_render(relation.domain(), values[:n_in])} -> "
-                f"{_render(relation.range(), values[n_in:])}]")
+        return (
+            f"[{_render(relation.domain(), values[:n_in])} -> "
+            f"{_render(relation.range(), values[n_in:])}]"
+        )
     name = space.get_tuple_name(isl.dim_type.set) or ""
     return f"{name}[{', '.join(str(v) for v in values)}]"
 

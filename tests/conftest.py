@@ -12,8 +12,7 @@ SHARED = ROOT.parent / "shared"
 TENET_DATA = SHARED / "tenet-data"
 REFERENCE = SHARED / "reference"
 
-settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
-                          max_examples=40)
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True, max_examples=40)
 settings.load_profile("ci")
 
 

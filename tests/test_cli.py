@@ -12,8 +12,16 @@ import pytest
 from tenet.cli import main
 from tests.conftest import TENET_DATA, need_shared
 
-TENSOR_KEYS = {"name", "access", "total", "unique", "reuse", "spatial_reuse", "temporal_reuse",
-               "reuse_factor"}
+TENSOR_KEYS = {
+    "name",
+    "access",
+    "total",
+    "unique",
+    "reuse",
+    "spatial_reuse",
+    "temporal_reuse",
+    "reuse_factor",
+}
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -24,8 +32,22 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def test_cli_eval_by_zoo_names_prints_the_reuse_table(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8",
-                       "-d", "gemm-os-systolic", "-p", "M=16", "-p", "N=16", "-p", "K=16")
+    code, out, _ = run(
+        capsys,
+        "eval",
+        "-w",
+        "gemm",
+        "-a",
+        "systolic-2d-8x8",
+        "-d",
+        "gemm-os-systolic",
+        "-p",
+        "M=16",
+        "-p",
+        "N=16",
+        "-p",
+        "K=16",
+    )
     assert code == 0
     assert "reuse_factor" in out and "latency_compute" in out
     # M=N=K=16: 16³ = 4096 MACs
@@ -33,8 +55,20 @@ def test_cli_eval_by_zoo_names_prints_the_reuse_table(capsys: pytest.CaptureFixt
 
 
 def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8",
-                       "-d", "gemm-os-systolic", "--format", "json", "-p", "M=8")
+    code, out, _ = run(
+        capsys,
+        "eval",
+        "-w",
+        "gemm",
+        "-a",
+        "systolic-2d-8x8",
+        "-d",
+        "gemm-os-systolic",
+        "--format",
+        "json",
+        "-p",
+        "M=8",
+    )
     assert code == 0
     result = json.loads(out)
     assert {t["name"] for t in result["tensors"]} == {"A", "B", "C"}
@@ -46,8 +80,10 @@ def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -
 
 def test_cli_eval_several_experiments_in_input_order(capsys: pytest.CaptureFixture[str]) -> None:
     need_shared()
-    paths = [TENET_DATA / "runtime/experiment/experiment_4",
-             TENET_DATA / "reuse_factor_experiment/experiment/experiment_15"]
+    paths = [
+        TENET_DATA / "runtime/experiment/experiment_4",
+        TENET_DATA / "reuse_factor_experiment/experiment/experiment_15",
+    ]
     code, out, _ = run(capsys, "eval", *map(str, paths), "--format", "json")
     assert code == 0
     results = json.loads(out)
@@ -68,8 +104,20 @@ def test_cli_eval_every_tenet_experiment(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_cli_eval_csv_to_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     target = tmp_path / "table.csv"
-    code, out, _ = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8",
-                       "-d", "gemm-os-systolic", "--format", "csv", "-o", str(target))
+    code, out, _ = run(
+        capsys,
+        "eval",
+        "-w",
+        "gemm",
+        "-a",
+        "systolic-2d-8x8",
+        "-d",
+        "gemm-os-systolic",
+        "--format",
+        "csv",
+        "-o",
+        str(target),
+    )
     assert code == 0 and out == ""
     header, *rows = target.read_text().splitlines()
     assert header.startswith("tensor,access,volume_total") and len(rows) == 3
@@ -88,8 +136,9 @@ def test_cli_eval_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_cli_eval_bad_param_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8",
-                       "-d", "gemm-os-systolic", "-p", "M")
+    code, _, err = run(
+        capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic", "-p", "M"
+    )
     assert code == 2 and "expected NAME=INTEGER" in err
 
 
@@ -99,6 +148,10 @@ def test_cli_zoo_lists_entries(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_module_entry_point_runs() -> None:
-    done = subprocess.run([sys.executable, "-m", "tenet", "zoo", "workloads"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "tenet", "zoo", "workloads"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and "gemm" in done.stdout.split()

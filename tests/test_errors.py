@@ -29,17 +29,32 @@ from tenet.spec import (
     read_statement,
 )
 
-GEMM = {"name": "g", "domain": "{S[i, j, k]: 0 <= i < 4 and 0 <= j < 4 and 0 <= k < 2}",
-        "accesses": {"A": {"read": "{S[i, j, k] -> A[i, k]}"},
-                     "C": {"write": "{S[i, j, k] -> C[i, j]}"}}}
-ARRAY = {"name": "a", "pe": "{PE[p, q]: 0 <= p < 4 and 0 <= q < 4}",
-         "interconnect": [{"link": "{PE[p, q] -> PE[p, q + 1]}"}]}
-FLOW = {"name": "d", "space_stamp": "{S[i, j, k] -> PE[i, j]}",
-        "time_stamp": "{S[i, j, k] -> T[k]}"}
+GEMM = {
+    "name": "g",
+    "domain": "{S[i, j, k]: 0 <= i < 4 and 0 <= j < 4 and 0 <= k < 2}",
+    "accesses": {
+        "A": {"read": "{S[i, j, k] -> A[i, k]}"},
+        "C": {"write": "{S[i, j, k] -> C[i, j]}"},
+    },
+}
+ARRAY = {
+    "name": "a",
+    "pe": "{PE[p, q]: 0 <= p < 4 and 0 <= q < 4}",
+    "interconnect": [{"link": "{PE[p, q] -> PE[p, q + 1]}"}],
+}
+FLOW = {
+    "name": "d",
+    "space_stamp": "{S[i, j, k] -> PE[i, j]}",
+    "time_stamp": "{S[i, j, k] -> T[k]}",
+}
 
 
-def _problem(workload: dict | None = None, arch: dict | None = None, flow: dict | None = None,
-             **kwargs: object) -> object:
+def _problem(
+    workload: dict | None = None,
+    arch: dict | None = None,
+    flow: dict | None = None,
+    **kwargs: object,
+) -> object:
     return load_problem(
         WorkloadSpec.from_mapping(workload or GEMM),
         ArchitectureSpec.from_mapping(arch or ARRAY),
@@ -51,19 +66,25 @@ def _problem(workload: dict | None = None, arch: dict | None = None, flow: dict 
 def test_errors_malformed_isl_in_statement_names_file_line_and_text(tmp_path: Path) -> None:
     path = tmp_path / "bad.s"
     path.write_text("1 1\n{S[i]: 0 <= i < 4}\n{S[i] -> A[i}\n{S[i] -> B[i]}\n")
-    with pytest.raises(IslSyntaxError, match=r"bad\.s: line 3: malformed isl text '\{S\[i\] -> A\[i\}'"):
+    with pytest.raises(
+        IslSyntaxError, match=r"bad\.s: line 3: malformed isl text '\{S\[i\] -> A\[i\}'"
+    ):
         read_statement(path)
 
 
 def test_errors_malformed_isl_in_yaml_names_key_and_line(tmp_path: Path) -> None:
     path = tmp_path / "w.yaml"
-    path.write_text("name: w\ndomain: '{S[i]: 0 <= i < 4}'\naccesses:\n"
-                    "  A: {read: '{S[i] -> A[i'}\n")
+    path.write_text(
+        "name: w\ndomain: '{S[i]: 0 <= i < 4}'\naccesses:\n  A: {read: '{S[i] -> A[i'}\n"
+    )
     with pytest.raises(IslSyntaxError, match=r"w\.yaml: accesses\.A\.read \(line 4\): malformed"):
-        load_problem(path, ArchitectureSpec.from_mapping(ARRAY),
-                     DataflowSpec.from_mapping(
-                         {"name": "d", "space_stamp": "{S[i] -> PE[i, 0]}",
-                          "time_stamp": "{S[i] -> T[0]}"}))
+        load_problem(
+            path,
+            ArchitectureSpec.from_mapping(ARRAY),
+            DataflowSpec.from_mapping(
+                {"name": "d", "space_stamp": "{S[i] -> PE[i, 0]}", "time_stamp": "{S[i] -> T[0]}"}
+            ),
+        )
 
 
 def test_errors_missing_file_is_a_spec_error() -> None:
@@ -98,7 +119,10 @@ def test_errors_unknown_zoo_name_lists_known_names() -> None:
 
 
 def test_errors_unknown_tensor_suggests_closest() -> None:
-    with pytest.raises(UnknownTensorError, match=r"tensor 'a' is not in the workload \(known: A, C\); did you mean 'A'\?"):
+    with pytest.raises(
+        UnknownTensorError,
+        match=r"tensor 'a' is not in the workload \(known: A, C\); did you mean 'A'\?",
+    ):
         _problem(tensors=["a"])
 
 
@@ -109,7 +133,9 @@ def test_errors_unknown_tensor_in_dataflow_spec() -> None:
 
 def test_errors_unbound_parameter_names_it() -> None:
     workload = {**GEMM, "domain": "[N] -> {S[i, j, k]: 0 <= i < N and 0 <= j < 4 and 0 <= k < 2}"}
-    with pytest.raises(CountingError, match=r"domain: size parameter\(s\) N not bound; .*--param N=64"):
+    with pytest.raises(
+        CountingError, match=r"domain: size parameter\(s\) N not bound; .*--param N=64"
+    ):
         _problem(workload=workload)
 
 
@@ -121,31 +147,43 @@ def test_errors_unmapped_instances_give_a_witness() -> None:
 
 def test_errors_pe_outside_the_array_gives_a_witness() -> None:
     flow = {**FLOW, "space_stamp": "{S[i, j, k] -> PE[i + k, j]}"}
-    with pytest.raises(OutsideArrayError, match=r"S\[\d, \d, 1\] is placed on PE\[4, \d\], outside the PE set"):
+    with pytest.raises(
+        OutsideArrayError, match=r"S\[\d, \d, 1\] is placed on PE\[4, \d\], outside the PE set"
+    ):
         _problem(flow=flow)
 
 
 def test_errors_two_space_stamps_for_one_instance() -> None:
     flow = {**FLOW, "space_stamp": "{S[i, j, k] -> PE[i, q]: j <= q <= j + 1 and q < 4}"}
-    with pytest.raises(NotAFunctionError, match=r"space-stamp is not a function: S\[.*\] gets both PE"):
+    with pytest.raises(
+        NotAFunctionError, match=r"space-stamp is not a function: S\[.*\] gets both PE"
+    ):
         _problem(flow=flow)
 
 
 def test_errors_mismatched_statement_arity() -> None:
     flow = {**FLOW, "space_stamp": "{S[i, j] -> PE[i, j]}"}
-    with pytest.raises(SpecError, match=r"space_stamp: maps S with 2 indices, but the workload's domain is S with 3"):
+    with pytest.raises(
+        SpecError,
+        match=r"space_stamp: maps S with 2 indices, but the workload's domain is S with 3",
+    ):
         _problem(flow=flow)
 
 
 def test_errors_mismatched_pe_tuple() -> None:
     flow = {**FLOW, "space_stamp": "{S[i, j, k] -> P[i, j]}"}
-    with pytest.raises(SpecError, match=r"places instances on P with 2 indices, but the architecture's PEs are PE with 2"):
+    with pytest.raises(
+        SpecError,
+        match=r"places instances on P with 2 indices, but the architecture's PEs are PE with 2",
+    ):
         _problem(flow=flow)
 
 
 def test_errors_access_to_the_wrong_tensor_name() -> None:
     workload = {**GEMM, "accesses": {"A": {"read": "{S[i, j, k] -> B[i, k]}"}}}
-    with pytest.raises(SpecError, match=r"accesses\.A\.read: access maps to 'B', expected tensor 'A'"):
+    with pytest.raises(
+        SpecError, match=r"accesses\.A\.read: access maps to 'B', expected tensor 'A'"
+    ):
         _problem(workload=workload)
 
 
@@ -156,9 +194,13 @@ def test_errors_link_between_other_tuples() -> None:
 
 
 def test_errors_unknown_yaml_key_lists_all_problems() -> None:
-    with pytest.raises(SpecError, match=r"invalid dataflow spec: space_stamp: Field required; tme_stamp: Extra inputs"):
-        DataflowSpec.from_mapping({"name": "d", "time_stamp": "{S[i] -> T[i]}",
-                                   "tme_stamp": "{S[i] -> T[i]}"})
+    with pytest.raises(
+        SpecError,
+        match=r"invalid dataflow spec: space_stamp: Field required; tme_stamp: Extra inputs",
+    ):
+        DataflowSpec.from_mapping(
+            {"name": "d", "time_stamp": "{S[i] -> T[i]}", "tme_stamp": "{S[i] -> T[i]}"}
+        )
 
 
 def test_errors_version_mismatch() -> None:

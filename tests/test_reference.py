@@ -38,8 +38,7 @@ def test_reference_tenet_report_equals_exact_columns(key: tuple[str, str]) -> No
     assert report.ActivePENum == int(first["ActivePENum"])
     assert report.PENum == int(first["PENum"])
     assert report.TotalTime == int(first["TotalTime"])
-    assert math.isclose(report.AverageActivePENum, float(first["AverageActivePENum"]),
-                        rel_tol=1e-9)
+    assert math.isclose(report.AverageActivePENum, float(first["AverageActivePENum"]), rel_tol=1e-9)
     assert report.MacNum == int(first["exact_DomainSize"])
     assert sorted(report.tensors) == sorted(r["tensor"] for r in rows)
     for row in rows:
@@ -48,5 +47,6 @@ def test_reference_tenet_report_equals_exact_columns(key: tuple[str, str]) -> No
         assert tensor.TotalVolume == int(row["exact_TotalVolume"])
         assert tensor.UniqueVolume == int(row["exact_UniqueVolume"])
         for name in RATIOS:
-            assert math.isclose(getattr(tensor, name), float(row[f"exact_{name}"]),
-                                rel_tol=1e-9, abs_tol=1e-12), (row["tensor"], name)
+            assert math.isclose(
+                getattr(tensor, name), float(row[f"exact_{name}"]), rel_tol=1e-9, abs_tol=1e-12
+            ), (row["tensor"], name)

@@ -62,15 +62,25 @@ def _energy(macs: int, counts: Sequence[TensorCounts]) -> int:
     energy = macs * MAC_ENERGY
     ordered = [c for c in counts if c.access == "read"] + [c for c in counts if c.access == "write"]
     for c in ordered:
-        for term in (L1_ENERGY * c.total, L1_ENERGY * c.total,
-                     L2_ENERGY * c.unique, L2_ENERGY * c.unique):
+        for term in (
+            L1_ENERGY * c.total,
+            L1_ENERGY * c.total,
+            L2_ENERGY * c.unique,
+            L2_ENERGY * c.unique,
+        ):
             energy = int(energy + term)
     return energy
 
 
 def tenet_report(
-    counts: Sequence[TensorCounts], *, macs: int, active_pes: int, timestamps: int,
-    occupied_points: int, bandwidth: int, latency: int,
+    counts: Sequence[TensorCounts],
+    *,
+    macs: int,
+    active_pes: int,
+    timestamps: int,
+    occupied_points: int,
+    bandwidth: int,
+    latency: int,
 ) -> TenetReport:
     """Build TENET's report from exact counts (``bandwidth`` in bits/cycle, ``latency`` in
     cycles, as the 3rd and 4th numbers of a ``.p`` file).

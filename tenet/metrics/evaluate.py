@@ -40,12 +40,18 @@ class TensorMetrics:
     def from_counts(cls, c: TensorCounts) -> TensorMetrics:
         """Derive the metrics of one tensor access from its exact counts."""
         return cls(
-            tensor=c.tensor, access=c.access,
-            volume_total=c.total, volume_unique=c.unique, volume_reuse=c.reuse,
-            volume_reuse_spatial=c.reused_spatial, volume_reuse_temporal=c.reuse_temporal,
+            tensor=c.tensor,
+            access=c.access,
+            volume_total=c.total,
+            volume_unique=c.unique,
+            volume_reuse=c.reuse,
+            volume_reuse_spatial=c.reused_spatial,
+            volume_reuse_temporal=c.reuse_temporal,
             reuse_factor=c.reuse_factor,
-            accesses_l1_read=c.total, accesses_l1_write=c.total,
-            accesses_l2_read=c.unique, accesses_l2_write=c.unique,
+            accesses_l1_read=c.total,
+            accesses_l1_write=c.total,
+            accesses_l2_read=c.unique,
+            accesses_l2_write=c.unique,
         )
 
 
@@ -85,8 +91,10 @@ class Metrics:
         import pandas as pd
 
         rows = [
-            {f.name: (float(v) if isinstance(v := getattr(t, f.name), Fraction) else v)
-             for f in fields(t)}
+            {
+                f.name: (float(v) if isinstance(v := getattr(t, f.name), Fraction) else v)
+                for f in fields(t)
+            }
             for t in self.tensors
         ]
         return pd.DataFrame(rows).set_index(["tensor", "access"])
@@ -97,8 +105,11 @@ class Metrics:
             "name": self.name,
             "tensors": [
                 {
-                    "name": t.tensor, "access": t.access, "total": t.volume_total,
-                    "unique": t.volume_unique, "reuse": t.volume_reuse,
+                    "name": t.tensor,
+                    "access": t.access,
+                    "total": t.volume_total,
+                    "unique": t.volume_unique,
+                    "reuse": t.volume_reuse,
                     "spatial_reuse": t.volume_reuse_spatial,
                     "temporal_reuse": t.volume_reuse_temporal,
                     "reuse_factor": float(t.reuse_factor),
@@ -165,12 +176,17 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         latency_egress=egress,
         latency=latency,
         bandwidth_pe=Fraction(sum(c.reused_spatial for c in counts), latency)
-        if latency else Fraction(0),
-        bandwidth_scratchpad=Fraction(unique_in + unique_out, latency)
-        if latency else Fraction(0),
+        if latency
+        else Fraction(0),
+        bandwidth_scratchpad=Fraction(unique_in + unique_out, latency) if latency else Fraction(0),
         energy=macs * arch.energy.mac + l1 * arch.energy.l1 + l2 * arch.energy.l2,
         tenet_compat=tenet_report(
-            counts, macs=macs, active_pes=active_pes, timestamps=timestamps,
-            occupied_points=occupied, bandwidth=arch.bandwidth, latency=arch.latency,
+            counts,
+            macs=macs,
+            active_pes=active_pes,
+            timestamps=timestamps,
+            occupied_points=occupied,
+            bandwidth=arch.bandwidth,
+            latency=arch.latency,
         ),
     )

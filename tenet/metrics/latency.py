@@ -34,7 +34,8 @@ class Occupancy:
 def _unused_dims(problem: Problem) -> list[int]:
     space, time = problem.dataflow.space_stamp, problem.dataflow.time_stamp
     return [
-        k for k in range(space.dim(isl.dim_type.in_))
+        k
+        for k in range(space.dim(isl.dim_type.in_))
         if not space.involves_dims(isl.dim_type.in_, k, 1)
         and not time.involves_dims(isl.dim_type.in_, k, 1)
     ]
@@ -61,8 +62,10 @@ def occupancy(problem: Problem) -> Occupancy:
     unused = _unused_dims(problem)
     if unused:
         used = [k for k in range(domain.dim(isl.dim_type.set)) if k not in unused]
-        kept, dropped = _drop(domain, unused, isl.dim_type.set), _drop(domain, used,
-                                                                        isl.dim_type.set)
+        kept, dropped = (
+            _drop(domain, unused, isl.dim_type.set),
+            _drop(domain, used, isl.dim_type.set),
+        )
         if count(domain) == count(kept) * count(dropped):
             factor = count(dropped)
             space_time = _drop(space_time, unused, isl.dim_type.in_).intersect_domain(kept)

@@ -51,25 +51,38 @@ class Architecture:
         """Parse and check ``spec`` with its size parameters bound to ``params``."""
         src = spec.source
         pe_set = bind_params(
-            parse_set(spec.pe, source=src, location=spec.where("pe")), params,
-            source=src, location="pe",
+            parse_set(spec.pe, source=src, location=spec.where("pe")),
+            params,
+            source=src,
+            location="pe",
         )
         pe = tuple_signature(pe_set, isl.dim_type.set)
         links = []
         for k, link in enumerate(spec.interconnect):
             where = spec.where(f"interconnect.{k}")
             relation = bind_params(
-                parse_map(link.link, source=src, location=where), params,
-                source=src, location=where,
+                parse_map(link.link, source=src, location=where),
+                params,
+                source=src,
+                location=where,
             )
             for dim in (isl.dim_type.in_, isl.dim_type.out):
                 if tuple_signature(relation, dim) != pe:
                     raise SpecError(
                         f"link {link.link!r} does not join {pe[0]} tuples of {pe[1]} indices",
-                        source=src, location=where,
+                        source=src,
+                        location=where,
                     )
             links.append(Link(relation, link.delay))
         return cls(
-            spec.name, pe_set, tuple(links), spec.bits_per_element, spec.bandwidth, spec.latency,
-            spec.l1_size, spec.l2_size, spec.energy, src,
+            spec.name,
+            pe_set,
+            tuple(links),
+            spec.bits_per_element,
+            spec.bandwidth,
+            spec.latency,
+            spec.l1_size,
+            spec.l2_size,
+            spec.energy,
+            src,
         )

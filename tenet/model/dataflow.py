@@ -32,8 +32,10 @@ class Dataflow:
             text = getattr(spec, key)
             maps.append(
                 bind_params(
-                    parse_map(text, source=spec.source, location=where), params,
-                    source=spec.source, location=where,
+                    parse_map(text, source=spec.source, location=where),
+                    params,
+                    source=spec.source,
+                    location=where,
                 )
             )
         return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors)

@@ -87,26 +87,34 @@ class Problem:
         statement = tuple_signature(self.workload.domain, isl.dim_type.set)
         pe = tuple_signature(self.architecture.pe_set, isl.dim_type.set)
         src = self.dataflow.source
-        for key, theta in (("space_stamp", self.dataflow.space_stamp),
-                           ("time_stamp", self.dataflow.time_stamp)):
+        for key, theta in (
+            ("space_stamp", self.dataflow.space_stamp),
+            ("time_stamp", self.dataflow.time_stamp),
+        ):
             got = tuple_signature(theta, isl.dim_type.in_)
             if got != statement:
                 raise SpecError(
                     f"maps {got[0]} with {got[1]} indices, but the workload's domain is "
-                    f"{statement[0]} with {statement[1]}", source=src, location=key,
+                    f"{statement[0]} with {statement[1]}",
+                    source=src,
+                    location=key,
                 )
         got = tuple_signature(self.dataflow.space_stamp, isl.dim_type.out)
         if got != pe:
             raise SpecError(
                 f"places instances on {got[0]} with {got[1]} indices, but the architecture's "
-                f"PEs are {pe[0]} with {pe[1]}", source=src, location="space_stamp",
+                f"PEs are {pe[0]} with {pe[1]}",
+                source=src,
+                location="space_stamp",
             )
 
     def _check_placement(self) -> None:
         domain = self.workload.domain
         src = self.dataflow.source
-        for what, theta in (("space-stamp", self.dataflow.space_stamp),
-                            ("time-stamp", self.dataflow.time_stamp)):
+        for what, theta in (
+            ("space-stamp", self.dataflow.space_stamp),
+            ("time-stamp", self.dataflow.time_stamp),
+        ):
             unmapped = domain.subtract(theta.domain())
             if not unmapped.is_empty():
                 raise DomainNotCoveredError(
@@ -159,7 +167,8 @@ class Problem:
         """The analysed accesses, reads then writes, in workload order."""
         selected = self.tensors if self.tensors is not None else self.dataflow.tensors
         return tuple(
-            TensorAccess(t, a, m) for t, a, m in self.workload.accesses
+            TensorAccess(t, a, m)
+            for t, a, m in self.workload.accesses
             if selected is None or t in selected
         )
 

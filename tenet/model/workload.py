@@ -42,15 +42,18 @@ class Workload:
         """Parse and check ``spec`` with its size parameters bound to ``params``."""
         src = spec.source
         domain = bind_params(
-            parse_set(spec.domain, source=src, location=spec.where("domain")), params,
-            source=src, location="domain",
+            parse_set(spec.domain, source=src, location=spec.where("domain")),
+            params,
+            source=src,
+            location="domain",
         )
         statement = tuple_signature(domain, isl.dim_type.set)
         reads: dict[str, isl.Map] = {}
         writes: dict[str, isl.Map] = {}
         for tensor, access_spec in spec.accesses.items():
             for access, texts, target in (
-                ("read", access_spec.read, reads), ("write", access_spec.write, writes)
+                ("read", access_spec.read, reads),
+                ("write", access_spec.write, writes),
             ):
                 if not texts:
                     continue
@@ -61,12 +64,16 @@ class Workload:
                 if got != statement:
                     raise SpecError(
                         f"access reads from {got[0]} with {got[1]} indices, but the domain is "
-                        f"{statement[0]} with {statement[1]}", source=src, location=where,
+                        f"{statement[0]} with {statement[1]}",
+                        source=src,
+                        location=where,
                     )
                 if relation.get_tuple_name(isl.dim_type.out) != tensor:
                     raise SpecError(
                         f"access maps to {relation.get_tuple_name(isl.dim_type.out)!r}, "
-                        f"expected tensor {tensor!r}", source=src, location=where,
+                        f"expected tensor {tensor!r}",
+                        source=src,
+                        location=where,
                     )
                 target[tensor] = relation.intersect_domain(domain)
         if not reads and not writes:

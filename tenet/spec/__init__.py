@@ -38,7 +38,10 @@ Spec = TypeVar("Spec", bound=SpecModel)
 
 
 def _load(
-    kind: Kind, model: type[Spec], source: str | Path | Spec, legacy: str,
+    kind: Kind,
+    model: type[Spec],
+    source: str | Path | Spec,
+    legacy: str,
     read_legacy: Callable[[Path], Spec],
 ) -> Spec:
     if isinstance(source, model):

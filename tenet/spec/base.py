@@ -38,7 +38,10 @@ class SpecModel(BaseModel):
 
     @classmethod
     def from_mapping(
-        cls: type[Spec], data: Mapping[str, Any], *, source: str | None = None,
+        cls: type[Spec],
+        data: Mapping[str, Any],
+        *,
+        source: str | None = None,
         lines: Mapping[str, int] | None = None,
     ) -> Spec:
         """Validate ``data``; every problem found is listed in one :class:`SpecError`."""
@@ -46,7 +49,8 @@ class SpecModel(BaseModel):
         if version != SUPPORTED_VERSION:
             raise VersionError(
                 f"version {version!r} is not supported (expected {SUPPORTED_VERSION})",
-                source=source, location="version",
+                source=source,
+                location="version",
             )
         try:
             return cls.model_validate({**data, "source": source, "lines": dict(lines or {})})

@@ -65,7 +65,8 @@ def read_statement(path: str | Path) -> WorkloadSpec:
         where.setdefault(f"accesses.{tensor}.{access}", number)
     return WorkloadSpec.from_mapping(
         {"name": Path(path).stem, "domain": lines[1][1], "accesses": accesses},
-        source=source, lines=where,
+        source=source,
+        lines=where,
     )
 
 
@@ -78,7 +79,8 @@ def read_mapping(path: str | Path) -> DataflowSpec:
         )
     return DataflowSpec.from_mapping(
         {"name": Path(path).stem, "space_stamp": lines[0][1], "time_stamp": lines[1][1]},
-        source=str(path), lines={"space_stamp": lines[0][0], "time_stamp": lines[1][0]},
+        source=str(path),
+        lines={"space_stamp": lines[0][0], "time_stamp": lines[1][0]},
     )
 
 
@@ -155,4 +157,3 @@ def read_experiment(path: str | Path) -> Experiment:
         architecture=read_pe_array(pe_array),
         dataflow=read_mapping(mapping),
     )
-

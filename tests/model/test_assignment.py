@@ -12,30 +12,53 @@ def _points(relation: isl.Map) -> set[tuple[int, ...]]:
     found: set[tuple[int, ...]] = set()
     wrapped = relation.wrap()
     n = wrapped.dim(isl.dim_type.set)
-    wrapped.foreach_point(lambda p: found.add(tuple(
-        int(p.get_coordinate_val(isl.dim_type.set, k).to_python()) for k in range(n))))
+    wrapped.foreach_point(
+        lambda p: found.add(
+            tuple(int(p.get_coordinate_val(isl.dim_type.set, k).to_python()) for k in range(n))
+        )
+    )
     return found
 
 
 def test_assignment_worked_example_gemm_2x2_k4() -> None:
     problem = load_problem(
-        WorkloadSpec.from_mapping({
-            "name": "gemm", "domain": "{S[i, j, k]: 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4}",
-            "accesses": {"A": {"read": "{S[i, j, k] -> A[i, k]}"},
-                         "B": {"read": "{S[i, j, k] -> B[k, j]}"},
-                         "C": {"write": "{S[i, j, k] -> C[i, j]}"}}}),
-        ArchitectureSpec.from_mapping({
-            "name": "2x2", "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
-            "interconnect": [{"link": "{PE[i, j] -> PE[i, j + 1]}"},
-                             {"link": "{PE[i, j] -> PE[i + 1, j]}"}]}),
-        DataflowSpec.from_mapping({"name": "paper", "space_stamp": "{S[i, j, k] -> PE[i, j]}",
-                                   "time_stamp": "{S[i, j, k] -> T[i + j + k]}"}),
+        WorkloadSpec.from_mapping(
+            {
+                "name": "gemm",
+                "domain": "{S[i, j, k]: 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4}",
+                "accesses": {
+                    "A": {"read": "{S[i, j, k] -> A[i, k]}"},
+                    "B": {"read": "{S[i, j, k] -> B[k, j]}"},
+                    "C": {"write": "{S[i, j, k] -> C[i, j]}"},
+                },
+            }
+        ),
+        ArchitectureSpec.from_mapping(
+            {
+                "name": "2x2",
+                "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
+                "interconnect": [
+                    {"link": "{PE[i, j] -> PE[i, j + 1]}"},
+                    {"link": "{PE[i, j] -> PE[i + 1, j]}"},
+                ],
+            }
+        ),
+        DataflowSpec.from_mapping(
+            {
+                "name": "paper",
+                "space_stamp": "{S[i, j, k] -> PE[i, j]}",
+                "time_stamp": "{S[i, j, k] -> T[i + j + k]}",
+            }
+        ),
     )
     held = _points(problem.assignment(problem.accesses[0]))
     # PE[i,j] at time t runs S[i,j,t-i-j] and so holds A[i, t-i-j] while 0 <= t-i-j < 4.
     expected = {
         (i, j, t, i, t - i - j)
-        for i in range(2) for j in range(2) for t in range(6) if 0 <= t - i - j < 4
+        for i in range(2)
+        for j in range(2)
+        for t in range(6)
+        if 0 <= t - i - j < 4
     }
     assert held == expected
     # A[0,0] is at PE[0,0] at T[0] and at PE[0,1] at T[1]: it moves right one PE per step.

@@ -31,8 +31,9 @@ def test_yaml_zoo_gemm_equals_tenet_text_experiment() -> None:
     need_shared()
     # experiment_11: matmul 256³, output-stationary systolic mapping, systolic.p.
     text = analyze(experiment=TENET_DATA / "reuse_factor_experiment/experiment/experiment_11")
-    zoo = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic",
-                  params={"M": 256, "N": 256, "K": 256})
+    zoo = analyze(
+        "gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 256, "N": 256, "K": 256}
+    )
     assert zoo.tenet_compat.to_dict() == text.tenet_compat.to_dict()
     assert zoo.to_dict() | {"name": ""} == text.to_dict() | {"name": ""}
 

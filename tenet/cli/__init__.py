@@ -1,0 +1,13 @@
+"""The ``tenet`` command line: thin commands over the public API, one module per command group.
+
+Exit codes: 0 success, 2 bad input (one line on stderr naming the file, field and reason),
+1 unexpected error.
+"""
+
+from __future__ import annotations
+
+from tenet.cli import evaluate as _evaluate  # noqa: F401  (registers its commands)
+from tenet.cli import zoo as _zoo  # noqa: F401
+from tenet.cli.app import cli, main
+
+__all__ = ["cli", "main"]
