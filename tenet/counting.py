@@ -6,7 +6,7 @@ import islpy as isl
 
 from tenet.errors import CountingError
 
-__all__ = ["count", "count_pieces"]
+__all__ = ["count", "constant_pieces"]
 
 
 def _constant(poly: isl.PwQPolynomial) -> int:
@@ -33,20 +33,25 @@ def count(obj: isl.Set | isl.Map) -> int:
     return _constant(obj.card())
 
 
-def count_pieces(per_point: isl.PwQPolynomial) -> list[tuple[isl.Set, int]]:
-    """Split a piecewise count into (domain, constant value) pairs.
+def constant_pieces(per_point: isl.PwQPolynomial) -> list[tuple[isl.Set, int]] | None:
+    """Split a piecewise count into (domain, value) pairs, or return None when some piece's
+    polynomial involves the variables (barvinok may write a value that varies, or one that is
+    constant only on its piece's points, as a polynomial: both are None here).
 
-    Raises
-    ------
-    CountingError
-        When a piece is not constant (its value varies polynomially over its domain).
+    Examples
+    --------
+    >>> constant_pieces(isl.PwQPolynomial("{S[i] -> 3: 0 <= i < 4; S[i] -> 1: i = 4}"))
+    [(Set("{ S[i] : 0 <= i <= 3 }"), 3), (Set("{ S[i = 4] }"), 1)]
+    >>> constant_pieces(isl.PwQPolynomial("{S[i] -> 1 + i: 0 <= i < 4}")) is None
+    True
     """
     pieces = []
     for domain, poly in per_point.get_pieces():
+        n_vars = poly.dim(isl.dim_type.in_)
+        if poly.involves_dims(isl.dim_type.in_, 0, n_vars) or poly.dim(isl.dim_type.param):
+            return None
         value = poly.get_constant_val()
         if value.is_nan() or not value.is_int():
-            raise CountingError(
-                f"per-point count {poly} on {domain} is not constant: not supported exactly"
-            )
+            return None
         pieces.append((domain, int(value.to_python())))
     return pieces

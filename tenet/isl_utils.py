@@ -21,6 +21,7 @@ __all__ = [
     "point_text",
     "witness",
     "tuple_signature",
+    "Relation",
 ]
 
 if not hasattr(isl.Set, "card"):  # pragma: no cover - depends on the installed wheel
@@ -32,9 +33,29 @@ if not hasattr(isl.Set, "card"):  # pragma: no cover - depends on the installed 
 Relation = TypeVar("Relation", isl.Set, isl.Map)
 
 
-def _parse(kind: type[Relation], text: str, source: str | None, location: str | None) -> Relation:
+def _trailing(text: str) -> str:
+    """Return what follows the closing brace of the first ``{...}`` (isl ignores it)."""
+    depth = 0
+    for k, char in enumerate(text):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[k + 1 :].strip()
+    return ""
+
+
+Parsed = TypeVar("Parsed", isl.Set, isl.UnionMap)
+
+
+def _parse(kind: type[Parsed], text: str, source: str | None, location: str | None) -> Parsed:
     if not isinstance(text, str) or not text.strip():
         raise SpecError(f"expected isl text, got {text!r}", source=source, location=location)
+    if rest := _trailing(text):
+        raise IslSyntaxError(
+            text, source=source, location=location, detail=f"unexpected text {rest!r} after '}}'"
+        )
     try:
         return kind(text.strip())
     except isl.Error as exc:
@@ -75,7 +96,7 @@ def parse_map(text: str, *, source: str | None = None, location: str | None = No
 
 def param_names(obj: isl.Set | isl.Map) -> list[str]:
     """Return the names of the parameters of ``obj``."""
-    return [obj.get_dim_name(isl.dim_type.param, k) for k in range(obj.dim(isl.dim_type.param))]
+    return [str(name) for name in obj.get_var_names(isl.dim_type.param)]
 
 
 def bind_params(

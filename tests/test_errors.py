@@ -17,6 +17,7 @@ from tenet import (
     UnknownTensorError,
     VersionError,
     analyze,
+    evaluate,
     load_problem,
 )
 from tenet.spec import (
@@ -232,3 +233,30 @@ def test_errors_experiment_with_missing_data_root(tmp_path: Path) -> None:
 def test_errors_analyze_needs_all_three_specs() -> None:
     with pytest.raises(TypeError, match="all needed"):
         analyze("gemm", "systolic-2d-8x8")
+
+
+def test_errors_text_after_the_closing_brace_is_refused() -> None:
+    # isl itself would read "{S[i, j, k] -> A[i, k]}" and silently drop the second map
+    workload = {
+        **GEMM,
+        "accesses": {"A": {"read": "{S[i, j, k] -> A[i, k]};{S[i, j, k] -> A[j, k]}"}},
+    }
+    with pytest.raises(IslSyntaxError, match=r"accesses\.A\.read: .*unexpected text ';\{S"):
+        _problem(workload=workload)
+
+
+def test_errors_maps_of_one_tensor_disagree_on_arity() -> None:
+    reads = ["{S[i, j, k] -> A[i, k]}", "{S[i, j, k] -> A[i]}"]
+    workload = {**GEMM, "accesses": {"A": {"read": reads}}}
+    with pytest.raises(SpecError, match=r"accesses\.A\.read: the maps of tensor 'A' disagree"):
+        _problem(workload=workload)
+
+
+def test_errors_varying_occupancy_beyond_the_walk_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tenet.metrics.latency as latency
+
+    monkeypatch.setattr(latency, "ENUMERATION_LIMIT", 2)
+    workload = {**GEMM, "domain": "{S[i, j, k]: 0 <= j <= i < 4 and k = 0}"}
+    flow = {**FLOW, "space_stamp": "{S[i, j, k] -> PE[0, 0]}", "time_stamp": "{S[i, j, k] -> T[i]}"}
+    with pytest.raises(CountingError, match=r"vary within barvinok's pieces, and the 4 occupied"):
+        evaluate(_problem(workload=workload, flow=flow))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tenet.counting import count
 from tenet.metrics.compat import TenetReport, tenet_report
-from tenet.metrics.latency import latency_compute, occupancy, transfer_latency
+from tenet.metrics.latency import schedule, transfer_latency
 from tenet.metrics.volume import TensorCounts, count_tensor
 from tenet.model.problem import Problem
 from tenet.vocab import Access, TensorName
@@ -151,8 +151,8 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
     pe_count = count(arch.pe_set)
     unique_in = sum(c.unique for c in counts if c.access == "read")
     unique_out = sum(c.unique for c in counts if c.access == "write")
-    shared = occupancy(problem)
-    compute = latency_compute(shared)
+    timing = schedule(problem)
+    compute = timing.latency_compute
     ingress = transfer_latency(unique_in, arch.bits_per_element, arch.bandwidth, arch.latency)
     egress = transfer_latency(unique_out, arch.bits_per_element, arch.bandwidth, arch.latency)
     latency = max(compute, ingress, egress)
@@ -167,7 +167,7 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         active_pes=active_pes,
         timestamps=timestamps,
         occupied_points=occupied,
-        instances_per_step_max=shared.max,
+        instances_per_step_max=timing.instances_per_step_max,
         active_pes_avg=Fraction(occupied, timestamps) if timestamps else Fraction(0),
         utilisation=Fraction(occupied, pe_count * timestamps) if timestamps else Fraction(0),
         latency_compute=compute,

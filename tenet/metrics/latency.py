@@ -1,34 +1,32 @@
-"""Schedule figures: instances per space-time point and the exact compute latency, in cycles
-(one instance per PE per cycle)."""
+"""Schedule figures, in cycles: how many instances share a (PE, time-stamp), the exact compute
+latency of the schedule (one instance per PE per cycle), and transfer latencies."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 import islpy as isl
 
-from tenet.counting import count, count_pieces
-from tenet.isl_utils import coalesce
+from tenet.counting import constant_pieces, count
+from tenet.errors import CountingError
+from tenet.isl_utils import Relation, coalesce
 from tenet.model.problem import Problem
 
-__all__ = ["Occupancy", "occupancy", "latency_compute", "transfer_latency"]
+__all__ = ["Schedule", "ENUMERATION_LIMIT", "schedule", "transfer_latency"]
+
+ENUMERATION_LIMIT = 2_000_000
+"""Most occupied (PE, time-stamp) points the exact fallback of :func:`schedule` walks."""
 
 
 @dataclass(frozen=True)
-class Occupancy:
-    """How many instances share each instance's (PE, time-stamp), as (instances, n) pieces.
+class Schedule:
+    """Figures of the schedule: compute latency in cycles, instances per (PE, time-stamp)."""
 
-    ``time_stamp`` maps the pieces' instance space to time-stamps; both may omit loop dims
-    that neither stamp uses (their extent is folded into n).
-    """
-
-    pieces: list[tuple[isl.Set, int]]
-    time_stamp: isl.Map
-
-    @property
-    def max(self) -> int:
-        """The largest number of instances on one (PE, time-stamp)."""
-        return max((n for _, n in self.pieces), default=0)
+    latency_compute: int
+    """Σ over time-stamps of the busiest PE's instance count."""
+    instances_per_step_max: int
+    """The largest number of instances on one (PE, time-stamp)."""
 
 
 def _unused_dims(problem: Problem) -> list[int]:
@@ -41,56 +39,81 @@ def _unused_dims(problem: Problem) -> list[int]:
     ]
 
 
-def _drop(obj: isl.Set | isl.Map, dims: list[int], kind: isl.dim_type) -> isl.Set | isl.Map:
+def _drop(obj: Relation, dims: list[int], kind: isl.dim_type) -> Relation:
     for k in reversed(dims):
         obj = obj.project_out(kind, k, 1)
     return obj
 
 
-def occupancy(problem: Problem) -> Occupancy:
-    """Count, per instance, the instances on the same (PE, time-stamp), itself included.
+def _by_pieces(problem: Problem) -> Schedule | None:
+    """Count per instance the instances on its (PE, time-stamp) (on Θ⁻¹∘Θ, which barvinok
+    counts much faster than the per-point preimage Θ⁻¹); None unless piecewise constant.
 
-    Counted on Θ⁻¹∘Θ (per instance), which barvinok handles much faster than the per-point
-    preimage Θ⁻¹. Loop dims that neither stamp uses are dropped first when the domain is a
-    product over them (checked exactly: |D| = |D kept| · |D dropped|); their extent
-    multiplies every count.
+    Loop dims that neither stamp uses are dropped first when the domain is a product over
+    them (checked exactly: |D| = |D kept| · |D dropped|); their extent multiplies every count.
+    With the distinct values v1 < v2 < ..., the latency is
+    Σ_k (v_k - v_(k-1)) · #{t : some PE runs at least v_k instances at t}.
     """
     domain = problem.workload.domain
-    space_time = problem.space_time
-    time_stamp = problem.theta_time
+    space_time, time_stamp = problem.space_time, problem.theta_time
     factor = 1
     unused = _unused_dims(problem)
     if unused:
         used = [k for k in range(domain.dim(isl.dim_type.set)) if k not in unused]
-        kept, dropped = (
-            _drop(domain, unused, isl.dim_type.set),
-            _drop(domain, used, isl.dim_type.set),
-        )
+        kept = _drop(domain, unused, isl.dim_type.set)
+        dropped = _drop(domain, used, isl.dim_type.set)
         if count(domain) == count(kept) * count(dropped):
             factor = count(dropped)
             space_time = _drop(space_time, unused, isl.dim_type.in_).intersect_domain(kept)
             time_stamp = _drop(time_stamp, unused, isl.dim_type.in_).intersect_domain(kept)
-    pieces = count_pieces(space_time.apply_range(space_time.reverse()).card())
-    return Occupancy([(piece, n * factor) for piece, n in pieces], time_stamp)
-
-
-def latency_compute(shared: Occupancy) -> int:
-    """Return Σ over time-stamps of the busiest PE's instance count, in cycles.
-
-    With the distinct occupancies v1 < v2 < ... the sum is
-    Σ_k (v_k - v_(k-1)) · #{t : some PE runs at least v_k instances at t}.
-    """
-    total = 0
-    below = 0
-    for value in sorted({n for _, n in shared.pieces}):
-        instances = isl.Set.empty(shared.time_stamp.domain().get_space())
-        for piece, n in shared.pieces:
+    pieces = constant_pieces(space_time.apply_range(space_time.reverse()).card())
+    if pieces is None:
+        return None
+    total = below = 0
+    for value in sorted({n for _, n in pieces}):
+        instances = isl.Set.empty(time_stamp.domain().get_space())
+        for piece, n in pieces:
             if n >= value:
                 instances = instances.union(piece)
-        busy = coalesce(shared.time_stamp.intersect_domain(instances).range())
-        total += (value - below) * count(busy)
+        busy = coalesce(time_stamp.intersect_domain(instances).range())
+        total += (value - below) * factor * count(busy)
         below = value
-    return total
+    return Schedule(total, below * factor)
+
+
+def _by_points(problem: Problem) -> Schedule:
+    """Walk the occupied (PE, time-stamp) points and evaluate the per-point instance count."""
+    occupied = problem.occupied
+    size = count(occupied)
+    if size > ENUMERATION_LIMIT:
+        raise CountingError(
+            f"the instances per (PE, time-stamp) vary within barvinok's pieces, and the "
+            f"{size} occupied points are more than the {ENUMERATION_LIMIT} the exact walk takes"
+        )
+    per_point = problem.space_time.reverse().card()
+    n_space = problem.active_pes.dim(isl.dim_type.set)
+    busiest: dict[tuple[int, ...], int] = defaultdict(int)
+
+    def visit(point: isl.Point) -> None:
+        coords = [
+            int(point.get_coordinate_val(isl.dim_type.set, k).to_python())
+            for k in range(point.get_space().dim(isl.dim_type.set))
+        ]
+        time = tuple(coords[n_space:])
+        busiest[time] = max(busiest[time], int(per_point.eval(point).to_python()))
+
+    occupied.foreach_point(visit)
+    return Schedule(sum(busiest.values()), max(busiest.values(), default=0))
+
+
+def schedule(problem: Problem) -> Schedule:
+    """Return the compute latency and the most instances on one (PE, time-stamp), exactly.
+
+    Piecewise-constant occupancies (every rectangular quasi-affine dataflow) are counted
+    without enumeration; otherwise the occupied points are walked (up to
+    :data:`ENUMERATION_LIMIT`, else :class:`CountingError`).
+    """
+    return _by_pieces(problem) or _by_points(problem)
 
 
 def transfer_latency(volume: int, bits_per_element: int, bandwidth: int, latency: int) -> int:

@@ -47,7 +47,7 @@ def _check_function(theta: isl.Map, what: str, source: str | None) -> None:
         return
     pairs = theta.reverse().apply_range(theta)
     pairs = pairs.subtract(isl.Map.identity(pairs.get_space()))
-    first = pairs.sample()
+    first = isl.Map.from_basic_map(pairs.sample())
     a, b = first.domain(), first.range()
     instance = theta.intersect_range(a).domain().intersect(theta.intersect_range(b).domain())
     raise NotAFunctionError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import reduce
 
 import islpy as isl
 
@@ -13,6 +14,36 @@ from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import Access, TensorName
 
 __all__ = ["Workload"]
+
+
+def _access_map(
+    text: str,
+    tensor: TensorName,
+    statement: tuple[str | None, int],
+    params: Mapping[str, int],
+    source: str | None,
+    where: str,
+) -> isl.Map:
+    """Parse one access map ``S[...] -> tensor[...]`` and check both of its tuples."""
+    relation = bind_params(
+        parse_map(text, source=source, location=where), params, source=source, location=where
+    )
+    got = tuple_signature(relation, isl.dim_type.in_)
+    if got != statement:
+        raise SpecError(
+            f"access reads from {got[0]} with {got[1]} indices, but the domain is "
+            f"{statement[0]} with {statement[1]}",
+            source=source,
+            location=where,
+        )
+    if relation.get_tuple_name(isl.dim_type.out) != tensor:
+        raise SpecError(
+            f"access maps to {relation.get_tuple_name(isl.dim_type.out)!r}, "
+            f"expected tensor {tensor!r}",
+            source=source,
+            location=where,
+        )
+    return relation
 
 
 @dataclass(frozen=True)
@@ -58,23 +89,16 @@ class Workload:
                 if not texts:
                     continue
                 where = spec.where(f"accesses.{tensor}.{access}")
-                relation = parse_map(";".join(texts), source=src, location=where)
-                relation = bind_params(relation, params, source=src, location=where)
-                got = tuple_signature(relation, isl.dim_type.in_)
-                if got != statement:
+                maps = [_access_map(text, tensor, statement, params, src, where) for text in texts]
+                arities = {m.dim(isl.dim_type.out) for m in maps}
+                if len(arities) > 1:
                     raise SpecError(
-                        f"access reads from {got[0]} with {got[1]} indices, but the domain is "
-                        f"{statement[0]} with {statement[1]}",
+                        f"the maps of tensor {tensor!r} disagree on its number of indices "
+                        f"({', '.join(str(a) for a in sorted(arities))})",
                         source=src,
                         location=where,
                     )
-                if relation.get_tuple_name(isl.dim_type.out) != tensor:
-                    raise SpecError(
-                        f"access maps to {relation.get_tuple_name(isl.dim_type.out)!r}, "
-                        f"expected tensor {tensor!r}",
-                        source=src,
-                        location=where,
-                    )
+                relation = reduce(isl.Map.union, maps)
                 target[tensor] = relation.intersect_domain(domain)
         if not reads and not writes:
             raise SpecError("the workload has no accesses", source=src, location="accesses")

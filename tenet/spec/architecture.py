@@ -52,4 +52,4 @@ class ArchitectureSpec(SpecModel):
     latency: int = Field(1, ge=1, description="Scratchpad-to-PE latency, in cycles.")
     l1_size: int = Field(256, ge=0, description="Per-PE buffer size, in elements.")
     l2_size: int = Field(1024, ge=0, description="Scratchpad size, in elements.")
-    energy: EnergySpec = Field(default_factory=EnergySpec, description="Energy table.")
+    energy: EnergySpec = Field(EnergySpec(), description="Energy table.")

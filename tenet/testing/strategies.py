@@ -1,0 +1,155 @@
+"""Hypothesis strategies for small random problems: workloads, PE arrays with random links,
+and dataflows that place every instance inside the array.
+
+Sizes are kept small (a few hundred instances at most) so that :mod:`tenet.oracle` can
+enumerate them. Needs the ``hypothesis`` package (the ``test`` extra).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+from hypothesis import strategies as st
+
+from tenet.isl_utils import parse_set
+from tenet.spec.architecture import ArchitectureSpec
+from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.workload import WorkloadSpec
+
+__all__ = ["RandomProblem", "workloads", "arrays", "dataflows", "problems"]
+
+
+@dataclass(frozen=True)
+class RandomProblem:
+    """A workload, an array and a dataflow drawn together."""
+
+    workload: WorkloadSpec
+    architecture: ArchitectureSpec
+    dataflow: DataflowSpec
+
+
+def _affine(draw: st.DrawFn, names: list[str], coefficients: list[int], offset: bool) -> str:
+    terms = []
+    for name in names:
+        c = draw(st.sampled_from(coefficients))
+        if c:
+            terms.append(name if c == 1 else f"{c}{name}" if c > 0 else f"-{abs(c)}{name}")
+    constant = draw(st.integers(-1, 1)) if offset else 0
+    if constant or not terms:
+        terms.append(str(constant))
+    return " + ".join(terms).replace("+ -", "- ")
+
+
+@st.composite
+def workloads(draw: st.DrawFn, *, max_dims: int = 3, max_extent: int = 4) -> WorkloadSpec:
+    """Draw a statement with 1..``max_dims`` loops over a box (sometimes cut by ``i0 <= i1``;
+    sometimes the first extent is a size parameter ``N``) and 1..3 tensors, each read or
+    written through 1..2 affine maps with coefficients in {-1, 0, 1, 2}."""
+    n = draw(st.integers(1, max_dims))
+    names = [f"i{k}" for k in range(n)]
+    extents = [draw(st.integers(1, max_extent)) for _ in names]
+    parametric = draw(st.booleans())
+    bounds = [
+        f"0 <= {v} < {'N' if parametric and k == 0 else e}"
+        for k, (v, e) in enumerate(zip(names, extents, strict=True))
+    ]
+    if n > 1 and draw(st.booleans()):
+        bounds.append("i0 <= i1")
+    loops = ", ".join(names)
+    prefix = "[N] -> " if parametric else ""
+    accesses: dict[str, dict[str, list[str]]] = {}
+    n_tensors = draw(st.integers(1, 3))
+    for t in range(n_tensors):
+        tensor = "ABC"[t]
+        kind = "write" if t == n_tensors - 1 and draw(st.booleans()) else "read"
+        arity = draw(st.integers(1, 2))
+        maps = []
+        for _ in range(draw(st.integers(1, 2))):
+            index = ", ".join(_affine(draw, names, [-1, 0, 1, 2], True) for _ in range(arity))
+            maps.append(f"{{S[{loops}] -> {tensor}[{index}]}}")
+        accesses[tensor] = {kind: maps}
+    return WorkloadSpec.from_mapping(
+        {
+            "name": "random",
+            "params": {"N": extents[0]} if parametric else {},
+            "domain": f"{prefix}{{S[{loops}]: {' and '.join(bounds)}}}",
+            "accesses": accesses,
+        }
+    )
+
+
+_OFFSETS_1D = [(1,), (-1,), (2,)]
+_OFFSETS_2D = [(1, 0), (0, 1), (1, 1), (-1, 0), (1, -1)]
+
+
+@st.composite
+def arrays(draw: st.DrawFn, *, max_side: int = 3) -> ArchitectureSpec:
+    """Draw a 1D or 2D array of side 1..``max_side`` with a random subset of nearest-neighbour
+    links (each registered or a same-step wire) and, sometimes, a bus from PE 0 to every PE."""
+    dims = draw(st.integers(1, 2))
+    sides = [draw(st.integers(1, max_side)) for _ in range(dims)]
+    names = ["p", "q"][:dims]
+    pe = ", ".join(names)
+    box = " and ".join(f"0 <= {v} < {s}" for v, s in zip(names, sides, strict=True))
+    links = []
+    for offset in draw(
+        st.lists(
+            st.sampled_from(_OFFSETS_1D if dims == 1 else _OFFSETS_2D), unique=True, max_size=3
+        )
+    ):
+        target = ", ".join(
+            f"{v} + {o}" if o > 0 else f"{v} - {-o}" if o < 0 else v
+            for v, o in zip(names, offset, strict=True)
+        )
+        delay = draw(st.sampled_from([0, 1]))
+        links.append({"link": f"{{PE[{pe}] -> PE[{target}]}}", "delay": delay})
+    if draw(st.booleans()):
+        zero = ", ".join("0" for _ in names)
+        links.append({"link": f"{{PE[{zero}] -> PE[{pe}]: {box}}}", "delay": 0})
+    return ArchitectureSpec.from_mapping(
+        {
+            "name": "random",
+            "pe": f"{{PE[{pe}]: {box}}}",
+            "interconnect": links,
+            "bandwidth": draw(st.sampled_from([16, 32, 64])),
+            "latency": draw(st.integers(1, 4)),
+        }
+    )
+
+
+def _sides(array: ArchitectureSpec) -> list[int]:
+    pe_set = parse_set(array.pe)
+    return [int(pe_set.dim_max_val(k).to_python()) + 1 for k in range(pe_set.dim(isl.dim_type.set))]
+
+
+@st.composite
+def dataflows(draw: st.DrawFn, workload: WorkloadSpec, array: ArchitectureSpec) -> DataflowSpec:
+    """Draw a dataflow of ``workload`` on ``array`` (a box of PEs from 0): each PE index is
+    an affine combination of the loops (coefficients {0, 1}) modulo the side, so every
+    instance lands inside the array; 1..2 time dims, each ``floor(affine / q)`` with
+    coefficients in {-1, 0, 1} and q in {1, 2}. Several instances may share a (PE, time-stamp).
+    """
+    names = [str(name) for name in parse_set(workload.domain).get_var_names(isl.dim_type.set)]
+    loops = ", ".join(names)
+    space = ", ".join(f"({_affine(draw, names, [0, 1], False)}) % {s}" for s in _sides(array))
+    time = []
+    for _ in range(draw(st.integers(1, 2))):
+        q = draw(st.sampled_from([1, 2]))
+        expr = _affine(draw, names, [-1, 0, 1], False)
+        time.append(expr if q == 1 else f"floor(({expr}) / {q})")
+    return DataflowSpec.from_mapping(
+        {
+            "name": "random",
+            "space_stamp": f"{{S[{loops}] -> PE[{space}]}}",
+            "time_stamp": f"{{S[{loops}] -> T[{', '.join(time)}]}}",
+        }
+    )
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> RandomProblem:
+    """Draw a workload, an array and a dataflow of one onto the other."""
+    workload = draw(workloads())
+    array = draw(arrays())
+    return RandomProblem(workload, array, draw(dataflows(workload, array)))

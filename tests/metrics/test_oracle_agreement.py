@@ -1,0 +1,134 @@
+"""Every metric of the relation-centric engine equals the brute-force oracle's, on scaled-down
+TENET experiments and on random workloads, arrays and dataflows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import islpy as isl
+import pytest
+from hypothesis import given
+
+from tenet import evaluate, load_problem
+from tenet.metrics import Metrics
+from tenet.oracle import reference_metrics
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, read_experiment
+from tenet.testing.strategies import RandomProblem, problems
+from tests.conftest import TENET_DATA, need_shared
+
+EXPERIMENTS = sorted(
+    TENET_DATA.glob("*/experiment/experiment_*"),
+    key=lambda p: (p.parts[-3], int(p.name.split("_")[1])),
+)
+MAX_INSTANCES = 1500
+
+
+def _approx(value: Any) -> Any:
+    return pytest.approx(value, rel=1e-12) if isinstance(value, float) else value
+
+
+def assert_agrees(metrics: Metrics, expected: dict[str, Any]) -> None:
+    """Compare every field of ``metrics`` with the oracle's figures (floats to 1e-12)."""
+    for f in fields(metrics):
+        if f.name in ("name", "tensors", "tenet_compat"):
+            continue
+        got, want = getattr(metrics, f.name), expected[f.name]
+        if isinstance(want, float):
+            assert math.isclose(got, want, rel_tol=1e-12), f.name
+        else:
+            assert got == want, f.name
+    assert len(metrics.tensors) == len(expected["tensors"])
+    for tensor, want in zip(metrics.tensors, expected["tensors"], strict=True):
+        for key, value in want.items():
+            assert getattr(tensor, key) == value, (tensor.tensor, tensor.access, key)
+    compat = metrics.tenet_compat.to_dict()
+    reference = expected["tenet_compat"]
+    assert compat["tensors"].keys() == reference["tensors"].keys()
+    for name, values in reference["tensors"].items():
+        for key, value in values.items():
+            assert compat["tensors"][name][key] == _approx(value), (name, key)
+    for key, value in reference.items():
+        if key != "tensors":
+            assert compat[key] == _approx(value), key
+
+
+def _scaled(workload: WorkloadSpec) -> WorkloadSpec:
+    """Cut the domain to a box at its lower corner holding at most MAX_INSTANCES points."""
+    domain = isl.Set(workload.domain)
+    n = domain.dim(isl.dim_type.set)
+    low = [int(domain.dim_min_val(k).to_python()) for k in range(n)]
+    extent = [int(domain.dim_max_val(k).to_python()) - low[k] + 1 for k in range(n)]
+    while math.prod(extent) > MAX_INSTANCES:
+        k = extent.index(max(extent))
+        extent[k] = max(1, extent[k] * 2 // 3)
+    names = domain.get_var_names(isl.dim_type.set)
+    box = " and ".join(
+        f"{v} < {lo + e}" for v, lo, e in zip(names, low, extent, strict=True)
+    )
+    cut = domain.intersect(isl.Set(f"{{S[{', '.join(names)}]: {box}}}"))
+    return workload.model_copy(update={"domain": str(cut)})
+
+
+@pytest.mark.parametrize(
+    "path", EXPERIMENTS, ids=lambda p: f"{p.parts[-3]}/{p.name}"
+)
+def test_oracle_agrees_on_scaled_down_tenet_experiments(path: Path) -> None:
+    need_shared()
+    experiment = read_experiment(path)
+    workload = _scaled(experiment.workload)
+    problem = load_problem(workload, experiment.architecture, experiment.dataflow)
+    expected = reference_metrics(workload, experiment.architecture, experiment.dataflow)
+    assert_agrees(evaluate(problem), expected)
+
+
+@given(problems())
+def test_oracle_agrees_on_random_problems(drawn: RandomProblem) -> None:
+    problem = load_problem(drawn.workload, drawn.architecture, drawn.dataflow)
+    expected = reference_metrics(drawn.workload, drawn.architecture, drawn.dataflow)
+    assert_agrees(evaluate(problem), expected)
+
+
+def test_oracle_agrees_on_paper_example_with_multicast_and_hand_figures() -> None:
+    # GEMM on 2x2 PEs with K=4, Θ = S[i,j,k] -> (PE[i,j] | T[i+j+k]); A moves right, B down.
+    workload = WorkloadSpec.from_mapping(
+        {
+            "name": "gemm",
+            "domain": "{S[i, j, k]: 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4}",
+            "accesses": {
+                "A": {"read": "{S[i, j, k] -> A[i, k]}"},
+                "B": {"read": "{S[i, j, k] -> B[k, j]}"},
+                "C": {"write": "{S[i, j, k] -> C[i, j]}"},
+            },
+        }
+    )
+    array = ArchitectureSpec.from_mapping(
+        {
+            "name": "2x2",
+            "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
+            "interconnect": [
+                {"link": "{PE[i, j] -> PE[i, j + 1]}"},
+                {"link": "{PE[i, j] -> PE[i + 1, j]}"},
+            ],
+        }
+    )
+    flow = DataflowSpec.from_mapping(
+        {
+            "name": "paper",
+            "space_stamp": "{S[i, j, k] -> PE[i, j]}",
+            "time_stamp": "{S[i, j, k] -> T[i + j + k]}",
+        }
+    )
+    metrics = evaluate(load_problem(workload, array, flow))
+    assert_agrees(metrics, reference_metrics(workload, array, flow))
+    a = metrics.tensor("A")
+    # 16 instances read one A element each; A[i,k] enters PE[i,0] from the scratchpad (8
+    # elements) and PE[i,1] takes it from PE[i,0] one step later (8 spatial reuses).
+    assert (a.volume_total, a.volume_unique, a.volume_reuse_spatial) == (16, 8, 8)
+    c = metrics.tensor("C")
+    # C[i,j] stays in PE[i,j] for its 4 steps: 4 unique (point, element) pairs, 12 temporal.
+    assert (c.volume_unique, c.volume_reuse_temporal) == (4, 12)
+    # time-stamps 0..5 (i + j + k <= 1 + 1 + 3); each PE is busy for 4 of them
+    assert (metrics.timestamps, metrics.occupied_points, metrics.latency_compute) == (6, 16, 6)
