@@ -4,7 +4,9 @@ exactly with isl and barvinok."""
 from __future__ import annotations
 
 from tenet.api import analyze, load_experiment, load_problem
+from tenet.compare import compare
 from tenet.counting import count
+from tenet.dse.explore import explore
 from tenet.errors import (
     CountingError,
     DataflowError,
@@ -19,6 +21,8 @@ from tenet.errors import (
 )
 from tenet.metrics import Metrics, TenetReport, TensorMetrics, evaluate
 from tenet.model import Architecture, Dataflow, Problem, Workload
+from tenet.model.legality import check
+from tenet.zoo import arch, dataflow, network, workload
 
 __all__ = [
     "Architecture",
@@ -40,10 +44,17 @@ __all__ = [
     "Workload",
     "__version__",
     "analyze",
+    "check",
+    "arch",
+    "compare",
     "count",
+    "dataflow",
     "evaluate",
+    "explore",
     "load_experiment",
     "load_problem",
+    "network",
+    "workload",
 ]
 
 __version__ = "0.1.0"

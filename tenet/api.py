@@ -40,7 +40,8 @@ def load_problem(
     >>> p.workload.name, p.architecture.name
     ('gemm', 'systolic-2d-8x8')
     """
-    w, a, d = load_workload(workload), load_architecture(architecture), load_dataflow(dataflow)
+    w, a = load_workload(workload), load_architecture(architecture)
+    d = load_dataflow(dataflow, architecture=a)
     bound = {**w.params, **d.params, **(params or {})}
     return Problem(
         Workload.from_spec(w, bound),

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
 from tenet.errors import SpecError
 from tenet.spec.architecture import ArchitectureSpec, EnergySpec, LinkSpec
 from tenet.spec.base import SpecModel
+from tenet.spec.catalog import Kind, find_entry, zoo_names
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.legacy import (
     Experiment,
@@ -17,8 +18,10 @@ from tenet.spec.legacy import (
     read_pe_array,
     read_statement,
 )
+from tenet.spec.network import LayerSpec, NetworkSpec
+from tenet.spec.onnx import read_onnx
+from tenet.spec.template import instantiate, pe_extents, read_entry, split_arguments
 from tenet.spec.workload import AccessSpec, WorkloadSpec
-from tenet.zoo import Kind, zoo_names, zoo_path
 
 __all__ = [
     "AccessSpec",
@@ -26,10 +29,13 @@ __all__ = [
     "DataflowSpec",
     "EnergySpec",
     "Experiment",
+    "LayerSpec",
     "LinkSpec",
+    "NetworkSpec",
     "WorkloadSpec",
     "load_architecture",
     "load_dataflow",
+    "load_network",
     "load_workload",
     "read_experiment",
 ]
@@ -43,38 +49,68 @@ def _load(
     source: str | Path | Spec,
     legacy: str,
     read_legacy: Callable[[Path], Spec],
+    args: Mapping[str, int] | None = None,
+    extents: tuple[int | None, ...] | None = None,
 ) -> Spec:
     if isinstance(source, model):
+        if args:
+            raise SpecError(f"template arguments need a {kind} name or file, not a spec object")
         return source
-    path = Path(source)  # type: ignore[arg-type]
+    text, named_args = split_arguments(str(source))
+    given = {**named_args, **(args or {})}
+    path = Path(text)
     if path.suffix in (".yaml", ".yml"):
-        return model.from_yaml(path)
+        return instantiate(read_entry(path), model, given, extents=extents)
     if path.suffix == legacy:
+        if given:
+            raise SpecError(f"template arguments need a YAML {kind}", source=text)
         return read_legacy(path)
-    if path.suffix == "" and path.name == str(source):
-        found = zoo_path(kind, str(source))
+    if path.suffix == "" and path.name == text:
+        found = find_entry(kind, text)
         if found is None:
             raise SpecError(
-                f"no {kind} named {str(source)!r} in the zoo (known: "
+                f"no {kind} named {text!r} in the zoo (known: "
                 f"{', '.join(zoo_names(kind)) or 'none'})"
             )
-        return model.from_yaml(found)
+        entry, preset = found
+        return instantiate(
+            entry,
+            model,
+            {**preset, **given},
+            extents=extents,
+            name=text if preset and not given else None,
+        )
     raise SpecError(
         f"cannot tell the format of a {kind} from its name: expected .yaml, .yml or {legacy}",
-        source=str(source),
+        source=text,
     )
 
 
-def load_workload(source: str | Path | WorkloadSpec) -> WorkloadSpec:
-    """Load a workload from a YAML file, a TENET ``.s`` file or a zoo name."""
-    return _load("workload", WorkloadSpec, source, ".s", read_statement)
+def load_workload(source: str | Path | WorkloadSpec, **args: int) -> WorkloadSpec:
+    """Load a workload from a YAML file, a TENET ``.s`` file or a zoo name; ``args`` (or
+    ``NAME:ARG=VALUE,...``) are template arguments."""
+    return _load("workload", WorkloadSpec, source, ".s", read_statement, args)
 
 
-def load_architecture(source: str | Path | ArchitectureSpec) -> ArchitectureSpec:
-    """Load an architecture from a YAML file, a TENET ``.p`` file or a zoo name."""
-    return _load("architecture", ArchitectureSpec, source, ".p", read_pe_array)
+def load_architecture(source: str | Path | ArchitectureSpec, **args: int) -> ArchitectureSpec:
+    """Load an architecture from a YAML file, a TENET ``.p`` file or a zoo name; ``args`` (or
+    ``NAME:ARG=VALUE,...``) are template arguments."""
+    return _load("architecture", ArchitectureSpec, source, ".p", read_pe_array, args)
 
 
-def load_dataflow(source: str | Path | DataflowSpec) -> DataflowSpec:
-    """Load a dataflow from a YAML file, a TENET ``.m`` file or a zoo name."""
-    return _load("dataflow", DataflowSpec, source, ".m", read_mapping)
+def load_dataflow(
+    source: str | Path | DataflowSpec,
+    architecture: ArchitectureSpec | None = None,
+    **args: int,
+) -> DataflowSpec:
+    """Load a dataflow from a YAML file, a TENET ``.m`` file or a zoo name; ``args`` (or
+    ``NAME:ARG=VALUE,...``) are template arguments. Given the ``architecture``, parameters
+    declared with ``array_dim`` default to the extents of its PE indices."""
+    extents = pe_extents(architecture) if architecture is not None else None
+    return _load("dataflow", DataflowSpec, source, ".m", read_mapping, args, extents)
+
+
+def load_network(source: str | Path | NetworkSpec) -> NetworkSpec:
+    """Load a network from a YAML file, an ONNX file (its Conv, MatMul and Gemm layers) or a
+    zoo name."""
+    return _load("network", NetworkSpec, source, ".onnx", read_onnx)

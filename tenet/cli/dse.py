@@ -1,0 +1,296 @@
+"""``tenet dse``, ``tenet sweep`` and ``tenet check``: search the affine mappings of a workload
+on an array, over lists of workloads and arrays, and check one dataflow's legality."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+import pandas as pd
+from pydantic import ValidationError
+
+from tenet.cli.app import cli, parse_params, progress, write_output
+from tenet.cli.plot import save_figure
+from tenet.dse.explore import Exploration, sweep
+from tenet.dse.objectives import OBJECTIVES, Constraint, parse_constraint
+from tenet.dse.plots import plot_pareto
+from tenet.dse.space import SpaceOptions
+from tenet.errors import DataflowError
+from tenet.model.legality import check
+from tenet.spec import load_network, load_workload
+
+__all__ = ["dse_command", "sweep_command", "check_command"]
+
+SHOWN = [
+    "workload",
+    "architecture",
+    "index",
+    "name",
+    "data_centric",
+    "scratchpad",
+    "latency_cycles",
+    "energy_pj",
+    "edp_pj_cycles",
+    "sbw_elements_per_cycle",
+    "ibw_elements_per_cycle",
+    "utilisation",
+]
+
+
+def _integers(text: str, option: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError as exc:
+        raise click.BadParameter(
+            f"expected integers separated by commas, got {text!r}", param_hint=option
+        ) from exc
+
+
+def _options(
+    skew: str, pe_digits: int, order_depth: str, tiles: str, per_step: int | None, prune: bool
+) -> SpaceOptions:
+    if order_depth != "all" and not order_depth.isdigit():
+        raise click.BadParameter(
+            f"expected a number or 'all', got {order_depth!r}", param_hint="--order-depth"
+        )
+    try:
+        return SpaceOptions(
+            skew=_integers(skew, "--skew"),
+            pe_digits=pe_digits,
+            order_depth=None if order_depth == "all" else int(order_depth),
+            temporal_tiles=_integers(tiles, "--temporal-tiles"),
+            instances_per_step=per_step,
+            prune_scratchpad=prune,
+        )
+    except ValidationError as exc:
+        reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise click.BadParameter(reasons) from exc
+
+
+def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    decorators = [
+        click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE."),
+        click.option(
+            "--objective",
+            type=click.Choice(list(OBJECTIVES)),
+            default="latency",
+            show_default=True,
+            help="What to rank by.",
+        ),
+        click.option("--top", type=click.IntRange(min=1), default=10, show_default=True),
+        click.option(
+            "--constraint",
+            "-c",
+            multiple=True,
+            help="Keep points meeting NAME OP VALUE, e.g. 'sbw<=bandwidth' (repeatable).",
+        ),
+        click.option(
+            "--engine",
+            type=click.Choice(["local", "dask"]),
+            default="local",
+            show_default=True,
+            help="Local process pool, or a Dask cluster (local, or --address).",
+        ),
+        click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True),
+        click.option("--address", help="Dask scheduler address (with --engine dask)."),
+        click.option("--store", type=click.Path(dir_okay=False), help="SQLite results file."),
+        click.option("--time-budget", type=float, help="Seconds after which no point starts."),
+        click.option("--skew", default="0,1", show_default=True, help="Skew coefficients."),
+        click.option("--pe-digits", type=click.IntRange(1, 4), default=1, show_default=True),
+        click.option(
+            "--order-depth",
+            default="2",
+            show_default=True,
+            help="Innermost time digits whose order is searched, or 'all'.",
+        ),
+        click.option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
+        click.option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
+        click.option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
+        click.option(
+            "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
+        ),
+        click.option("--plot", type=click.Path(dir_okay=False), help="PNG/SVG/PDF of the front."),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["table", "csv", "json"]),
+            default="table",
+            show_default=True,
+        ),
+        click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
+    shown = table[[c for c in SHOWN if c in table.columns]]
+    if fmt == "csv":
+        return shown.to_csv(index=False).rstrip("\n")
+    if fmt == "json":
+        return json.dumps(json.loads(shown.to_json(orient="records")), indent=2)
+    return f"{head}\n{shown.to_string(index=False)}" if len(shown) else f"{head}\n(no design point)"
+
+
+def _sizes_line(exploration: Exploration) -> str:
+    s = exploration.sizes
+    return (
+        f"{exploration.workload} on {exploration.architecture}: {s.every_order} mappings with "
+        f"every order, {s.generated} generated, {s.distinct} without symmetric duplicates, "
+        f"{s.scratchpad_fed} scratchpad-fed, {s.kept} kept ({s.data_centric} data-centric)"
+        + ("" if exploration.complete else "; time budget ran out")
+    )
+
+
+def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
+    if plot is None:
+        if pareto is not None:
+            raise click.UsageError("--pareto needs --plot FILE")
+        return
+    x, _, y = (pareto or "latency,energy").partition(",")
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6, 4))
+    plot_pareto(results, x.strip(), y.strip() or "energy", ax=figure.add_subplot())
+    save_figure(figure, plot)
+
+
+def _bar(rows: Any, total: int) -> Any:
+    return progress(rows, total=total, desc="design points")
+
+
+def _search(
+    items: list[Any],
+    archs: Sequence[str],
+    reductions: Sequence[str] | None,
+    *,
+    param: tuple[str, ...],
+    objective: str,
+    top: int,
+    constraint: tuple[str, ...],
+    engine: str,
+    workers: int,
+    address: str | None,
+    store: str | None,
+    time_budget: float | None,
+    skew: str,
+    pe_digits: int,
+    order_depth: str,
+    temporal_tiles: str,
+    instances_per_step: int | None,
+    prune_scratchpad: bool,
+    pareto: str | None,
+    plot: str | None,
+    fmt: str,
+    output: str | None,
+) -> None:
+    constraints = [parse_constraint(c) for c in constraint]
+    result = sweep(
+        items,
+        list(archs),
+        params=parse_params(param),
+        options=_options(
+            skew, pe_digits, order_depth, temporal_tiles, instances_per_step, prune_scratchpad
+        ),
+        reductions=reductions,
+        store=store,
+        engine=engine,
+        workers=workers,
+        address=address,
+        time_budget=time_budget,
+        progress=_bar,
+    )
+    for exploration in result.explorations:
+        click.echo(_sizes_line(exploration), err=True)
+    best = pd.concat(
+        [e.ranked(objective, top, constraints) for e in result.explorations], ignore_index=True
+    )
+    head = f"best {top} by {objective}" + (" per workload and array" if len(best) > top else "")
+    write_output(_render(best, fmt, head), output)
+    _plot(_constrained(result.results, constraints), pareto, plot)
+
+
+@cli.command("dse")
+@click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
+@click.option("--arch", "-a", required=True, help="Architecture: YAML, TENET .p or zoo name.")
+@click.option(
+    "--reduction", "-r", multiple=True, help="Tensor updated by +=, besides the workload's."
+)
+@_space_options
+def dse_command(workload: str, arch: str, reduction: tuple[str, ...], **common: Any) -> None:
+    """Search the affine space-time mappings of a workload on an array; print the best."""
+    spec = load_workload(workload)
+    _search([spec], [arch], (*spec.reductions, *reduction), **common)
+
+
+def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:
+    keep = pd.Series(True, index=results.index)
+    for c in constraints:
+        keep &= c.mask(results)
+    return results[keep]
+
+
+def _workload_list(workloads: Sequence[str], network: str | None) -> list[Any]:
+    items: list[Any] = list(workloads)
+    if network is not None:
+        spec = load_network(network)
+        items += [
+            (f"{spec.name}/{layer.name}", layer.workload, layer.params) for layer in spec.layers
+        ]
+    if not items:
+        raise click.UsageError("give at least one --workload or a --network")
+    return items
+
+
+@cli.command("sweep")
+@click.option("--workload", "-w", "workloads", multiple=True, help="Workload (repeatable).")
+@click.option("--network", "-n", help="Every layer of this network (zoo name or YAML).")
+@click.option("--arch", "-a", "archs", multiple=True, required=True, help="Array (repeatable).")
+@_space_options
+def sweep_command(
+    workloads: tuple[str, ...], network: str | None, archs: tuple[str, ...], **common: Any
+) -> None:
+    """Search every workload (or network layer) on every array; print the best of each."""
+    _search(_workload_list(workloads, network), archs, None, **common)
+
+
+@cli.command("check")
+@click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
+@click.option("--arch", "-a", required=True, help="Architecture: YAML, TENET .p or zoo name.")
+@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML, TENET .m or zoo name.")
+@click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
+@click.option(
+    "--reduction",
+    "-r",
+    multiple=True,
+    help="Tensor updated by a reduction, on top of the workload's (repeatable).",
+)
+@click.option(
+    "--instances-per-step", type=click.IntRange(min=1), help="Instances a PE runs per step."
+)
+def check_command(
+    workload: str,
+    arch: str,
+    dataflow: str,
+    param: tuple[str, ...],
+    reduction: tuple[str, ...],
+    instances_per_step: int | None,
+) -> None:
+    """Check that a dataflow is a legal schedule; name a witness for each violation."""
+    spec = load_workload(workload)
+    result = check(
+        spec,
+        arch,
+        dataflow,
+        parse_params(param),
+        reductions=(*spec.reductions, *reduction),
+        instances_per_step=instances_per_step,
+    )
+    click.echo(str(result))
+    if not result.legal:
+        raise DataflowError(
+            f"{result.dataflow} is not a legal dataflow ({len(result.violations)} violation(s))"
+        )

@@ -1,0 +1,185 @@
+"""``tenet maestro`` (MAESTRO-style estimates of a mapping file) and ``tenet compare`` (exact
+counts next to the estimates, per quantity, for one layer or a whole network)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from tenet.cli.app import cli, parse_params, progress, write_output
+from tenet.compare import compare, compare_network, estimate, load_hardware, load_mapping
+from tenet.compare.maestro import MaestroEstimate
+from tenet.errors import SpecError, TenetError
+
+__all__ = ["maestro_command", "compare_command"]
+
+_SUMMARY = (
+    "num_macs",
+    "runtime",
+    "throughput",
+    "average_number_of_utilized_pes",
+    "input_l2_buffer_read",
+    "filter_l2_buffer_read",
+    "output_l2_buffer_write",
+    "total_energy_consumption",
+)
+
+_FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+_OUTPUT = click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), help="Write to this file."
+)
+
+
+def _save_figure(figure: object, path: str) -> None:
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(
+        dir=target.parent or ".", prefix=f".{target.name}.", suffix=target.suffix
+    )
+    os.close(fd)
+    figure.savefig(tmp, bbox_inches="tight")  # type: ignore[attr-defined]
+    os.replace(tmp, target)
+
+
+@cli.command("maestro")
+@click.argument("mapping", type=click.Path())
+@click.option("--hw", "hardware", required=True, type=click.Path(), help="MAESTRO hardware file.")
+@click.option("--layer", "-l", multiple=True, help="Estimate only this layer (repeatable).")
+@_FORMAT
+@_OUTPUT
+def maestro_command(
+    mapping: str, hardware: str, layer: tuple[str, ...], fmt: str, output: str | None
+) -> None:
+    """Estimate every layer of a MAESTRO MAPPING file with MAESTRO's data-centric model.
+
+    The JSON format is a list with one object per layer (network, layer, then the figures under
+    MAESTRO's names); a layer MAESTRO's model cannot express gets an ``error`` entry instead.
+    """
+    network = load_mapping(mapping)
+    hw = load_hardware(hardware)
+    layers = [x for x in network.layers if not layer or x.name in layer]
+    missing = sorted(set(layer) - {x.name for x in layers})
+    if missing:
+        raise SpecError(f"no layer(s) {', '.join(missing)} in the network", source=mapping)
+    results: list[MaestroEstimate | TenetError] = []
+    for item in progress(layers, total=len(layers), desc="estimating"):
+        try:
+            results.append(estimate(item, hw, network.name))
+        except TenetError as exc:
+            results.append(exc)
+    if all(isinstance(r, TenetError) for r in results):
+        raise results[0]  # type: ignore[misc]
+    records = [
+        r.to_dict()
+        if isinstance(r, MaestroEstimate)
+        else {"network": network.name, "layer": x.name, "error": str(r)}
+        for x, r in zip(layers, results, strict=True)
+    ]
+    for record in records:
+        if "error" in record:
+            click.echo(f"warning: layer {record['layer']}: {record['error']}", err=True)
+    if fmt == "json":
+        write_output(json.dumps(records, indent=2), output)
+        return
+    import pandas as pd
+
+    frame = pd.DataFrame([r for r in records if "error" not in r])
+    if fmt == "csv":
+        write_output(
+            frame.drop(columns=["edge_cases", "warnings"]).to_csv(index=False).rstrip(), output
+        )
+        return
+    shown = frame[["layer", *_SUMMARY]].set_index("layer")
+    notes = [
+        f"{r['layer']}: {note}" for r in records if "error" not in r for note in r["edge_cases"]
+    ]
+    text = f"{network.name}\n{shown.to_string()}"
+    if notes:
+        text += "\n\nedge cases:\n" + "\n".join(f"  {n}" for n in notes)
+    write_output(text, output)
+
+
+@cli.command("compare")
+@click.argument("mapping", required=False, type=click.Path())
+@click.option("--hw", "hardware", type=click.Path(), help="MAESTRO hardware file.")
+@click.option("--layer", "-l", help="Compare this layer only (default: every layer).")
+@click.option("--workload", "-w", help="Relation-centric dataflow: workload.")
+@click.option("--arch", "-a", help="Relation-centric dataflow: architecture.")
+@click.option("--dataflow", "-d", help="Relation-centric dataflow: dataflow.")
+@click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
+@click.option(
+    "--interconnect",
+    type=click.Choice(["multicast", "mesh", "none"]),
+    default="multicast",
+    show_default=True,
+    help="Links of the lowered array (data-centric input only).",
+)
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Save a bar plot here.")
+@_FORMAT
+@_OUTPUT
+def compare_command(
+    mapping: str | None,
+    hardware: str | None,
+    layer: str | None,
+    workload: str | None,
+    arch: str | None,
+    dataflow: str | None,
+    param: tuple[str, ...],
+    interconnect: str,
+    plot_path: str | None,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Compare exact counts with MAESTRO-style estimates, quantity by quantity.
+
+    Give the dataflow in MAESTRO's notation (MAPPING with --hw; every layer, or --layer), in
+    the relation-centric one (--workload/--arch/--dataflow; the directives are synthesised,
+    --hw optionally sets the NoC), or in both (then they are compared with each other).
+    """
+    triple = (workload, arch, dataflow)
+    if any(triple) and not all(triple):
+        raise click.UsageError("give all of --workload, --arch, --dataflow, or none")
+    if mapping is None and not all(triple):
+        raise click.UsageError("give MAPPING (with --hw), or --workload/--arch/--dataflow")
+    if mapping is not None and hardware is None:
+        raise click.UsageError("MAPPING needs --hw")
+    if all(triple):
+        table = compare(
+            mapping,
+            hardware,
+            layer=layer,
+            workload=workload,
+            architecture=arch,
+            dataflow=dataflow,
+            params=parse_params(param),
+        )
+    else:
+        table = compare_network(
+            mapping,  # type: ignore[arg-type]
+            hardware,  # type: ignore[arg-type]
+            layers=[layer] if layer else None,
+            interconnect=interconnect,  # type: ignore[arg-type]
+        )
+        if layer and table.empty:
+            raise SpecError(f"no layer {layer!r} in the network", source=mapping)
+    if plot_path:
+        from tenet.compare import plot_comparison
+
+        _save_figure(plot_comparison(table).figure, plot_path)
+    if fmt == "json":
+        write_output(json.dumps(table.to_dict(orient="records"), indent=2), output)
+    elif fmt == "csv":
+        write_output(table.to_csv(index=False).rstrip(), output)
+    else:
+        shown = table.assign(relative_error=table["relative_error"].map("{:+.2%}".format))
+        write_output(shown.to_string(index=False), output)

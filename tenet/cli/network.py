@@ -1,0 +1,64 @@
+"""``tenet eval-network``: evaluate every layer of a network on one architecture."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+import click
+
+from tenet.cli.app import cli, progress, write_output
+from tenet.networks import evaluate_network
+from tenet.spec import LayerSpec
+
+__all__ = ["eval_network_command"]
+
+
+def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
+    return progress(layers, total=total, desc="layers")
+
+
+@cli.command("eval-network")
+@click.argument("network")
+@click.option("--arch", "-a", required=True, help="Architecture: zoo name, YAML or TENET .p file.")
+@click.option(
+    "--dataflow",
+    "-d",
+    "dataflows",
+    multiple=True,
+    required=True,
+    help="Named dataflow (repeatable): each layer takes the first one made for its workload.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
+def eval_network_command(
+    network: str, arch: str, dataflows: tuple[str, ...], fmt: str, output: str | None
+) -> None:
+    """Evaluate every layer of NETWORK (zoo name, YAML or ONNX file) and print a per-layer
+    table with the totals (layers weighted by their count)."""
+    result = evaluate_network(network, arch, list(dataflows), progress=_bar)
+    table = result.table()
+    if fmt == "json":
+        payload = {
+            "network": result.name,
+            "architecture": result.architecture,
+            "layers": [
+                {"dataflow": r.dataflow, "count": r.layer.count, **r.metrics.to_dict()}
+                | {"name": r.layer.name, "workload": r.layer.workload}
+                for r in result.layers
+            ],
+            "total": table.loc["total"].drop(["workload", "dataflow"]).to_dict(),
+        }
+        write_output(json.dumps(payload, indent=2, default=int), output)
+    elif fmt == "csv":
+        write_output(table.to_csv().rstrip("\n"), output)
+    else:
+        title = f"{result.name} on {result.architecture}"
+        write_output(f"{title}\n{table.to_string(float_format=lambda x: f'{x:.4g}')}", output)

@@ -1,0 +1,153 @@
+"""``tenet plot KIND``: draw a report plot of design points into a PNG, SVG or PDF file
+(written through a temporary file renamed into place)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import click
+import pandas as pd
+
+from tenet.cli.app import cli, progress
+from tenet.cli.table import collect_designs, design_inputs
+from tenet.errors import TenetError
+from tenet.report.designs import DESIGN_COLUMNS, DesignPoint, evaluate_designs
+from tenet.report.plots import (
+    new_axes,
+    plot_bandwidth,
+    plot_latency,
+    plot_reuse,
+    plot_space_time,
+    plot_utilisation,
+    space_time_size,
+)
+from tenet.report.spacetime import space_time_table, utilisation_table
+from tenet.report.tables import comparison_table, reuse_table
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["plot_command", "save_figure"]
+
+IMAGE_FORMATS = ("png", "svg", "pdf")
+KINDS = ("reuse", "latency", "bandwidth", "utilisation", "spacetime")
+
+
+def _image_format(output: str) -> str:
+    suffix = Path(output).suffix.lower().lstrip(".")
+    if suffix not in IMAGE_FORMATS:
+        raise click.BadParameter(
+            f"expected a .png, .svg or .pdf file, got {output!r}", param_hint="--output"
+        )
+    return suffix
+
+
+def save_figure(figure: Figure, output: str) -> None:
+    """Save ``figure`` to ``output`` (format from its suffix) through a temporary file."""
+    target = Path(output)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        figure.savefig(tmp, format=_image_format(output))
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _draw(
+    kind: str,
+    points: list[DesignPoint],
+    size: tuple[float, float] | None,
+    dpi: int,
+    by: str,
+    log: bool,
+    max_points: int,
+) -> Axes:
+    """Draw ``kind`` for ``points`` on a new figure; return its Axes."""
+    if kind == "spacetime":
+        if len(points) != 1:
+            raise click.UsageError(f"spacetime draws one design point, got {len(points)}")
+        table = space_time_table(points[0].problem(), max_points=max_points)
+        return plot_space_time(table, new_axes(size or space_time_size(table), dpi))
+    if kind == "utilisation":
+        tables = [
+            utilisation_table(p.problem()).assign(**dict(zip(DESIGN_COLUMNS, p.key, strict=True)))
+            for p in progress(points)
+        ]
+        return plot_utilisation(
+            pd.concat(tables, ignore_index=True),
+            new_axes(size, dpi),
+            by=by if len(points) > 1 else None,
+        )
+    results = evaluate_designs(points, progress)
+    if kind == "reuse":
+        return plot_reuse(reuse_table(results), new_axes(size, dpi), by=by, log=log)
+    draw = plot_latency if kind == "latency" else plot_bandwidth
+    return draw(comparison_table(results), new_axes(size, dpi), by=by)
+
+
+@cli.command("plot")
+@click.argument("kind", type=click.Choice(KINDS))
+@design_inputs
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Image file: .png, .svg or .pdf.",
+)
+@click.option("--size", nargs=2, type=float, help="Figure width and height, inches.")
+@click.option(
+    "--dpi",
+    type=click.IntRange(min=10),
+    default=100,
+    show_default=True,
+    help="Resolution, pixels per inch.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(DESIGN_COLUMNS),
+    default="design",
+    show_default=True,
+    help="Column naming the groups of bars (or the lines of utilisation).",
+)
+@click.option("--log", is_flag=True, help="reuse: logarithmic reuse-factor axis.")
+@click.option(
+    "--max-points",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    help="spacetime: the most (PE, time-stamp) points to draw.",
+)
+def plot_command(
+    kind: str,
+    experiments: tuple[str, ...],
+    designs_file: str | None,
+    workload: tuple[str, ...],
+    arch: tuple[str, ...],
+    dataflow: tuple[str, ...],
+    param: tuple[str, ...],
+    output: str,
+    size: tuple[float, float] | None,
+    dpi: int,
+    by: str,
+    log: bool,
+    max_points: int,
+) -> None:
+    """Draw KIND for design points into an image file.
+
+    KIND is reuse (reuse factor per tensor), latency (compute / ingress / egress), bandwidth
+    (IBW and SBW), utilisation (active PEs per time-stamp) or spacetime (the space-time
+    diagram of one small design point). Design points are named as for `tenet table`.
+    """
+    _image_format(output)
+    points = collect_designs(experiments, designs_file, workload, arch, dataflow, param)
+    try:
+        ax = _draw(kind, points, size, dpi, by, log, max_points)
+    except ValueError as exc:
+        if isinstance(exc, TenetError):
+            raise
+        raise click.ClickException(str(exc)) from exc
+    save_figure(cast("Figure", ax.figure), output)  # new_axes makes top-level figures

@@ -1,0 +1,152 @@
+"""Where design points are evaluated: a pool of local processes (the default) or a Dask
+cluster (a local one of ``workers`` processes, or an existing scheduler at ``address``).
+
+Both take batches of tasks as plain text and hand results back as they finish, keeping a
+bounded number of batches in flight; both stop submitting at a deadline and cancel what is left
+when the caller stops early.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import AbstractContextManager
+from typing import Any, Literal
+
+from tenet.errors import SpecError
+
+__all__ = ["Engine", "LocalEngine", "DaskEngine", "make_engine", "EngineName"]
+
+EngineName = Literal["local", "dask"]
+Job = tuple[Any, ...]
+
+
+class Engine(AbstractContextManager["Engine"]):
+    """Runs ``function(*job)`` for each job, yielding results in completion order."""
+
+    workers: int
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+    ) -> Iterator[Any]:
+        """Yield ``function(*job)`` for each job as it finishes; stop submitting jobs after
+        ``deadline`` (a ``time.monotonic()`` value) and drop what is still running then."""
+        raise NotImplementedError
+
+    def _in_flight(self) -> int:
+        return 2 * self.workers
+
+
+class LocalEngine(Engine):
+    """A pool of ``workers`` local processes (started by a fork server).
+
+    Examples
+    --------
+    >>> with LocalEngine(1) as engine:
+    ...     sorted(engine.run(pow, iter([(2, 3), (3, 2)])))
+    [8, 9]
+    """
+
+    def __init__(self, workers: int = 2) -> None:
+        self.workers = workers
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["tenet.dse.worker"])
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+    ) -> Iterator[Any]:
+        pending: set[Future[Any]] = set()
+        try:
+            for job in jobs:
+                pending.add(self._pool.submit(function, *job))
+                if len(pending) < self._in_flight():
+                    continue
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+            while pending:
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+                if not done:
+                    return
+                for future in done:
+                    yield future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+class DaskEngine(Engine):
+    """A Dask cluster: a local one with ``workers`` single-threaded processes, or the
+    scheduler at ``address``."""
+
+    def __init__(self, workers: int = 2, address: str | None = None) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:
+            raise SpecError(
+                "the dask engine needs the 'distributed' package: pip install distributed"
+            ) from exc
+        self._cluster = None
+        if address is None:
+            self._cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+            self._client = Client(self._cluster)
+        else:
+            self._client = Client(address)
+        self.workers = max(1, len(self._client.scheduler_info()["workers"]))
+
+    def __exit__(self, *exc: object) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+    ) -> Iterator[Any]:
+        from distributed import as_completed
+
+        running = as_completed()
+        count = 0
+        futures = []
+        try:
+            for job in jobs:
+                future = self._client.submit(function, *job, pure=False)
+                futures.append(future)
+                running.add(future)
+                count += 1
+                if count < self._in_flight():
+                    continue
+                yield next(running).result()
+                count -= 1
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+            for future in running:
+                yield future.result()
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+        finally:
+            self._client.cancel([f for f in futures if not f.done()])
+
+
+def make_engine(name: str, workers: int = 2, address: str | None = None) -> Engine:
+    """Return the engine ``name`` (``local`` or ``dask``) with ``workers`` processes."""
+    if workers < 1:
+        raise SpecError(f"workers must be at least 1, got {workers}")
+    if name == "local":
+        return LocalEngine(workers)
+    if name == "dask":
+        return DaskEngine(workers, address)
+    raise SpecError(f"unknown engine {name!r} (known: local, dask)")

@@ -1,0 +1,308 @@
+"""Explore a design space: enumerate its candidates, evaluate them in parallel (workers get spec
+text), stream the rows into a results store as they finish, and rank them.
+
+The order of the results is that of the design space (a row's ``index``), whatever the order in
+which the workers finish; a run started again with the same arguments and store resumes where
+it stopped and ends with the same rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tenet.dse.engines import Engine, make_engine
+from tenet.dse.objectives import Constraint, pareto_front, rank
+from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
+from tenet.dse.store import ResultStore, run_key
+from tenet.dse.worker import Context, Task, evaluate_tasks
+from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
+
+__all__ = ["Exploration", "Sweep", "explore", "sweep"]
+
+Source = str | Path
+Progress = Callable[..., Iterable[dict[str, Any]]]
+"""Wraps the stream of rows, called as ``progress(rows, total=n)`` (e.g. ``tqdm``)."""
+
+
+@dataclass(frozen=True)
+class Exploration:
+    """The outcome of exploring one workload on one architecture."""
+
+    workload: str
+    architecture: str
+    sizes: SpaceSizes
+    results: pd.DataFrame
+    """One row per evaluated design point, in the space's order."""
+    complete: bool
+    """Whether every design point has a row (False after a time budget ran out)."""
+
+    def ranked(
+        self, by: str = "latency", top: int | None = None, constraints: Sequence[Constraint] = ()
+    ) -> pd.DataFrame:
+        """Return the feasible design points, best first by objective ``by``."""
+        return rank(self.results, by, top, constraints)
+
+    def pareto(
+        self, x: str = "latency", y: str = "energy", constraints: Sequence[Constraint] = ()
+    ) -> pd.DataFrame:
+        """Return the Pareto front of objectives ``x`` and ``y``."""
+        return pareto_front(self.results, x, y, constraints)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Explorations of several workloads on several architectures."""
+
+    explorations: tuple[Exploration, ...]
+
+    @property
+    def results(self) -> pd.DataFrame:
+        """Every row of every exploration."""
+        return pd.concat([e.results for e in self.explorations], ignore_index=True)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every exploration is complete."""
+        return all(e.complete for e in self.explorations)
+
+    def best(self, by: str = "latency", constraints: Sequence[Constraint] = ()) -> pd.DataFrame:
+        """Return the best design point of each (workload, architecture) by objective ``by``."""
+        rows = [e.ranked(by, 1, constraints) for e in self.explorations]
+        return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _metadata(candidate: Candidate) -> dict[str, Any]:
+    mapping = candidate.mapping
+    return {
+        "idx": candidate.index,
+        "name": candidate.name,
+        "space_stamp": mapping.space_stamp_text,
+        "time_stamp": mapping.time_stamp_text,
+        "data_centric": candidate.data_centric,
+        "scratchpad": ",".join(candidate.scratchpad),
+        "movement": ",".join(f"{t}:{m}" for t, m in candidate.movement),
+    }
+
+
+def _batches(
+    context: str, candidates: Sequence[Candidate], size: int
+) -> Iterator[tuple[str, list[Task]]]:
+    for start in range(0, len(candidates), size):
+        chunk = candidates[start : start + size]
+        yield (
+            context,
+            [
+                (c.index, c.name, c.mapping.space_stamp_text, c.mapping.time_stamp_text)
+                for c in chunk
+            ],
+        )
+
+
+def _stream(
+    engine: Engine,
+    store: ResultStore,
+    run: str,
+    context: str,
+    todo: Sequence[Candidate],
+    batch: int,
+    deadline: float | None,
+) -> Iterator[dict[str, Any]]:
+    known = {c.index: _metadata(c) for c in todo}
+    for rows in engine.run(evaluate_tasks, _batches(context, todo, batch), deadline):
+        merged = [{**known[row["index"]], **row} for row in rows]
+        store.add(run, merged)
+        yield from merged
+
+
+class _Session:
+    """An engine and a store, made from names or given, closed when made here."""
+
+    def __init__(self, engine: str | Engine, workers: int, address: str | None, store: Any) -> None:
+        self.own_engine = isinstance(engine, str)
+        self.engine = make_engine(engine, workers, address) if isinstance(engine, str) else engine
+        self.own_store = not isinstance(store, ResultStore)
+        self.store = store if isinstance(store, ResultStore) else ResultStore(store)
+
+    def close(self) -> None:
+        if self.own_engine:
+            self.engine.__exit__(None, None, None)
+        if self.own_store:
+            self.store.close()
+
+
+def _explore(
+    session: _Session,
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    params: Mapping[str, int],
+    options: SpaceOptions,
+    reductions: Sequence[str] | None,
+    deadline: float | None,
+    batch: int,
+    progress: Progress | None,
+    label: str | None,
+) -> Exploration:
+    bound = {**workload.params, **params}
+    space = DesignSpace(workload, architecture, bound, options)
+    candidates = list(space)
+    chosen = tuple(workload.reductions if reductions is None else reductions)
+    context = Context.make(workload, architecture, bound, chosen)
+    run = run_key({"context": context.text, "options": options.model_dump(mode="json")})
+    store = session.store
+    store.open_run(
+        run, {"workload": workload.name, "architecture": architecture.name}, len(candidates)
+    )
+    store.check_names(run, {c.index: c.name for c in candidates})
+    done = store.done(run)
+    todo = [c for c in candidates if c.index not in done]
+    rows: Iterable[dict[str, Any]] = _stream(
+        session.engine, store, run, context.text, todo, batch, deadline
+    )
+    if progress is not None:
+        rows = progress(rows, total=len(todo))
+    for _ in rows:
+        pass
+    results = store.rows(run)
+    results.insert(0, "architecture", architecture.name)
+    results.insert(0, "workload", label or workload.name)
+    results["bandwidth_elements_per_cycle"] = architecture.bandwidth / architecture.bits_per_element
+    return Exploration(
+        label or workload.name,
+        architecture.name,
+        space.sizes,
+        results,
+        len(results) == len(candidates),
+    )
+
+
+def explore(
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    *,
+    params: Mapping[str, int] | None = None,
+    options: SpaceOptions | None = None,
+    reductions: Sequence[str] | None = None,
+    store: str | Path | ResultStore | None = None,
+    engine: str | Engine = "local",
+    workers: int = 2,
+    address: str | None = None,
+    time_budget: float | None = None,
+    batch: int = 4,
+    progress: Progress | None = None,
+) -> Exploration:
+    """Evaluate every candidate of the design space of ``workload`` on ``architecture``.
+
+    Parameters
+    ----------
+    params
+        Size parameters (over the workload's defaults).
+    options
+        What the design space holds (:class:`SpaceOptions`).
+    reductions
+        Tensors whose updates may be reordered (default: the workload's ``reductions``).
+    store
+        SQLite file for the rows (None: in memory); a run found there is resumed.
+    engine
+        ``local`` (a process pool), ``dask`` (a local cluster, or the scheduler at
+        ``address``), or an :class:`~tenet.dse.engines.Engine` to share between calls.
+    workers
+        Processes of the pool or local cluster.
+    time_budget
+        Seconds after which no new design point is started; the result is then incomplete.
+    batch
+        Design points per task sent to a worker.
+    progress
+        Wraps the stream of rows (e.g. ``tqdm``).
+
+    Examples
+    --------
+    >>> result = explore("gemm", "systolic-2d-8x8", params={"M": 8, "N": 8, "K": 8},
+    ...                  workers=1)
+    >>> result.complete, len(result.results) == result.sizes.kept
+    (True, True)
+    >>> best = result.ranked("latency", top=1)
+    >>> best["name"].tolist(), best["latency_cycles"].tolist()
+    (['PE[i, j] T[k]'], [47])
+
+    A and B enter once through a port of 64/16 = 4 elements per cycle with a latency of 16:
+    ceil(128 / 4) + 16 - 1 = 47 cycles, more than the 8 cycles of compute.
+    """
+    only = sweep(
+        [load_workload(workload)],
+        [architecture],
+        params=params,
+        options=options,
+        reductions=reductions,
+        store=store,
+        engine=engine,
+        workers=workers,
+        address=address,
+        time_budget=time_budget,
+        batch=batch,
+        progress=progress,
+    )
+    return only.explorations[0]
+
+
+def sweep(
+    workloads: Sequence[
+        Source | WorkloadSpec | tuple[str, Source | WorkloadSpec, Mapping[str, int]]
+    ],
+    architectures: Sequence[Source | ArchitectureSpec],
+    *,
+    params: Mapping[str, int] | None = None,
+    options: SpaceOptions | None = None,
+    reductions: Sequence[str] | None = None,
+    store: str | Path | ResultStore | None = None,
+    engine: str | Engine = "local",
+    workers: int = 2,
+    address: str | None = None,
+    time_budget: float | None = None,
+    batch: int = 4,
+    progress: Progress | None = None,
+) -> Sweep:
+    """Explore every workload on every architecture with one engine and one store.
+
+    A workload is a source or a ``(label, source, params)`` triple (e.g. a network layer);
+    ``params`` apply to all, under each triple's own; ``reductions`` (default: each
+    workload's) to every workload. The time budget covers the whole sweep; the other
+    arguments are those of :func:`explore`.
+
+    Examples
+    --------
+    >>> s = sweep([("small", "gemm", {"M": 8, "N": 8, "K": 8})], ["systolic-2d-8x8"],
+    ...           workers=1)
+    >>> s.best("latency")[["workload", "architecture", "latency_cycles"]].values.tolist()
+    [['small', 'systolic-2d-8x8', 47]]
+    """
+    session = _Session(engine, workers, address, store)
+    deadline = None if time_budget is None else time.monotonic() + time_budget
+    done = []
+    try:
+        for item in workloads:
+            label, source, own = item if isinstance(item, tuple) else (None, item, {})
+            spec = load_workload(source)
+            for arch in architectures:
+                done.append(
+                    _explore(
+                        session,
+                        spec,
+                        load_architecture(arch),
+                        {**(params or {}), **own},
+                        options or SpaceOptions(),
+                        reductions,
+                        deadline,
+                        batch,
+                        progress,
+                        label,
+                    )
+                )
+    finally:
+        session.close()
+    return Sweep(tuple(done))

@@ -1,0 +1,230 @@
+"""One point of the design space: an affine space-time mapping written with loop digits.
+
+Each loop ``x`` of the workload is cut into mixed-radix digits ``floor(x / stride) % radix``
+(least significant first). Every digit goes to exactly one place: a term of a PE coordinate
+(several terms make a mixed-radix coordinate such as ``ry + 3*(c % 4)``), an outer time-stamp
+dimension, the inner skewed time-stamp dimension, or nowhere (dropped: the instances that differ
+only in dropped digits share one space-time point). :class:`AffineMapping` renders the isl text of
+the space-stamp and time-stamp (what :class:`~tenet.spec.DataflowSpec` holds), evaluates both on
+points, and gives the space-time displacement of a step along the loops, which the pruning uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from tenet.spec import DataflowSpec
+from tenet.vocab import PE, TIME
+
+__all__ = ["Digit", "AffineMapping"]
+
+
+@dataclass(frozen=True, order=True)
+class Digit:
+    """The digit ``floor(x / stride) % radix`` of loop number ``loop`` (``radix`` None: no
+    modulo, the rest of the loop); ``extent`` is the number of values it takes on the domain.
+
+    Examples
+    --------
+    >>> d = Digit(loop=0, stride=8, radix=None, extent=32)
+    >>> d.expression(("i", "j")), d.value(70)
+    ('floor(i/8)', 8)
+    """
+
+    loop: int
+    stride: int
+    radix: int | None
+    extent: int
+
+    def expression(self, names: Sequence[str]) -> str:
+        """Return the isl text of this digit over the loop ``names``."""
+        base = names[self.loop] if self.stride == 1 else f"floor({names[self.loop]}/{self.stride})"
+        return base if self.radix is None else f"{base} % {self.radix}"
+
+    def value(self, x: int) -> int:
+        """Return the digit of loop value ``x``."""
+        q = x // self.stride
+        return q if self.radix is None else q % self.radix
+
+
+Term = tuple[Digit, int]
+"""A digit and its weight in a mixed-radix PE coordinate."""
+
+
+@dataclass(frozen=True)
+class AffineMapping:
+    """A space-time mapping of the loops ``loops`` of statement ``statement``.
+
+    ``space[d]`` holds the (digit, weight) terms of PE coordinate d; ``outer`` the outer
+    time-stamp digits, outermost first; the inner time-stamp (last dimension, present when
+    ``skew`` has a non-zero entry or ``inner`` is set) is ``Σ_d skew[d]·PE_d + inner``;
+    ``dropped`` digits appear in neither stamp.
+
+    Examples
+    --------
+    >>> i8, j8 = Digit(0, 1, 8, 8), Digit(1, 1, 8, 8)
+    >>> m = AffineMapping("S", ("i", "j", "k"), (((i8, 1),), ((j8, 1),)),
+    ...     (Digit(0, 8, None, 2), Digit(1, 8, None, 2)), (1, 1), Digit(2, 1, None, 4), ())
+    >>> m.space_stamp_text
+    '{ S[i, j, k] -> PE[i % 8, j % 8] }'
+    >>> m.time_stamp_text
+    '{ S[i, j, k] -> T[floor(i/8), floor(j/8), i % 8 + j % 8 + k] }'
+    >>> m.stamps((9, 3, 2))
+    ((1, 3), (1, 0, 6))
+    """
+
+    statement: str
+    loops: tuple[str, ...]
+    space: tuple[tuple[Term, ...], ...]
+    outer: tuple[Digit, ...]
+    skew: tuple[int, ...]
+    inner: Digit | None
+    dropped: tuple[Digit, ...]
+
+    # -- structure --------------------------------------------------------------------------
+    @property
+    def has_inner(self) -> bool:
+        """Whether the time-stamp ends with the inner (skewed) dimension."""
+        return self.inner is not None or any(self.skew)
+
+    @property
+    def spatial_digits(self) -> tuple[Digit, ...]:
+        """The digits placed on the array, PE dimension by dimension."""
+        return tuple(digit for terms in self.space for digit, _ in terms)
+
+    @cached_property
+    def lowest(self) -> dict[int, Digit]:
+        """The least significant digit of each loop (the one a unit step of the loop moves)."""
+        digits = [*self.spatial_digits, *self.outer, *self.dropped]
+        if self.inner is not None:
+            digits.append(self.inner)
+        out: dict[int, Digit] = {}
+        for digit in digits:
+            if digit.loop not in out or digit.stride < out[digit.loop].stride:
+                out[digit.loop] = digit
+        return out
+
+    @property
+    def rectangular(self) -> bool:
+        """One loop per PE dimension, each loop on at most one, and no skew: the dataflows
+        that data-centric directives (one spatial map per PE dimension) can write."""
+        loops = [digit.loop for digit in self.spatial_digits]
+        single = all(len(terms) <= 1 for terms in self.space)
+        return single and len(loops) == len(set(loops)) and not self.has_inner
+
+    @property
+    def instances_per_point(self) -> int:
+        """How many instances share one space-time point (product of dropped extents)."""
+        product = 1
+        for digit in self.dropped:
+            product *= digit.extent
+        return product
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        """A sortable identity of the mapping."""
+        return (self.space, self.skew, self.inner or (), self.outer, self.dropped)
+
+    # -- text ---------------------------------------------------------------------------------
+    def _coordinate(self, terms: tuple[Term, ...]) -> str:
+        parts = []
+        for digit, weight in terms:
+            text = digit.expression(self.loops)
+            if weight != 1:
+                text = f"{weight}*({text})" if digit.radix is not None else f"{weight}*{text}"
+            parts.append(text)
+        return " + ".join(parts) if parts else "0"
+
+    def _inner_text(self) -> str:
+        text = ""
+        for coefficient, terms in zip(self.skew, self.space, strict=True):
+            if coefficient == 0:
+                continue
+            coordinate = self._coordinate(terms)
+            if len(terms) > 1:
+                coordinate = f"({coordinate})"
+            sign = "-" if coefficient < 0 else "+"
+            scaled = coordinate if abs(coefficient) == 1 else f"{abs(coefficient)}*{coordinate}"
+            text = f"{text} {sign} {scaled}" if text else (f"-{scaled}" if sign == "-" else scaled)
+        if self.inner is not None:
+            digit = self.inner.expression(self.loops)
+            text = f"{text} + {digit}" if text else digit
+        return text
+
+    @property
+    def _head(self) -> str:
+        return f"{self.statement}[{', '.join(self.loops)}]"
+
+    @property
+    def pe_text(self) -> str:
+        """The PE tuple, e.g. ``PE[i % 8, j % 8]``."""
+        return f"{PE}[{', '.join(self._coordinate(terms) for terms in self.space)}]"
+
+    @property
+    def time_text(self) -> str:
+        """The time tuple, e.g. ``T[floor(i/8), k]`` (``T[0]`` when every digit is dropped)."""
+        dims = [digit.expression(self.loops) for digit in self.outer]
+        if self.has_inner:
+            dims.append(self._inner_text())
+        return f"{TIME}[{', '.join(dims) or '0'}]"
+
+    @property
+    def space_stamp_text(self) -> str:
+        """The isl text of the space-stamp ``{ S[...] -> PE[...] }``."""
+        return f"{{ {self._head} -> {self.pe_text} }}"
+
+    @property
+    def time_stamp_text(self) -> str:
+        """The isl text of the time-stamp ``{ S[...] -> T[...] }``."""
+        return f"{{ {self._head} -> {self.time_text} }}"
+
+    @property
+    def name(self) -> str:
+        """A readable name: the PE and time tuples."""
+        return f"{self.pe_text} {self.time_text}"
+
+    def spec(self) -> DataflowSpec:
+        """Return the dataflow as a :class:`~tenet.spec.DataflowSpec` (isl text)."""
+        return DataflowSpec.from_mapping(
+            {
+                "name": self.name,
+                "space_stamp": self.space_stamp_text,
+                "time_stamp": self.time_stamp_text,
+            }
+        )
+
+    # -- evaluation -------------------------------------------------------------------------
+    def stamps(self, point: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return the (PE, time-stamp) of the instance at loop values ``point``."""
+        pe = tuple(sum(w * d.value(point[d.loop]) for d, w in terms) for terms in self.space)
+        time = [d.value(point[d.loop]) for d in self.outer]
+        if self.has_inner:
+            inner = sum(c * p for c, p in zip(self.skew, pe, strict=True))
+            if self.inner is not None:
+                inner += self.inner.value(point[self.inner.loop])
+            time.append(inner)
+        return pe, tuple(time) or (0,)
+
+    def displacement(self, step: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return the change (ΔPE, Δtime-stamp) of a step ``step`` along the loops, taken
+        inside one tile: each loop's least significant digit moves by its step, no carry.
+
+        Examples
+        --------
+        >>> i8, j8 = Digit(0, 1, 8, 8), Digit(1, 1, 8, 8)
+        >>> m = AffineMapping("S", ("i", "j", "k"), (((i8, 1),), ((j8, 1),)),
+        ...     (Digit(0, 8, None, 2), Digit(1, 8, None, 2)), (1, 1), Digit(2, 1, None, 4), ())
+        >>> m.displacement((0, 1, 0))
+        ((0, 1), (0, 0, 1))
+        """
+        moved = {digit: step[loop] for loop, digit in self.lowest.items() if step[loop]}
+        pe = tuple(sum(w * moved.get(d, 0) for d, w in terms) for terms in self.space)
+        time = [moved.get(d, 0) for d in self.outer]
+        if self.has_inner:
+            inner = sum(c * p for c, p in zip(self.skew, pe, strict=True))
+            if self.inner is not None:
+                inner += moved.get(self.inner, 0)
+            time.append(inner)
+        return pe, tuple(time) or (0,)

@@ -1,0 +1,125 @@
+"""The results store of explorations: one SQLite file, one row per evaluated design point.
+
+Rows are committed as they arrive, so a sweep that is killed keeps every finished row; a sweep
+started again with the same arguments finds its run (the key is a hash of the arguments),
+skips the design points already stored and adds the rest. ``(run, idx)`` is the primary key:
+a row is never stored twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tenet.dse.worker import METRIC_COLUMNS
+from tenet.errors import SpecError
+
+__all__ = ["ResultStore", "run_key", "ROW_COLUMNS"]
+
+ROW_COLUMNS: dict[str, str] = {
+    "name": "TEXT",
+    "space_stamp": "TEXT",
+    "time_stamp": "TEXT",
+    "data_centric": "INTEGER",
+    "scratchpad": "TEXT",
+    "movement": "TEXT",
+    "status": "TEXT",
+    "reason": "TEXT",
+    **METRIC_COLUMNS,
+}
+"""Columns of a stored design point besides ``run`` and ``idx``."""
+
+
+def run_key(arguments: Mapping[str, Any]) -> str:
+    """Return the key of a run: a hash of its arguments (JSON, keys sorted).
+
+    Examples
+    --------
+    >>> run_key({"a": 1, "b": [2]}) == run_key({"b": [2], "a": 1})
+    True
+    """
+    text = json.dumps(arguments, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class ResultStore:
+    """Rows of design points by run, in a SQLite file (``None``: in memory).
+
+    Examples
+    --------
+    >>> store = ResultStore(None)
+    >>> store.open_run("r1", {"workload": "gemm"}, total=2)
+    >>> store.add("r1", [{"idx": 1, "name": "b", "status": "ok"}])
+    >>> store.add("r1", [{"idx": 1, "name": "b", "status": "ok"}])
+    >>> sorted(store.done("r1")), len(store.rows("r1"))
+    ([1], 1)
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._db = sqlite3.connect(str(self.path) if self.path else ":memory:")
+        self._db.execute("PRAGMA journal_mode=WAL" if self.path else "PRAGMA journal_mode=MEMORY")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        columns = ", ".join(f"{name} {kind}" for name, kind in ROW_COLUMNS.items())
+        with self._db:
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS runs (run TEXT PRIMARY KEY, arguments TEXT, "
+                "total INTEGER)"
+            )
+            self._db.execute(
+                f"CREATE TABLE IF NOT EXISTS results (run TEXT, idx INTEGER, {columns}, "
+                "PRIMARY KEY (run, idx))"
+            )
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+    def open_run(self, run: str, arguments: Mapping[str, Any], total: int) -> None:
+        """Record run ``run`` (its arguments and number of design points) if it is new."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR IGNORE INTO runs VALUES (?, ?, ?)",
+                (run, json.dumps(arguments, sort_keys=True, default=str), total),
+            )
+
+    def done(self, run: str) -> dict[int, str]:
+        """Return the stored design points of ``run``: index -> name."""
+        cursor = self._db.execute("SELECT idx, name FROM results WHERE run = ?", (run,))
+        return dict(cursor.fetchall())
+
+    def add(self, run: str, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Store ``rows`` (each with ``idx``) of ``run`` in one transaction; rows already
+        stored are left as they are."""
+        names = ["run", "idx", *ROW_COLUMNS]
+        values = [(run, *(row.get(n) for n in names[1:])) for row in rows]
+        marks = ", ".join("?" for _ in names)
+        with self._db:
+            self._db.executemany(
+                f"INSERT OR IGNORE INTO results ({', '.join(names)}) VALUES ({marks})", values
+            )
+
+    def rows(self, run: str) -> pd.DataFrame:
+        """Return the rows of ``run`` ordered by design point index."""
+        frame = pd.read_sql_query(
+            "SELECT * FROM results WHERE run = ? ORDER BY idx", self._db, params=(run,)
+        )
+        frame["data_centric"] = frame["data_centric"].astype("boolean")
+        return frame.drop(columns=["run"]).rename(columns={"idx": "index"})
+
+    def check_names(self, run: str, names: Mapping[int, str]) -> None:
+        """Raise :class:`SpecError` when stored rows of ``run`` are not the design points
+        ``names`` (index -> name) that this run enumerates."""
+        for index, name in self.done(run).items():
+            if names.get(index) != name:
+                raise SpecError(
+                    f"design point {index} of the stored run is {name!r}, but this run has "
+                    f"{names.get(index)!r}: the store belongs to another version of the space",
+                    source=str(self.path) if self.path else None,
+                )

@@ -1,0 +1,176 @@
+"""What a worker process runs: design points arrive as spec text (JSON and isl strings, never
+isl objects), are checked against the workload's dependences, evaluated exactly, and leave as
+flat rows of figures (one per design point, units in the column names)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import islpy as isl
+
+from tenet.errors import TenetError
+from tenet.metrics import Metrics, evaluate
+from tenet.metrics.latency import transfer_latency
+from tenet.model import Architecture, Dataflow, Problem, Workload
+from tenet.model.legality import Dependence, check_dependences, dependences
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+
+__all__ = [
+    "Context",
+    "Task",
+    "METRIC_COLUMNS",
+    "evaluate_tasks",
+    "linked_latency",
+    "metric_row",
+]
+
+METRIC_COLUMNS: dict[str, str] = {
+    "latency_cycles": "INTEGER",
+    "latency_compute_cycles": "INTEGER",
+    "latency_ingress_cycles": "INTEGER",
+    "latency_egress_cycles": "INTEGER",
+    "latency_linked_cycles": "INTEGER",
+    "energy_pj": "REAL",
+    "edp_pj_cycles": "REAL",
+    "sbw_elements_per_cycle": "REAL",
+    "ibw_elements_per_cycle": "REAL",
+    "utilisation": "REAL",
+    "active_pes": "INTEGER",
+    "timestamps": "INTEGER",
+    "instances_per_step_max": "INTEGER",
+    "volume_unique_elements": "INTEGER",
+}
+"""Figures of one evaluated design point and their SQL types."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every design point of one exploration shares, as JSON text."""
+
+    text: str
+
+    @classmethod
+    def make(
+        cls,
+        workload: WorkloadSpec,
+        architecture: ArchitectureSpec,
+        params: dict[str, int],
+        reductions: tuple[str, ...],
+    ) -> Context:
+        """Serialise the specs, the parameter values and the reductions."""
+        return cls(
+            json.dumps(
+                {
+                    "workload": workload.model_dump(mode="json"),
+                    "architecture": architecture.model_dump(mode="json"),
+                    "params": dict(sorted(params.items())),
+                    "reductions": list(reductions),
+                },
+                sort_keys=True,
+            )
+        )
+
+
+Task = tuple[int, str, str, str]
+"""(index, name, space-stamp text, time-stamp text) of one design point."""
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    workload: Workload
+    architecture: Architecture
+    params: dict[str, int]
+    dependences: tuple[Dependence, ...]
+
+
+@lru_cache(maxsize=8)
+def _parse(text: str) -> _Parsed:
+    data = json.loads(text)
+    params = data["params"]
+    workload = Workload.from_spec(WorkloadSpec.model_validate(data["workload"]), params)
+    return _Parsed(
+        workload,
+        Architecture.from_spec(ArchitectureSpec.model_validate(data["architecture"]), params),
+        params,
+        dependences(workload, data["reductions"]),
+    )
+
+
+def linked_latency(metrics: Metrics, architecture: Architecture) -> int:
+    """Return the latency, in cycles, when a PE takes data only where the array can deliver it:
+    held from its previous time-stamp, or over a link at the link's delay.
+
+    Each tensor access then fetches ``max(unique, total - temporal reuse - spatial reuse)``
+    elements from the scratchpad (spatial reuse follows link delays, unlike the unique volume,
+    which also counts a datum a linked PE holds in the same time-stamp on a registered link).
+    """
+    fetched = {"read": 0, "write": 0}
+    for t in metrics.tensors:
+        own = t.volume_total - t.volume_reuse_temporal - t.volume_reuse_spatial
+        fetched[t.access] += max(t.volume_unique, own)
+    a = architecture
+    return max(
+        metrics.latency_compute,
+        *(
+            transfer_latency(v, a.bits_per_element, a.bandwidth, a.latency)
+            for v in fetched.values()
+        ),
+    )
+
+
+def metric_row(metrics: Metrics, architecture: Architecture) -> dict[str, Any]:
+    """Return the figures of :data:`METRIC_COLUMNS` from ``metrics`` (floats for ratios)."""
+    return {
+        "latency_cycles": metrics.latency,
+        "latency_compute_cycles": metrics.latency_compute,
+        "latency_ingress_cycles": metrics.latency_ingress,
+        "latency_egress_cycles": metrics.latency_egress,
+        "latency_linked_cycles": linked_latency(metrics, architecture),
+        "energy_pj": metrics.energy,
+        "edp_pj_cycles": metrics.energy * metrics.latency,
+        "sbw_elements_per_cycle": float(metrics.bandwidth_scratchpad),
+        "ibw_elements_per_cycle": float(metrics.bandwidth_pe),
+        "utilisation": float(metrics.utilisation),
+        "active_pes": metrics.active_pes,
+        "timestamps": metrics.timestamps,
+        "instances_per_step_max": metrics.instances_per_step_max,
+        "volume_unique_elements": sum(t.volume_unique for t in metrics.tensors),
+    }
+
+
+def _evaluate_one(parsed: _Parsed, task: Task) -> dict[str, Any]:
+    index, name, space_stamp, time_stamp = task
+    row: dict[str, Any] = {"index": index, "name": name, "status": "ok", "reason": ""}
+    spec = DataflowSpec.from_mapping(
+        {"name": name, "space_stamp": space_stamp, "time_stamp": time_stamp}
+    )
+    try:
+        dataflow = Dataflow.from_spec(spec, parsed.params)
+        broken = check_dependences(parsed.workload, dataflow, parsed.dependences)
+        if broken:
+            return {**row, "status": "illegal", "reason": broken[0].message}
+        metrics = evaluate(Problem(parsed.workload, parsed.architecture, dataflow))
+        row.update(metric_row(metrics, parsed.architecture))
+    except (TenetError, isl.Error) as exc:
+        return {**row, "status": "error", "reason": str(exc)}
+    return row
+
+
+def evaluate_tasks(context: str, tasks: list[Task]) -> list[dict[str, Any]]:
+    """Evaluate a batch of design points of the exploration ``context`` (JSON text).
+
+    Examples
+    --------
+    >>> from tenet.spec import load_workload, load_architecture
+    >>> ctx = Context.make(load_workload("gemm"), load_architecture("systolic-2d-8x8"),
+    ...                    {"M": 8, "N": 8, "K": 8}, ("C",))
+    >>> [row] = evaluate_tasks(ctx.text, [(0, "os", "{S[i,j,k] -> PE[i, j]}",
+    ...                                    "{S[i,j,k] -> T[i + j + k]}")])
+    >>> row["status"], row["latency_compute_cycles"]
+    ('ok', 22)
+    """
+    parsed = _parse(context)
+    return [_evaluate_one(parsed, task) for task in tasks]

@@ -1,0 +1,344 @@
+"""Legality of a dataflow: is Θ a valid schedule of the workload on the array?
+
+Checked with isl on the model objects, every failure named with a witness:
+
+- *coverage*: every instance of the domain gets a space-stamp and a time-stamp;
+- *function*: each instance gets one space-stamp and one time-stamp;
+- *array*: every instance runs on a PE of the array;
+- *collision*: at most ``instances_per_step`` instances share a (PE, time-stamp) (the array runs
+  that many per step; 1 unless it says otherwise);
+- *dependence*: the memory-based dependences of the workload, in the program order of the
+  domain (lexicographic), are kept: flow (write then read of an element), anti (read then
+  write) and output (write then write). The sink must run at a later time-stamp than the
+  source, or at the same (PE, time-stamp), where a PE runs its instances in program order.
+  Tensors listed as reductions (``+=``) carry no dependence: their updates may be reordered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import islpy as isl
+
+from tenet.errors import UnknownTensorError
+from tenet.isl_utils import point_text, witness
+from tenet.model.architecture import Architecture
+from tenet.model.dataflow import Dataflow
+from tenet.model.workload import Workload
+from tenet.spec import (
+    ArchitectureSpec,
+    DataflowSpec,
+    WorkloadSpec,
+    load_architecture,
+    load_dataflow,
+    load_workload,
+)
+from tenet.vocab import TensorName
+
+__all__ = [
+    "Violation",
+    "Legality",
+    "Dependence",
+    "dependences",
+    "check_dependences",
+    "check_dataflow",
+    "check",
+]
+
+Kind = Literal["coverage", "function", "array", "collision", "dependence"]
+DependenceKind = Literal["flow", "anti", "output"]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One failed condition, with a witness in ``message``."""
+
+    kind: Kind
+    message: str
+
+
+@dataclass(frozen=True)
+class Legality:
+    """The outcome of a legality check: legal when there is no violation."""
+
+    dataflow: str
+    violations: tuple[Violation, ...]
+
+    @property
+    def legal(self) -> bool:
+        """Whether the dataflow passed every check."""
+        return not self.violations
+
+    def __str__(self) -> str:
+        if self.legal:
+            return f"{self.dataflow}: legal"
+        lines = [f"{self.dataflow}: {len(self.violations)} violation(s)"]
+        lines += [f"  {v.kind}: {v.message}" for v in self.violations]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Dependence:
+    """Pairs source -> sink of instances (source first in program order) that touch the same
+    element of ``tensor``, ``source_access`` by the source and ``sink_access`` by the sink."""
+
+    kind: DependenceKind
+    tensor: TensorName
+    relation: isl.Map
+
+    @property
+    def source_access(self) -> str:
+        """What the source does to the element: ``reads`` or ``writes``."""
+        return "reads" if self.kind == "anti" else "writes"
+
+    @property
+    def sink_access(self) -> str:
+        """What the sink does to the element."""
+        return "reads" if self.kind == "flow" else "writes"
+
+
+def _accesses(workload: Workload, tensor: TensorName, access: str) -> isl.Map | None:
+    return (workload.reads if access == "reads" else workload.writes).get(tensor)
+
+
+def dependences(
+    workload: Workload, reductions: Collection[TensorName] = ()
+) -> tuple[Dependence, ...]:
+    """Return the non-empty flow, anti and output dependences of ``workload``, leaving out the
+    tensors in ``reductions``.
+
+    Raises
+    ------
+    UnknownTensorError
+        A reduction that names no tensor of the workload.
+
+    Examples
+    --------
+    >>> from tenet.spec import load_workload
+    >>> gemm = Workload.from_spec(load_workload("gemm"), {"M": 2, "N": 2, "K": 2})
+    >>> [(d.kind, d.tensor) for d in dependences(gemm)]
+    [('output', 'C')]
+    >>> dependences(gemm, reductions=["C"])
+    ()
+    """
+    for name in reductions:
+        if name not in workload.tensors:
+            raise UnknownTensorError(name, workload.tensors, source=workload.source)
+    domain = workload.domain
+    before = domain.lex_lt_set(domain)
+    found = []
+    for tensor in workload.tensors:
+        if tensor in reductions:
+            continue
+        for kind, first, then in (
+            ("flow", "writes", "reads"),
+            ("anti", "reads", "writes"),
+            ("output", "writes", "writes"),
+        ):
+            source = _accesses(workload, tensor, first)
+            sink = _accesses(workload, tensor, then)
+            if source is None or sink is None:
+                continue
+            relation = source.apply_range(sink.reverse()).intersect(before)
+            if not relation.is_empty():
+                found.append(Dependence(kind, tensor, relation.coalesce()))  # type: ignore[arg-type]
+    return tuple(found)
+
+
+def _at(theta: isl.Map, instance: isl.Set) -> str:
+    return witness(theta.intersect_domain(instance).range())
+
+
+def _pair(relation: isl.Map) -> tuple[isl.Set, isl.Set]:
+    pair = relation.wrap().lexmin().sample_point()
+    pair_set = isl.Set.from_point(pair).unwrap()
+    return pair_set.domain(), pair_set.range()
+
+
+def _placement(
+    workload: Workload, dataflow: Dataflow, architecture: Architecture
+) -> list[Violation]:
+    domain = workload.domain
+    found = []
+    for what, theta in (("space-stamp", dataflow.space_stamp), ("time-stamp", dataflow.time_stamp)):
+        missing = domain.subtract(theta.domain())
+        if not missing.is_empty():
+            found.append(Violation("coverage", f"{witness(missing)} has no {what}"))
+        on_domain = theta.intersect_domain(domain)
+        if not on_domain.is_single_valued():
+            pairs = on_domain.reverse().apply_range(on_domain)
+            pairs = pairs.subtract(isl.Map.identity(pairs.get_space()))
+            a, b = _pair(pairs)
+            instance = (
+                on_domain.intersect_range(a)
+                .domain()
+                .intersect(on_domain.intersect_range(b).domain())
+            )
+            found.append(
+                Violation(
+                    "function",
+                    f"{witness(instance)} gets two {what}s, {witness(a)} and {witness(b)}",
+                )
+            )
+    outside = dataflow.space_stamp.intersect_domain(domain).subtract_range(architecture.pe_set)
+    if not outside.is_empty():
+        where = witness(outside).split(" -> ")
+        found.append(Violation("array", f"{where[0]} runs on {where[1]}, outside the PE set"))
+    return found
+
+
+def _collisions(space_time: isl.Map, per_step: int) -> list[Violation]:
+    if per_step == 1:
+        if space_time.is_injective():
+            return []
+        domain = space_time.domain()
+        pairs = space_time.apply_range(space_time.reverse()).intersect(domain.lex_lt_set(domain))
+        a, b = _pair(pairs)
+        where = _at(space_time, a)[1:-1].split(" -> ")
+        return [
+            Violation(
+                "collision", f"{witness(a)} and {witness(b)} both run on {where[0]} at {where[1]}"
+            )
+        ]
+    per_point = space_time.reverse().card()
+    for piece, count in per_point.get_pieces():
+        value = count.get_constant_val()
+        if value.is_int() and value.to_python() <= per_step:
+            continue
+        point = piece.sample_point()
+        instances = space_time.intersect_range(isl.Set.from_point(point)).domain()
+        shown = ", ".join(point_text(p) for p in _points(instances, 3))
+        number = value.to_python() if value.is_int() else "up to " + str(count)
+        return [
+            Violation(
+                "collision",
+                f"{point_text(point)[1:-1].replace(' -> ', ' at ')} runs {number} instances "
+                f"({shown}, ...), more than the {per_step} per step the array allows",
+            )
+        ]
+    return []
+
+
+def _points(points: isl.Set, limit: int) -> list[isl.Point]:
+    found: list[isl.Point] = []
+    rest = points
+    while len(found) < limit and not rest.is_empty():
+        point = rest.lexmin().sample_point()
+        found.append(point)
+        rest = rest.subtract(isl.Set.from_point(point))
+    return found
+
+
+def check_dependences(
+    workload: Workload, dataflow: Dataflow, found: Collection[Dependence]
+) -> list[Violation]:
+    """Return the violations of the dependences ``found`` (from :func:`dependences`) by
+    ``dataflow``, one witness per dependence and kind of failure."""
+    domain = workload.domain
+    space = dataflow.space_stamp.intersect_domain(domain)
+    time = dataflow.time_stamp.intersect_domain(domain)
+    out = []
+    for dependence in found:
+        out += _order(dependence, workload, space, time)
+    return out
+
+
+def _order(
+    dependence: Dependence, workload: Workload, space: isl.Map, time: isl.Map
+) -> list[Violation]:
+    relation = dependence.relation
+    late = relation.intersect(time.lex_gt_map(time))
+    same_time = relation.intersect(time.apply_range(time.reverse()))
+    apart = same_time.subtract(space.apply_range(space.reverse()))
+    found = []
+    for broken, together in ((late, False), (apart, True)):
+        if broken.is_empty():
+            continue
+        source, sink = _pair(broken)
+        first = _accesses(workload, dependence.tensor, dependence.source_access)
+        then = _accesses(workload, dependence.tensor, dependence.sink_access)
+        assert first is not None and then is not None
+        element = witness(
+            first.intersect_domain(source).range().intersect(then.intersect_domain(sink).range())
+        )
+        s, t = witness(source), witness(sink)
+        if together:
+            text = (
+                f"{t} {dependence.sink_access} {element} on {_at(space, sink)} at "
+                f"{_at(time, sink)}, the time-stamp at which {s} "
+                f"{dependence.source_access} it on {_at(space, source)}"
+            )
+        else:
+            text = (
+                f"{t} {dependence.sink_access} {element} at {_at(time, sink)} before {s} "
+                f"{dependence.source_access} it at {_at(time, source)}"
+            )
+        found.append(Violation("dependence", f"{text} ({dependence.kind} dependence)"))
+    return found
+
+
+def check_dataflow(
+    workload: Workload,
+    architecture: Architecture,
+    dataflow: Dataflow,
+    *,
+    reductions: Collection[TensorName] = (),
+    instances_per_step: int = 1,
+) -> Legality:
+    """Check ``dataflow`` for ``workload`` on ``architecture``; collect every violation.
+
+    Dependences are checked only when the placement checks pass.
+
+    Examples
+    --------
+    >>> from tenet.spec import load_workload, load_architecture, DataflowSpec
+    >>> p = {"M": 2, "N": 2, "K": 2}
+    >>> w = Workload.from_spec(load_workload("gemm"), p)
+    >>> a = Architecture.from_spec(load_architecture("systolic-2d-8x8"), p)
+    >>> d = Dataflow.from_spec(DataflowSpec.from_mapping({"name": "d",
+    ...     "space_stamp": "{S[i,j,k] -> PE[i, j]}", "time_stamp": "{S[i,j,k] -> T[0]}"}), p)
+    >>> print(check_dataflow(w, a, d, reductions=["C"]))
+    d: 1 violation(s)
+      collision: S[0, 0, 0] and S[0, 0, 1] both run on PE[0, 0] at T[0]
+    """
+    found = _placement(workload, dataflow, architecture)
+    if not found:
+        domain = workload.domain
+        space = dataflow.space_stamp.intersect_domain(domain)
+        time = dataflow.time_stamp.intersect_domain(domain)
+        found += _collisions(space.range_product(time), instances_per_step)
+        found += check_dependences(workload, dataflow, dependences(workload, reductions))
+    return Legality(dataflow.name, tuple(found))
+
+
+def check(
+    workload: str | Path | WorkloadSpec,
+    architecture: str | Path | ArchitectureSpec,
+    dataflow: str | Path | DataflowSpec,
+    params: Mapping[str, int] | None = None,
+    *,
+    reductions: Collection[TensorName] | None = None,
+    instances_per_step: int | None = None,
+) -> Legality:
+    """Check a dataflow given by specs, files or zoo names.
+
+    ``reductions`` defaults to the workload's; ``instances_per_step`` to the architecture's
+    (1 when it does not say).
+
+    Examples
+    --------
+    >>> check("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 16, "N": 16, "K": 16}).legal
+    True
+    """
+    w, a, d = load_workload(workload), load_architecture(architecture), load_dataflow(dataflow)
+    bound = {**w.params, **d.params, **(params or {})}
+    return check_dataflow(
+        Workload.from_spec(w, bound),
+        Architecture.from_spec(a, bound),
+        Dataflow.from_spec(d, bound),
+        reductions=w.reductions if reductions is None else tuple(reductions),
+        instances_per_step=instances_per_step or int(getattr(a, "instances_per_step", 1) or 1),
+    )

@@ -1,0 +1,165 @@
+"""Evaluate a network layer by layer on one architecture: each layer's workload takes the first
+of the given dataflows made for it (its ``fits``), the layer is evaluated exactly, and the
+per-layer metrics are weighted by the layer's count into network totals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from tenet.api import load_problem
+from tenet.errors import SpecError
+from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.spec import ArchitectureSpec, LayerSpec, NetworkSpec, load_architecture, load_network
+from tenet.zoo import fits
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["LayerResult", "NetworkResult", "choose_dataflow", "evaluate_network"]
+
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class LayerResult:
+    """One layer: its spec, the dataflow it ran with, and its metrics (for one occurrence)."""
+
+    layer: LayerSpec
+    dataflow: str
+    metrics: Metrics
+
+
+@dataclass(frozen=True)
+class NetworkResult:
+    """Every layer of a network on one architecture; totals weight each layer by its count."""
+
+    name: str
+    architecture: str
+    layers: tuple[LayerResult, ...]
+
+    @property
+    def macs(self) -> int:
+        """Return the MACs of the whole network."""
+        return sum(r.layer.count * r.metrics.macs for r in self.layers)
+
+    @property
+    def latency(self) -> int:
+        """Return the latency of the layers run one after the other, in cycles."""
+        return sum(r.layer.count * r.metrics.latency for r in self.layers)
+
+    @property
+    def energy(self) -> float:
+        """Return the energy of the whole network, in the architecture's energy unit."""
+        return sum(r.layer.count * r.metrics.energy for r in self.layers)
+
+    @property
+    def volume_unique(self) -> int:
+        """Return the scratchpad traffic (unique volume of every tensor), in elements."""
+        return sum(
+            r.layer.count * sum(t.volume_unique for t in r.metrics.tensors) for r in self.layers
+        )
+
+    @property
+    def utilisation(self) -> Fraction:
+        """Return the occupied share of the (PE, time-stamp) points of all layers."""
+        occupied = sum(r.layer.count * r.metrics.occupied_points for r in self.layers)
+        offered = sum(
+            r.layer.count * r.metrics.pe_count * r.metrics.timestamps for r in self.layers
+        )
+        return Fraction(occupied, offered) if offered else Fraction(0)
+
+    def table(self) -> pd.DataFrame:
+        """Return one row per layer (metrics of one occurrence) and a ``total`` row (weighted
+        by the counts)."""
+        import pandas as pd
+
+        rows = [
+            {
+                "layer": r.layer.name,
+                "workload": r.layer.workload,
+                "dataflow": r.dataflow,
+                "count": r.layer.count,
+                "macs": r.metrics.macs,
+                "utilisation": float(r.metrics.utilisation),
+                "latency_cycles": r.metrics.latency,
+                "volume_unique_elements": sum(t.volume_unique for t in r.metrics.tensors),
+                "energy": r.metrics.energy,
+            }
+            for r in self.layers
+        ]
+        rows.append(
+            {
+                "layer": "total",
+                "workload": "",
+                "dataflow": "",
+                "count": sum(r.layer.count for r in self.layers),
+                "macs": self.macs,
+                "utilisation": float(self.utilisation),
+                "latency_cycles": self.latency,
+                "volume_unique_elements": self.volume_unique,
+                "energy": self.energy,
+            }
+        )
+        return pd.DataFrame(rows).set_index("layer")
+
+
+def choose_dataflow(layer: LayerSpec, dataflows: Sequence[str], architecture: str) -> str:
+    """Return the first of ``dataflows`` that fits the layer's workload on ``architecture``.
+
+    Examples
+    --------
+    >>> layer = LayerSpec(name="fc", workload="gemm", params={"M": 1, "N": 8, "K": 8})
+    >>> choose_dataflow(layer, ["conv2d-os", "gemm-os-systolic"], "systolic-2d-8x8")
+    'gemm-os-systolic'
+    """
+    for name in dataflows:
+        if fits(name, layer.workload, architecture):
+            return name
+    raise SpecError(
+        f"layer {layer.name}: none of the dataflows {', '.join(dataflows) or '(none given)'} "
+        f"is made for workload {layer.workload!r} on {architecture!r}; give one more --dataflow"
+    )
+
+
+def _each(items: Iterable[Item], total: int) -> Iterable[Item]:
+    return items
+
+
+def evaluate_network(
+    network: str | Path | NetworkSpec,
+    architecture: str | Path | ArchitectureSpec,
+    dataflows: Sequence[str],
+    *,
+    progress: Callable[[Iterable[LayerSpec], int], Iterable[LayerSpec]] = _each,
+) -> NetworkResult:
+    """Evaluate every layer of ``network`` on ``architecture``, each with the first of
+    ``dataflows`` made for its workload; identical layers are counted once.
+
+    ``progress`` wraps the layer iteration (e.g. a progress bar); it receives the layers and
+    their number.
+
+    Examples
+    --------
+    >>> net = NetworkSpec.from_mapping({"name": "mlp", "layers": [
+    ...     {"name": "fc1", "workload": "gemm", "params": {"M": 8, "N": 16, "K": 8}, "count": 2}]})
+    >>> result = evaluate_network(net, "systolic-2d-8x8", ["gemm-os-systolic"])
+    >>> result.macs  # 2 x 8 * 16 * 8
+    2048
+    """
+    spec = load_network(network)
+    arch = load_architecture(architecture)
+    arch_name = str(architecture) if not isinstance(architecture, ArchitectureSpec) else arch.name
+    done: dict[tuple[str, tuple[tuple[str, int], ...], str], Metrics] = {}
+    results = []
+    for layer in progress(spec.layers, len(spec.layers)):
+        name = choose_dataflow(layer, dataflows, arch_name)
+        key = (layer.workload, tuple(sorted(layer.params.items())), name)
+        if key not in done:
+            problem = load_problem(layer.workload, arch, name, params=layer.params)
+            done[key] = evaluate(problem)
+        results.append(LayerResult(layer, name, done[key]))
+    return NetworkResult(spec.name, arch.name, tuple(results))

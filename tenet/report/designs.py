@@ -1,0 +1,258 @@
+"""Design points: a workload, an architecture and a dataflow with their size parameters, named
+for a report. They are what the comparison tables and plots put side by side; a YAML file can
+list them (``tenet table --designs FILE``), TENET experiment files are one each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from tenet.api import load_problem
+from tenet.errors import SpecError
+from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.model import Problem
+from tenet.spec import (
+    ArchitectureSpec,
+    DataflowSpec,
+    WorkloadSpec,
+    load_architecture,
+    load_dataflow,
+    load_workload,
+    read_experiment,
+)
+from tenet.spec.base import SpecModel
+
+__all__ = [
+    "DESIGN_COLUMNS",
+    "DesignPoint",
+    "DesignsSpec",
+    "design_point",
+    "evaluate_designs",
+    "experiment_point",
+    "label_designs",
+    "load_designs",
+]
+
+DESIGN_COLUMNS: tuple[str, ...] = ("design", "workload", "architecture", "dataflow")
+"""Columns naming a design point in the tables, in the order of :attr:`DesignPoint.key`."""
+
+Source = str | Path
+
+
+@dataclass(frozen=True)
+class DesignPoint:
+    """One design point: three specs, the size parameters bound on top of their defaults, and
+    the label it carries in tables and plots (``None`` until :func:`label_designs`)."""
+
+    workload: WorkloadSpec
+    architecture: ArchitectureSpec
+    dataflow: DataflowSpec
+    params: Mapping[str, int] = field(default_factory=dict)
+    label: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """Return (label, workload, architecture, dataflow) names, as in :data:`DESIGN_COLUMNS`."""
+        return (
+            self.label or self.dataflow.name,
+            self.workload.name,
+            self.architecture.name,
+            self.dataflow.name,
+        )
+
+    def problem(self) -> Problem:
+        """Build the checked :class:`~tenet.model.Problem` of this design point."""
+        return load_problem(self.workload, self.architecture, self.dataflow, self.params)
+
+    def evaluate(self) -> Metrics:
+        """Count every metric of this design point exactly (named by its label)."""
+        return evaluate(self.problem(), name=self.key[0])
+
+
+def design_point(
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    dataflow: Source | DataflowSpec,
+    params: Mapping[str, int] | None = None,
+    label: str | None = None,
+) -> DesignPoint:
+    """Load a design point from specs, files (YAML or TENET text) or zoo names.
+
+    Examples
+    --------
+    >>> p = design_point("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 8, "N": 8, "K": 4})
+    >>> p.key
+    ('gemm-os-systolic', 'gemm', 'systolic-2d-8x8', 'gemm-os-systolic')
+    """
+    return DesignPoint(
+        load_workload(workload),
+        load_architecture(architecture),
+        load_dataflow(dataflow),
+        dict(params or {}),
+        label,
+    )
+
+
+def experiment_point(
+    path: Source, params: Mapping[str, int] | None = None, label: str | None = None
+) -> DesignPoint:
+    """Load the design point of a TENET ``experiment_N`` file."""
+    experiment = read_experiment(path)
+    return DesignPoint(
+        experiment.workload,
+        experiment.architecture,
+        experiment.dataflow,
+        dict(params or {}),
+        label,
+    )
+
+
+def _with_params(point: DesignPoint) -> str:
+    name = f"{point.workload.name}: {point.dataflow.name} @ {point.architecture.name}"
+    if not point.params:
+        return name
+    return f"{name} ({','.join(f'{k}={v}' for k, v in sorted(point.params.items()))})"
+
+
+_LABELS: tuple[Callable[[DesignPoint], str], ...] = (
+    lambda p: p.dataflow.name,
+    lambda p: f"{p.dataflow.name} @ {p.architecture.name}",
+    lambda p: f"{p.workload.name}: {p.dataflow.name} @ {p.architecture.name}",
+    _with_params,
+)
+
+
+def label_designs(points: Sequence[DesignPoint]) -> list[DesignPoint]:
+    """Give every unlabelled point a label, unique among all the points.
+
+    The label is the dataflow's name; when two points would share it, every unlabelled point
+    adds the architecture, then the workload, then the size parameters, as far as needed.
+
+    Raises
+    ------
+    SpecError
+        Two points that no label tells apart (the same labels, specs and parameters).
+
+    Examples
+    --------
+    >>> a = design_point("gemm", "systolic-2d-8x8", "gemm-os-systolic")
+    >>> for p in label_designs([a, replace(a, params={"K": 8})]):
+    ...     print(p.label)
+    gemm: gemm-os-systolic @ systolic-2d-8x8
+    gemm: gemm-os-systolic @ systolic-2d-8x8 (K=8)
+    """
+    fixed = [p.label for p in points if p.label is not None]
+    for make in _LABELS:
+        labels = [p.label if p.label is not None else make(p) for p in points]
+        if len(set(labels)) == len(labels):
+            return [replace(p, label=label) for p, label in zip(points, labels, strict=True)]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    where = "given labels" if set(duplicates) & set(fixed) else "design points"
+    raise SpecError(f"{where} repeat {duplicates[0]!r}: give each design point its own label")
+
+
+def evaluate_designs(
+    points: Sequence[DesignPoint],
+    progress: Callable[[Iterable[DesignPoint]], Iterable[DesignPoint]] = iter,
+) -> dict[tuple[str, ...], Metrics]:
+    """Label the points (:func:`label_designs`) and evaluate each; keys are the points'
+    :attr:`~DesignPoint.key`.
+
+    ``progress`` wraps the iteration (e.g. a progress bar). The result goes straight into
+    :func:`tenet.report.comparison_table` or :func:`tenet.report.reuse_table`.
+
+    Examples
+    --------
+    >>> p = design_point("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 8, "N": 8, "K": 4})
+    >>> {k[0]: m.macs for k, m in evaluate_designs([p]).items()}
+    {'gemm-os-systolic': 256}
+    """
+    return {p.key: p.evaluate() for p in progress(label_designs(points))}
+
+
+class DesignSpec(BaseModel):
+    """One entry of a designs file: three references or one TENET experiment file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str | None = Field(None, description="Name of the design point in tables and plots.")
+    workload: str | None = Field(None, description="Workload: zoo name or file.")
+    architecture: str | None = Field(None, description="Architecture: zoo name or file.")
+    dataflow: str | None = Field(None, description="Dataflow: zoo name or file.")
+    experiment: str | None = Field(None, description="A TENET experiment_N file instead.")
+    params: dict[str, int] = Field(
+        default_factory=dict, description="Size parameters of this point (over the file's)."
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DesignSpec:
+        triple = (self.workload, self.architecture, self.dataflow)
+        if self.experiment is not None and any(x is not None for x in triple):
+            raise ValueError("give either experiment or workload/architecture/dataflow")
+        if self.experiment is None and not all(x is not None for x in triple):
+            raise ValueError("give experiment, or all of workload, architecture, dataflow")
+        return self
+
+
+class DesignsSpec(SpecModel):
+    """A designs file: the design points of one comparison.
+
+    Examples
+    --------
+    >>> DesignsSpec.from_mapping({"name": "d", "designs": [{"experiment": "x/experiment_1"}]}
+    ...                          ).designs[0].experiment
+    'x/experiment_1'
+    """
+
+    kind: ClassVar[str] = "designs"
+
+    params: dict[str, int] = Field(
+        default_factory=dict, description="Size parameters of every point."
+    )
+    designs: list[DesignSpec] = Field(min_length=1, description="The design points.")
+
+
+def _reference(text: str, folder: Path) -> str | Path:
+    """A zoo name stays as is; a path is taken relative to the designs file's folder."""
+    path = Path(text)
+    if path.suffix == "" and path.name == text:
+        return text
+    return path if path.is_absolute() else folder / path
+
+
+def load_designs(path: Source) -> list[DesignPoint]:
+    """Read a designs YAML file into design points (labels not yet made unique).
+
+    Paths in the file are relative to its folder; bare names are zoo names.
+
+    Raises
+    ------
+    SpecError
+        A malformed file or entry, naming the file and the entry (``designs.1``).
+    """
+    spec = DesignsSpec.from_yaml(path)
+    folder = Path(path).parent
+    points = []
+    for k, entry in enumerate(spec.designs):
+        params = {**spec.params, **entry.params}
+        try:
+            if entry.experiment is not None:
+                point = experiment_point(_reference(entry.experiment, folder), params, entry.label)
+            else:
+                point = design_point(
+                    _reference(entry.workload or "", folder),
+                    _reference(entry.architecture or "", folder),
+                    _reference(entry.dataflow or "", folder),
+                    params,
+                    entry.label,
+                )
+        except SpecError as exc:
+            if exc.source is not None:
+                raise
+            raise SpecError(exc.reason, source=str(path), location=f"designs.{k}") from exc
+        points.append(point)
+    return points

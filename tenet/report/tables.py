@@ -1,0 +1,166 @@
+"""Metrics -> tidy pandas DataFrames: the per-tensor reuse table and the side-by-side comparison
+of several design points (the layout of the paper's tables). Units are in the column names
+(``volume_unique_elements``, ``latency_cycles``, ``energy_pj``); ratios are floats. Plots and
+exports read these tables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+import pandas as pd
+
+from tenet.metrics.evaluate import Metrics, TensorMetrics
+from tenet.report.designs import DESIGN_COLUMNS
+
+__all__ = [
+    "DATAFLOW_COLUMNS",
+    "Results",
+    "TENSOR_COLUMNS",
+    "comparison_table",
+    "reuse_table",
+    "tensor_label",
+]
+
+Results = Metrics | Sequence[Metrics] | Mapping[str, Metrics] | Mapping[tuple[str, ...], Metrics]
+"""One result, results named by their ``name``, or results keyed by a label or a tuple of
+names (see ``names`` of the table functions)."""
+
+TENSOR_COLUMNS: dict[str, str] = {
+    "volume_total": "volume_total_elements",
+    "volume_unique": "volume_unique_elements",
+    "volume_reuse": "volume_reuse_elements",
+    "volume_reuse_spatial": "volume_reuse_spatial_elements",
+    "volume_reuse_temporal": "volume_reuse_temporal_elements",
+    "reuse_factor": "reuse_factor",
+}
+"""Per-tensor metric -> its column in the reuse table."""
+
+DATAFLOW_COLUMNS: dict[str, str] = {
+    "macs": "macs",
+    "active_pes": "active_pes",
+    "timestamps": "timestamps",
+    "utilisation": "utilisation",
+    "latency_compute": "latency_compute_cycles",
+    "latency_ingress": "latency_ingress_cycles",
+    "latency_egress": "latency_egress_cycles",
+    "latency": "latency_cycles",
+    "bandwidth_pe": "bandwidth_pe_elements_per_cycle",
+    "bandwidth_scratchpad": "bandwidth_scratchpad_elements_per_cycle",
+    "energy": "energy_pj",
+}
+"""Per-dataflow metric -> its column in the comparison table (``bandwidth_pe`` is the
+interconnect bandwidth IBW, ``bandwidth_scratchpad`` the scratchpad bandwidth SBW; energy is in
+the unit of the architecture's energy table, pJ by convention)."""
+
+
+def _value(value: object) -> object:
+    return float(value) if isinstance(value, Fraction) else value
+
+
+def _keyed(results: Results, names: Sequence[str]) -> list[tuple[dict[str, str], Metrics]]:
+    """Pair each result with its key columns."""
+    if isinstance(results, Metrics):
+        results = [results]
+    if isinstance(results, Mapping):
+        items = [((k,) if isinstance(k, str) else tuple(k), m) for k, m in results.items()]
+    else:
+        items = [((m.name,), m) for m in results]
+        seen = [k for k, _ in items]
+        repeated = next((k[0] for k in seen if seen.count(k) > 1), None)
+        if repeated is not None:
+            raise ValueError(f"two results are named {repeated!r}: pass a mapping label -> Metrics")
+    lengths = {len(k) for k, _ in items}
+    if len(lengths) > 1:
+        raise ValueError(f"keys of different lengths {sorted(lengths)}: give every key the same")
+    width = lengths.pop() if lengths else 1
+    if width > len(names):
+        raise ValueError(f"keys have {width} parts but only {len(names)} names: {list(names)}")
+    return [(dict(zip(names, key, strict=False)), m) for key, m in items]
+
+
+def _key_columns(keyed: list[tuple[dict[str, str], Metrics]], names: Sequence[str]) -> list[str]:
+    return list(keyed[0][0]) if keyed else list(names[:1])
+
+
+def tensor_label(metrics: Metrics, tensor: TensorMetrics) -> str:
+    """Return the tensor's name, with ``_read``/``_write`` when ``metrics`` has both accesses.
+
+    Examples
+    --------
+    >>> from tenet.api import analyze
+    >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "N": 8, "K": 4})
+    >>> [tensor_label(m, t) for t in m.tensors]
+    ['A', 'B', 'C']
+    """
+    accesses = sum(t.tensor == tensor.tensor for t in metrics.tensors)
+    return tensor.tensor if accesses == 1 else f"{tensor.tensor}_{tensor.access}"
+
+
+def reuse_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) -> pd.DataFrame:
+    """Return the per-tensor reuse table: one row per design point x tensor access.
+
+    Columns: the key columns (``names``, as many as the keys have parts), ``tensor``,
+    ``access``, the volumes in elements (total, unique, reuse, spatial and temporal reuse) and
+    ``reuse_factor`` (total / unique).
+
+    Examples
+    --------
+    >>> from tenet.api import analyze
+    >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "N": 8, "K": 4})
+    >>> # A[i,k]: 8·4 elements fetched once, used by 8 columns (256 / 32); C[i,j] 64, 4 steps each
+    >>> reuse_table(m)[["design", "tensor", "volume_unique_elements", "reuse_factor"]]
+                 design tensor  volume_unique_elements  reuse_factor
+    0  gemm-os-systolic      A                      32           8.0
+    1  gemm-os-systolic      B                      32           8.0
+    2  gemm-os-systolic      C                      64           4.0
+    """
+    keyed = _keyed(results, names)
+    rows = [
+        {
+            **key,
+            "tensor": t.tensor,
+            "access": t.access,
+            **{column: _value(getattr(t, field)) for field, column in TENSOR_COLUMNS.items()},
+        }
+        for key, m in keyed
+        for t in m.tensors
+    ]
+    return pd.DataFrame(
+        rows, columns=[*_key_columns(keyed, names), "tensor", "access", *TENSOR_COLUMNS.values()]
+    )
+
+
+def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) -> pd.DataFrame:
+    """Return the comparison table: one row per design point, side by side.
+
+    Columns: the key columns (``names``, as many as the keys have parts); per tensor access
+    ``<tensor>_reuse_factor`` and ``<tensor>_volume_unique_elements`` (see
+    :func:`tensor_label`; empty where a design point lacks the tensor); then
+    :data:`DATAFLOW_COLUMNS`: MACs, active PEs, time-stamps, utilisation, latencies in cycles,
+    IBW and SBW in elements/cycle, energy.
+
+    Examples
+    --------
+    >>> from tenet.api import analyze
+    >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "N": 8, "K": 4})
+    >>> # latency = egress = ceil(64 C elements * 16 bits / 64) + 16 - 1; utilisation 4 / 18
+    >>> table = comparison_table({"os": m})
+    >>> table[["A_reuse_factor", "latency_cycles", "utilisation"]].to_dict("records")
+    [{'A_reuse_factor': 8.0, 'latency_cycles': 31, 'utilisation': 0.2222222222222222}]
+    """
+    keyed = _keyed(results, names)
+    tensor_columns: dict[str, None] = {}
+    rows = []
+    for key, m in keyed:
+        row: dict[str, object] = dict(key)
+        for t in m.tensors:
+            label = tensor_label(m, t)
+            row[f"{label}_reuse_factor"] = float(t.reuse_factor)
+            row[f"{label}_volume_unique_elements"] = t.volume_unique
+        tensor_columns.update(dict.fromkeys(c for c in row if c not in key))
+        row.update({c: _value(getattr(m, f)) for f, c in DATAFLOW_COLUMNS.items()})
+        rows.append(row)
+    return pd.DataFrame(
+        rows, columns=[*_key_columns(keyed, names), *tensor_columns, *DATAFLOW_COLUMNS.values()]
+    )
