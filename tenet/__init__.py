@@ -3,7 +3,7 @@ exactly with isl and barvinok."""
 
 from __future__ import annotations
 
-from tenet.api import analyze, load_experiment, load_problem
+from tenet.api import analyze, check, load_experiment, load_problem
 from tenet.compare import compare
 from tenet.counting import count
 from tenet.dse.explore import explore
@@ -21,7 +21,6 @@ from tenet.errors import (
 )
 from tenet.metrics import Metrics, TenetReport, TensorMetrics, evaluate
 from tenet.model import Architecture, Dataflow, Problem, Workload
-from tenet.model.legality import check
 from tenet.zoo import arch, dataflow, network, workload
 
 __all__ = [

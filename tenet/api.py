@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.model import Architecture, Dataflow, Problem, Workload
+from tenet.model.legality import Legality, check_dataflow
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
@@ -16,8 +17,9 @@ from tenet.spec import (
     load_workload,
     read_experiment,
 )
+from tenet.vocab import Neighbourhood, TensorName
 
-__all__ = ["load_problem", "load_experiment", "analyze"]
+__all__ = ["load_problem", "load_experiment", "analyze", "check"]
 
 Source = str | Path
 
@@ -28,11 +30,13 @@ def load_problem(
     dataflow: Source | DataflowSpec,
     params: Mapping[str, int] | None = None,
     tensors: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "window",
 ) -> Problem:
     """Build a checked :class:`Problem` from specs, files (YAML or TENET text) or zoo names.
 
     Size parameters take, in increasing priority, the workload's defaults, the dataflow's
-    values and ``params``.
+    values and ``params``. ``tensors`` limits the analysis to some tensors; ``neighbourhood``
+    says where a point finds data without fetching it (:data:`tenet.vocab.Neighbourhood`).
 
     Examples
     --------
@@ -40,21 +44,71 @@ def load_problem(
     >>> p.workload.name, p.architecture.name
     ('gemm', 'systolic-2d-8x8')
     """
-    w, a = load_workload(workload), load_architecture(architecture)
-    d = load_dataflow(dataflow, architecture=a)
-    bound = {**w.params, **d.params, **(params or {})}
     return Problem(
-        Workload.from_spec(w, bound),
-        Architecture.from_spec(a, bound),
-        Dataflow.from_spec(d, bound),
+        *_build(workload, architecture, dataflow, params),
         tuple(tensors) if tensors is not None else None,
+        neighbourhood,
     )
 
 
-def load_experiment(path: Source, params: Mapping[str, int] | None = None) -> Problem:
+def _build(
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    dataflow: Source | DataflowSpec,
+    params: Mapping[str, int] | None,
+) -> tuple[Workload, Architecture, Dataflow]:
+    """Load the three specs and bind their size parameters (not yet checked together)."""
+    w, a = load_workload(workload), load_architecture(architecture)
+    d = load_dataflow(dataflow, architecture=a)
+    bound = {**w.params, **d.params, **(params or {})}
+    return (
+        Workload.from_spec(w, bound),
+        Architecture.from_spec(a, bound),
+        Dataflow.from_spec(d, bound),
+    )
+
+
+def check(
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    dataflow: Source | DataflowSpec,
+    params: Mapping[str, int] | None = None,
+    *,
+    reductions: Collection[TensorName] | None = None,
+    instances_per_step: int | None = None,
+) -> Legality:
+    """Check the legality of a dataflow given by specs, files or zoo names, collecting every
+    violation with a witness (see :mod:`tenet.model.legality`). ``reductions`` defaults to
+    the workload's, ``instances_per_step`` to the architecture's.
+
+    Examples
+    --------
+    >>> check("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 16, "N": 16, "K": 16}).legal
+    True
+    """
+    return check_dataflow(
+        *_build(workload, architecture, dataflow, params),
+        reductions=reductions,
+        instances_per_step=instances_per_step,
+    )
+
+
+def load_experiment(
+    path: Source,
+    params: Mapping[str, int] | None = None,
+    tensors: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "window",
+) -> Problem:
     """Build the :class:`Problem` of a TENET ``experiment_N`` file."""
     experiment = read_experiment(path)
-    return load_problem(experiment.workload, experiment.architecture, experiment.dataflow, params)
+    return load_problem(
+        experiment.workload,
+        experiment.architecture,
+        experiment.dataflow,
+        params,
+        tensors,
+        neighbourhood,
+    )
 
 
 def analyze(
@@ -65,9 +119,11 @@ def analyze(
     experiment: Source | None = None,
     params: Mapping[str, int] | None = None,
     tensors: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "window",
 ) -> Metrics:
     """Evaluate a dataflow exactly: give ``workload``, ``architecture`` and ``dataflow``, or a
-    TENET ``experiment``. The result has a pandas ``table()`` and ``to_dict()``.
+    TENET ``experiment``. The result has a pandas ``table()`` and ``to_dict()``; options as
+    in :func:`load_problem`.
 
     Examples
     --------
@@ -78,10 +134,8 @@ def analyze(
     if experiment is not None:
         if any(x is not None for x in (workload, architecture, dataflow)):
             raise TypeError("give either experiment or workload/architecture/dataflow")
-        problem = load_experiment(experiment, params)
-        if tensors is not None:
-            problem = problem.select(tensors)
+        problem = load_experiment(experiment, params, tensors, neighbourhood)
         return evaluate(problem, name=str(experiment))
     if workload is None or architecture is None or dataflow is None:
         raise TypeError("workload, architecture and dataflow are all needed")
-    return evaluate(load_problem(workload, architecture, dataflow, params, tensors))
+    return evaluate(load_problem(workload, architecture, dataflow, params, tensors, neighbourhood))

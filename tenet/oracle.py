@@ -22,6 +22,7 @@ from tenet.isl_utils import bind_params, parse_map, parse_set
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
+from tenet.vocab import Neighbourhood
 
 __all__ = ["Point", "enumerate_problem", "Enumerated", "reference_metrics"]
 
@@ -117,10 +118,12 @@ def reference_metrics(
     dataflow: DataflowSpec,
     params: Mapping[str, int] | None = None,
     tensors: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "window",
 ) -> dict[str, Any]:
-    """Return every metric by enumeration: the per-dataflow fields of :class:`tenet.Metrics`
-    by name, ``tensors`` (one dict per tensor access, :class:`tenet.TensorMetrics` fields) and
-    ``tenet_compat`` (the original's report as a dict; tensors keyed by name).
+    """Return every metric by enumeration, the unique volume under ``neighbourhood``: the
+    per-dataflow fields of :class:`tenet.Metrics` by name, ``tensors`` (one dict per tensor
+    access, :class:`tenet.TensorMetrics` fields) and ``tenet_compat`` (the original's report
+    as a dict; tensors keyed by name).
 
     Examples
     --------
@@ -158,6 +161,7 @@ def reference_metrics(
     temporal: dict[SpaceTime, set[SpaceTime]] = {}
     spatial: dict[SpaceTime, set[SpaceTime]] = {}
     linked: dict[SpaceTime, set[SpaceTime]] = {}
+    delivery: dict[SpaceTime, set[SpaceTime]] = {}
     for pe in active:
         for t in times:
             here = (pe, t)
@@ -171,12 +175,14 @@ def reference_metrics(
                 for delay in delays
                 if delay == 0 or t in prev
             }
+            delivery[here] = temporal[here] | spatial[here]
 
     rows: list[dict[str, Any]] = []
     for tensor, kind, pairs in accesses:
         held = {(point_of[x], element) for x, element in pairs}
         total, n_held = len(pairs), len(held)
-        unique = n_held - _reused(held, default)
+        reused_window = _reused(held, default)
+        unique = n_held - (reused_window if neighbourhood == "window" else _reused(held, delivery))
         reused_spatial = _reused(held, spatial)
         rows.append(
             {
@@ -193,6 +199,7 @@ def reference_metrics(
                 "accesses_l2_read": unique,
                 "accesses_l2_write": unique,
                 "_reused_linked": _reused(held, linked),
+                "_unique_window": n_held - reused_window,
             }
         )
 
@@ -216,6 +223,7 @@ def reference_metrics(
     l2 = sum(r["accesses_l2_read"] + r["accesses_l2_write"] for r in rows)
     n_points, n_times = len(occupants), len(times)
     result: dict[str, Any] = {
+        "neighbourhood": neighbourhood,
         "macs": macs,
         "pe_count": len(problem.pe_set),
         "active_pes": len(active),
@@ -255,7 +263,7 @@ def _tenet_report(
     tensors: dict[str, dict[str, Any]] = {}
     for r in rows:
         key = r["tensor"] if r["tensor"] not in tensors else f"{r['tensor']}:{r['access']}"
-        total, unique = r["volume_total"], r["volume_unique"]
+        total, unique = r["volume_total"], r["_unique_window"]
         tensors[key] = {
             "TotalVolume": total,
             "UniqueVolume": unique,
@@ -266,14 +274,14 @@ def _tenet_report(
         }
 
     def delay(kind: str) -> int:
-        unique = sum(r["volume_unique"] for r in rows if r["access"] == kind)
+        unique = sum(r["_unique_window"] for r in rows if r["access"] == kind)
         return unique * 16 // bandwidth + latency - 1
 
     energy = macs
     for r in [r for r in rows if r["access"] == "read"] + [
         r for r in rows if r["access"] == "write"
     ]:
-        for term in (1.68 * r["volume_total"],) * 2 + (18.61 * r["volume_unique"],) * 2:
+        for term in (1.68 * r["volume_total"],) * 2 + (18.61 * r["_unique_window"],) * 2:
             energy = int(energy + term)
     ingress, egress = delay("read"), delay("write")
     computation = macs // active if active else 0

@@ -12,6 +12,8 @@ __all__ = [
     "TensorName",
     "ParamBinding",
     "Access",
+    "Neighbourhood",
+    "NEIGHBOURHOODS",
     "UNITS",
 ]
 
@@ -25,6 +27,12 @@ TIME = "T"
 TensorName = str
 ParamBinding = Mapping[str, int]
 Access = Literal["read", "write"]
+Neighbourhood = Literal["window", "links"]
+"""Where a space-time point may find data it holds without fetching it (unique volume):
+``"window"`` (the original's: itself or a linked PE, same or previous occupied time-stamp) or
+``"links"`` (what the array delivers: same PE one occupied time-stamp earlier, or a linked PE
+at the link's delay)."""
+NEIGHBOURHOODS: tuple[Neighbourhood, ...] = ("window", "links")
 
 UNITS: dict[str, str] = {
     "volume_total": "elements",

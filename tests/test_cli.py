@@ -133,6 +133,7 @@ def test_cli_eval_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[
 def test_cli_eval_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "eval", "-w", "gemm")
     assert code == 2 and "all of --workload, --arch, --dataflow" in err
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
 
 
 def test_cli_eval_bad_param_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,3 +156,34 @@ def test_cli_module_entry_point_runs() -> None:
         check=False,
     )
     assert done.returncode == 0 and "gemm" in done.stdout.split()
+
+
+def test_cli_eval_neighbourhood_links_on_unskewed_gemm(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    unskewed = tmp_path / "unskewed.yaml"
+    unskewed.write_text(
+        'space_stamp: "{S[i, j, k] -> PE[i, j]}"\ntime_stamp: "{S[i, j, k] -> T[k]}"\n'
+    )
+    args = ["eval", "-w", "gemm", "-a", "systolic-2d-8x8", "--format", "json"]
+    args += ["-p", "M=8", "-p", "N=8", "-p", "K=8"]
+    for around, unique_a in (("window", 64), ("links", 512)):
+        code, out, _ = run(capsys, *args, "-d", str(unskewed), "--neighbourhood", around)
+        result = json.loads(out)
+        assert code == 0 and result["neighbourhood"] == around
+        # A[i, k] (64 elements) is needed by the 8 PEs of row i in the same step: the window
+        # finds it at the left neighbour; a registered link delivers it a step late, so each
+        # of the 8 PEs fetches its own copy: 8 x 64
+        [a] = [t for t in result["tensors"] if t["name"] == "A"]
+        assert a["unique"] == unique_a
+        assert result["tenet_compat"]["tensors"]["A"]["UniqueVolume"] == 64
+
+
+def test_cli_eval_reports_collisions_without_failing(capsys: pytest.CaptureFixture[str]) -> None:
+    need_shared()
+    experiment = TENET_DATA / "reuse_factor_experiment/experiment/experiment_4"
+    code, out, _ = run(capsys, "eval", str(experiment), "--format", "json")
+    # conv2d_os leaves rx and ry (3 x 3) out of both stamps: 9 instances share a point
+    [violation] = json.loads(out)["legality"]
+    assert code == 0 and violation["kind"] == "collision"
+    assert "up to 9 instances per PE and time-stamp" in violation["message"]

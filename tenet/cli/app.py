@@ -5,19 +5,50 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 import click
 from tqdm import tqdm
 
 from tenet.errors import TenetError
+from tenet.spec.io import write_atomically
+from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
 
-__all__ = ["cli", "main", "parse_params", "write_output", "progress"]
+__all__ = [
+    "cli",
+    "main",
+    "parse_params",
+    "write_output",
+    "progress",
+    "param_option",
+    "output_option",
+    "neighbourhood_option",
+]
 
 Item = TypeVar("Item")
+Command = TypeVar("Command", bound=Callable[..., object])
+
+
+param_option = click.option(
+    "--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable)."
+)
+output_option = click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), help="Write to this file."
+)
+
+
+def neighbourhood_option(default: Neighbourhood) -> Callable[[Command], Command]:
+    """The ``--neighbourhood`` option (where a PE finds data without fetching it)."""
+    return click.option(
+        "--neighbourhood",
+        type=click.Choice(NEIGHBOURHOODS),
+        default=default,
+        show_default=True,
+        help="Where a PE finds data without fetching it: 'window' (the original's: itself or "
+        "a linked PE, same or previous step) or 'links' (previous step, or a link at its "
+        "delay).",
+    )
 
 
 def parse_params(values: Sequence[str]) -> dict[str, int]:
@@ -39,11 +70,7 @@ def write_output(text: str, output: str | None) -> None:
     if output is None:
         click.echo(text)
         return
-    target = Path(output)
-    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
-    with os.fdopen(fd, "w") as f:
-        f.write(text + "\n")
-    os.replace(tmp, target)
+    write_atomically(output, lambda tmp: tmp.write_text(text + "\n"))
 
 
 def progress(
@@ -71,7 +98,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        exc.show()
+        hint = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            hint = f" (see '{exc.ctx.command_path} --help')"
+        click.echo(f"error: {exc.format_message()}{hint}", err=True)
         sys.exit(2)
     except click.Abort:
         sys.exit(1)

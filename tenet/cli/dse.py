@@ -11,15 +11,23 @@ import click
 import pandas as pd
 from pydantic import ValidationError
 
-from tenet.cli.app import cli, parse_params, progress, write_output
+from tenet.api import check
+from tenet.cli.app import (
+    cli,
+    neighbourhood_option,
+    param_option,
+    parse_params,
+    progress,
+    write_output,
+)
 from tenet.cli.plot import save_figure
 from tenet.dse.explore import Exploration, sweep
 from tenet.dse.objectives import OBJECTIVES, Constraint, parse_constraint
 from tenet.dse.plots import plot_pareto
 from tenet.dse.space import SpaceOptions
 from tenet.errors import DataflowError
-from tenet.model.legality import check
 from tenet.spec import load_network, load_workload
+from tenet.vocab import Neighbourhood
 
 __all__ = ["dse_command", "sweep_command", "check_command"]
 
@@ -108,6 +116,7 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
         click.option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
         click.option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
+        neighbourhood_option("links"),
         click.option(
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
         ),
@@ -182,6 +191,7 @@ def _search(
     temporal_tiles: str,
     instances_per_step: int | None,
     prune_scratchpad: bool,
+    neighbourhood: Neighbourhood,
     pareto: str | None,
     plot: str | None,
     fmt: str,
@@ -196,6 +206,7 @@ def _search(
             skew, pe_digits, order_depth, temporal_tiles, instances_per_step, prune_scratchpad
         ),
         reductions=reductions,
+        neighbourhood=neighbourhood,
         store=store,
         engine=engine,
         workers=workers,
@@ -261,7 +272,7 @@ def sweep_command(
 @click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
 @click.option("--arch", "-a", required=True, help="Architecture: YAML, TENET .p or zoo name.")
 @click.option("--dataflow", "-d", required=True, help="Dataflow: YAML, TENET .m or zoo name.")
-@click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
+@param_option
 @click.option(
     "--reduction",
     "-r",

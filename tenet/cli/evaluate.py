@@ -7,14 +7,38 @@ from typing import Any
 
 import click
 
-from tenet.api import analyze
-from tenet.cli.app import cli, parse_params, progress, write_output
-from tenet.metrics.evaluate import Metrics
+from tenet.api import load_experiment, load_problem
+from tenet.cli.app import (
+    cli,
+    neighbourhood_option,
+    output_option,
+    param_option,
+    parse_params,
+    progress,
+    write_output,
+)
+from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.model import Problem
+from tenet.model.legality import Legality, check_dataflow
+from tenet.vocab import Neighbourhood
 
 __all__ = ["eval_command"]
 
 
-def _render_table(metrics: Metrics, csv: bool) -> str:
+def _assess(problem: Problem, name: str | None = None) -> tuple[Metrics, Legality]:
+    """Evaluate ``problem`` and check its legality (reported, not enforced)."""
+    legality = check_dataflow(problem.workload, problem.architecture, problem.dataflow)
+    return evaluate(problem, name=name), legality
+
+
+def _to_dict(metrics: Metrics, legality: Legality) -> dict[str, Any]:
+    return {
+        **metrics.to_dict(),
+        "legality": [{"kind": v.kind, "message": v.message} for v in legality.violations],
+    }
+
+
+def _render_table(metrics: Metrics, legality: Legality, csv: bool) -> str:
     table = metrics.table()
     if csv:
         return table.to_csv().rstrip("\n")
@@ -23,6 +47,8 @@ def _render_table(metrics: Metrics, csv: bool) -> str:
     summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "tenet_compat")}
     lines = [f"{metrics.name}", table.to_string(), ""]
     lines += [f"{key:24} {value}" for key, value in summary.items() if key != "name"]
+    lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
+    lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
     return "\n".join(lines)
 
 
@@ -31,7 +57,7 @@ def _render_table(metrics: Metrics, csv: bool) -> str:
 @click.option("--workload", "-w", help="Workload: YAML file, TENET .s file or zoo name.")
 @click.option("--arch", "-a", help="Architecture: YAML file, TENET .p file or zoo name.")
 @click.option("--dataflow", "-d", help="Dataflow: YAML file, TENET .m file or zoo name.")
-@click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
+@param_option
 @click.option("--tensor", "-t", multiple=True, help="Analyse only this tensor (repeatable).")
 @click.option(
     "--format",
@@ -41,7 +67,8 @@ def _render_table(metrics: Metrics, csv: bool) -> str:
     show_default=True,
     help="Output format.",
 )
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
+@neighbourhood_option("window")
+@output_option
 def eval_command(
     experiments: tuple[str, ...],
     workload: str | None,
@@ -50,9 +77,14 @@ def eval_command(
     param: tuple[str, ...],
     tensor: tuple[str, ...],
     fmt: str,
+    neighbourhood: Neighbourhood,
     output: str | None,
 ) -> None:
-    """Evaluate TENET EXPERIMENTS files, or one --workload/--arch/--dataflow triple."""
+    """Evaluate TENET EXPERIMENTS files, or one --workload/--arch/--dataflow triple.
+
+    Prints every metric per tensor and per dataflow, then the legality checks (several
+    instances on one PE in one step beyond the architecture's ``instances_per_step``, broken
+    dependences), which are reported without stopping the evaluation."""
     params = parse_params(param)
     tensors = list(tensor) or None
     triple = (workload, arch, dataflow)
@@ -62,15 +94,18 @@ def eval_command(
         raise click.UsageError("give experiment files, or all of --workload, --arch, --dataflow")
     if experiments:
         results = [
-            analyze(experiment=e, params=params, tensors=tensors) for e in progress(experiments)
+            _assess(load_experiment(e, params, tensors, neighbourhood), name=str(e))
+            for e in progress(experiments)
         ]
     else:
-        results = [analyze(workload, arch, dataflow, params=params, tensors=tensors)]
+        assert workload and arch and dataflow
+        problem = load_problem(workload, arch, dataflow, params, tensors, neighbourhood)
+        results = [_assess(problem)]
     if fmt == "json":
-        payload: Any = [m.to_dict() for m in results]
+        payload: Any = [_to_dict(*r) for r in results]
         write_output(
             json.dumps(payload if experiments and len(experiments) > 1 else payload[0], indent=2),
             output,
         )
     else:
-        write_output("\n\n".join(_render_table(m, fmt == "csv") for m in results), output)
+        write_output("\n\n".join(_render_table(*r, fmt == "csv") for r in results), output)

@@ -4,16 +4,18 @@ counts next to the estimates, per quantity, for one layer or a whole network).""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import click
 
-from tenet.cli.app import cli, parse_params, progress, write_output
+from tenet.cli.app import cli, output_option, param_option, parse_params, progress, write_output
+from tenet.cli.plot import save_figure
 from tenet.compare import compare, compare_network, estimate, load_hardware, load_mapping
 from tenet.compare.maestro import MaestroEstimate
 from tenet.errors import SpecError, TenetError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["maestro_command", "compare_command"]
 
@@ -36,19 +38,6 @@ _FORMAT = click.option(
     show_default=True,
     help="Output format.",
 )
-_OUTPUT = click.option(
-    "--output", "-o", type=click.Path(dir_okay=False), help="Write to this file."
-)
-
-
-def _save_figure(figure: object, path: str) -> None:
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(
-        dir=target.parent or ".", prefix=f".{target.name}.", suffix=target.suffix
-    )
-    os.close(fd)
-    figure.savefig(tmp, bbox_inches="tight")  # type: ignore[attr-defined]
-    os.replace(tmp, target)
 
 
 @cli.command("maestro")
@@ -56,7 +45,7 @@ def _save_figure(figure: object, path: str) -> None:
 @click.option("--hw", "hardware", required=True, type=click.Path(), help="MAESTRO hardware file.")
 @click.option("--layer", "-l", multiple=True, help="Estimate only this layer (repeatable).")
 @_FORMAT
-@_OUTPUT
+@output_option
 def maestro_command(
     mapping: str, hardware: str, layer: tuple[str, ...], fmt: str, output: str | None
 ) -> None:
@@ -116,7 +105,7 @@ def maestro_command(
 @click.option("--workload", "-w", help="Relation-centric dataflow: workload.")
 @click.option("--arch", "-a", help="Relation-centric dataflow: architecture.")
 @click.option("--dataflow", "-d", help="Relation-centric dataflow: dataflow.")
-@click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
+@param_option
 @click.option(
     "--interconnect",
     type=click.Choice(["multicast", "mesh", "none"]),
@@ -126,7 +115,7 @@ def maestro_command(
 )
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Save a bar plot here.")
 @_FORMAT
-@_OUTPUT
+@output_option
 def compare_command(
     mapping: str | None,
     hardware: str | None,
@@ -175,7 +164,7 @@ def compare_command(
     if plot_path:
         from tenet.compare import plot_comparison
 
-        _save_figure(plot_comparison(table).figure, plot_path)
+        save_figure(cast("Figure", plot_comparison(table).figure), plot_path)
     if fmt == "json":
         write_output(json.dumps(table.to_dict(orient="records"), indent=2), output)
     elif fmt == "csv":

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import click
 
-from tenet.cli.app import cli, progress, write_output
+from tenet.cli.app import cli, output_option, progress, write_output
 from tenet.networks import evaluate_network
 from tenet.spec import LayerSpec
 
@@ -37,7 +37,7 @@ def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
     show_default=True,
     help="Output format.",
 )
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
+@output_option
 def eval_network_command(
     network: str, arch: str, dataflows: tuple[str, ...], fmt: str, output: str | None
 ) -> None:

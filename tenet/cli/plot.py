@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -25,6 +24,7 @@ from tenet.report.plots import (
 )
 from tenet.report.spacetime import space_time_table, utilisation_table
 from tenet.report.tables import comparison_table, reuse_table
+from tenet.spec.io import write_atomically
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -47,13 +47,8 @@ def _image_format(output: str) -> str:
 
 def save_figure(figure: Figure, output: str) -> None:
     """Save ``figure`` to ``output`` (format from its suffix) through a temporary file."""
-    target = Path(output)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        figure.savefig(tmp, format=_image_format(output))
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    image_format = _image_format(output)
+    write_atomically(output, lambda tmp: figure.savefig(tmp, format=image_format))
 
 
 def _draw(

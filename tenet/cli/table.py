@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from tenet.cli.app import cli, parse_params, progress, write_output
+from tenet.cli.app import cli, output_option, parse_params, progress, write_output
 from tenet.report.designs import (
     DesignPoint,
     design_point,
@@ -104,7 +104,7 @@ def collect_designs(
     type=click.Choice(sorted(set(FORMATS.values()))),
     help="Output format (default: from the -o suffix, else markdown).",
 )
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
+@output_option
 def table_command(
     experiments: tuple[str, ...],
     designs_file: str | None,

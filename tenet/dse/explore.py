@@ -22,6 +22,7 @@ from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.store import ResultStore, run_key
 from tenet.dse.worker import Context, Task, evaluate_tasks
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
+from tenet.vocab import Neighbourhood
 
 __all__ = ["Exploration", "Sweep", "explore", "sweep"]
 
@@ -143,6 +144,7 @@ def _explore(
     params: Mapping[str, int],
     options: SpaceOptions,
     reductions: Sequence[str] | None,
+    neighbourhood: Neighbourhood,
     deadline: float | None,
     batch: int,
     progress: Progress | None,
@@ -152,7 +154,7 @@ def _explore(
     space = DesignSpace(workload, architecture, bound, options)
     candidates = list(space)
     chosen = tuple(workload.reductions if reductions is None else reductions)
-    context = Context.make(workload, architecture, bound, chosen)
+    context = Context.make(workload, architecture, bound, chosen, neighbourhood)
     run = run_key({"context": context.text, "options": options.model_dump(mode="json")})
     store = session.store
     store.open_run(
@@ -188,6 +190,7 @@ def explore(
     params: Mapping[str, int] | None = None,
     options: SpaceOptions | None = None,
     reductions: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "links",
     store: str | Path | ResultStore | None = None,
     engine: str | Engine = "local",
     workers: int = 2,
@@ -206,6 +209,10 @@ def explore(
         What the design space holds (:class:`SpaceOptions`).
     reductions
         Tensors whose updates may be reordered (default: the workload's ``reductions``).
+    neighbourhood
+        Where a PE finds data without fetching it (:data:`tenet.vocab.Neighbourhood`); the
+        default ``"links"`` counts only what the array delivers (the previous step, or a link
+        at its delay), so that skewed systolic dataflows are told from unskewed ones.
     store
         SQLite file for the rows (None: in memory); a run found there is resumed.
     engine
@@ -228,10 +235,12 @@ def explore(
     (True, True)
     >>> best = result.ranked("latency", top=1)
     >>> best["name"].tolist(), best["latency_cycles"].tolist()
-    (['PE[i, j] T[k]'], [47])
+    (['PE[i, j] T[i + j + k]'], [47])
 
-    A and B enter once through a port of 64/16 = 4 elements per cycle with a latency of 16:
-    ceil(128 / 4) + 16 - 1 = 47 cycles, more than the 8 cycles of compute.
+    The skewed (systolic) dataflow wins: A and B enter once and move one PE per step, through
+    a port of 64/16 = 4 elements per cycle with a latency of 16: ceil(128 / 4) + 16 - 1 = 47
+    cycles, more than its 22 cycles of compute. Unskewed, every PE of a row needs A[i, k] in
+    the same step, which a registered link cannot deliver.
     """
     only = sweep(
         [load_workload(workload)],
@@ -239,6 +248,7 @@ def explore(
         params=params,
         options=options,
         reductions=reductions,
+        neighbourhood=neighbourhood,
         store=store,
         engine=engine,
         workers=workers,
@@ -259,6 +269,7 @@ def sweep(
     params: Mapping[str, int] | None = None,
     options: SpaceOptions | None = None,
     reductions: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "links",
     store: str | Path | ResultStore | None = None,
     engine: str | Engine = "local",
     workers: int = 2,
@@ -297,6 +308,7 @@ def sweep(
                         {**(params or {}), **own},
                         options or SpaceOptions(),
                         reductions,
+                        neighbourhood,
                         deadline,
                         batch,
                         progress,

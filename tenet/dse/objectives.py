@@ -50,12 +50,6 @@ OBJECTIVES: dict[str, Objective] = {
     o.name: o
     for o in (
         Objective("latency", "latency_cycles", "min", "latency, cycles"),
-        Objective(
-            "latency_linked",
-            "latency_linked_cycles",
-            "min",
-            "latency with data only over links at their delay, cycles",
-        ),
         Objective("energy", "energy_pj", "min", "energy, the architecture's unit (pJ)"),
         Objective("edp", "edp_pj_cycles", "min", "energy-delay product"),
         Objective("sbw", "sbw_elements_per_cycle", "min", "scratchpad bandwidth, elements/cycle"),

@@ -54,7 +54,7 @@ from tenet.spec import (
 )
 from tenet.vocab import TensorName
 
-__all__ = ["SpaceOptions", "Candidate", "SpaceSizes", "DesignSpace", "instances_per_step"]
+__all__ = ["SpaceOptions", "Candidate", "SpaceSizes", "DesignSpace"]
 
 
 class SpaceOptions(BaseModel):
@@ -101,12 +101,6 @@ class SpaceOptions(BaseModel):
         if any(t < 2 for t in value):
             raise ValueError("temporal tile sizes are at least 2")
         return tuple(sorted(set(value)))
-
-
-def instances_per_step(architecture: ArchitectureSpec) -> int:
-    """Return how many instances one PE runs per time-stamp (``instances_per_step`` of the
-    architecture when it has that field, otherwise 1)."""
-    return int(getattr(architecture, "instances_per_step", 1) or 1)
 
 
 @dataclass(frozen=True)
@@ -221,7 +215,7 @@ class DesignSpace:
     @cached_property
     def instances_per_step(self) -> int:
         """Instances one PE may run per time-stamp."""
-        return self.options.instances_per_step or instances_per_step(self.architecture_spec)
+        return self.options.instances_per_step or self.architecture_spec.instances_per_step
 
     @cached_property
     def loops(self) -> tuple[str, ...]:

@@ -13,17 +13,16 @@ import islpy as isl
 
 from tenet.errors import TenetError
 from tenet.metrics import Metrics, evaluate
-from tenet.metrics.latency import transfer_latency
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Dependence, check_dependences, dependences
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.vocab import Neighbourhood
 
 __all__ = [
     "Context",
     "Task",
     "METRIC_COLUMNS",
     "evaluate_tasks",
-    "linked_latency",
     "metric_row",
 ]
 
@@ -32,7 +31,6 @@ METRIC_COLUMNS: dict[str, str] = {
     "latency_compute_cycles": "INTEGER",
     "latency_ingress_cycles": "INTEGER",
     "latency_egress_cycles": "INTEGER",
-    "latency_linked_cycles": "INTEGER",
     "energy_pj": "REAL",
     "edp_pj_cycles": "REAL",
     "sbw_elements_per_cycle": "REAL",
@@ -59,8 +57,10 @@ class Context:
         architecture: ArchitectureSpec,
         params: dict[str, int],
         reductions: tuple[str, ...],
+        neighbourhood: Neighbourhood = "links",
     ) -> Context:
-        """Serialise the specs, the parameter values and the reductions."""
+        """Serialise the specs, the parameter values, the reductions and the neighbourhood
+        of the unique volume."""
         return cls(
             json.dumps(
                 {
@@ -68,6 +68,7 @@ class Context:
                     "architecture": architecture.model_dump(mode="json"),
                     "params": dict(sorted(params.items())),
                     "reductions": list(reductions),
+                    "neighbourhood": neighbourhood,
                 },
                 sort_keys=True,
             )
@@ -84,6 +85,7 @@ class _Parsed:
     architecture: Architecture
     params: dict[str, int]
     dependences: tuple[Dependence, ...]
+    neighbourhood: Neighbourhood
 
 
 @lru_cache(maxsize=8)
@@ -96,39 +98,17 @@ def _parse(text: str) -> _Parsed:
         Architecture.from_spec(ArchitectureSpec.model_validate(data["architecture"]), params),
         params,
         dependences(workload, data["reductions"]),
+        data["neighbourhood"],
     )
 
 
-def linked_latency(metrics: Metrics, architecture: Architecture) -> int:
-    """Return the latency, in cycles, when a PE takes data only where the array can deliver it:
-    held from its previous time-stamp, or over a link at the link's delay.
-
-    Each tensor access then fetches ``max(unique, total - temporal reuse - spatial reuse)``
-    elements from the scratchpad (spatial reuse follows link delays, unlike the unique volume,
-    which also counts a datum a linked PE holds in the same time-stamp on a registered link).
-    """
-    fetched = {"read": 0, "write": 0}
-    for t in metrics.tensors:
-        own = t.volume_total - t.volume_reuse_temporal - t.volume_reuse_spatial
-        fetched[t.access] += max(t.volume_unique, own)
-    a = architecture
-    return max(
-        metrics.latency_compute,
-        *(
-            transfer_latency(v, a.bits_per_element, a.bandwidth, a.latency)
-            for v in fetched.values()
-        ),
-    )
-
-
-def metric_row(metrics: Metrics, architecture: Architecture) -> dict[str, Any]:
+def metric_row(metrics: Metrics) -> dict[str, Any]:
     """Return the figures of :data:`METRIC_COLUMNS` from ``metrics`` (floats for ratios)."""
     return {
         "latency_cycles": metrics.latency,
         "latency_compute_cycles": metrics.latency_compute,
         "latency_ingress_cycles": metrics.latency_ingress,
         "latency_egress_cycles": metrics.latency_egress,
-        "latency_linked_cycles": linked_latency(metrics, architecture),
         "energy_pj": metrics.energy,
         "edp_pj_cycles": metrics.energy * metrics.latency,
         "sbw_elements_per_cycle": float(metrics.bandwidth_scratchpad),
@@ -152,8 +132,11 @@ def _evaluate_one(parsed: _Parsed, task: Task) -> dict[str, Any]:
         broken = check_dependences(parsed.workload, dataflow, parsed.dependences)
         if broken:
             return {**row, "status": "illegal", "reason": broken[0].message}
-        metrics = evaluate(Problem(parsed.workload, parsed.architecture, dataflow))
-        row.update(metric_row(metrics, parsed.architecture))
+        problem = Problem(
+            parsed.workload, parsed.architecture, dataflow, neighbourhood=parsed.neighbourhood
+        )
+        metrics = evaluate(problem)
+        row.update(metric_row(metrics))
     except (TenetError, isl.Error) as exc:
         return {**row, "status": "error", "reason": str(exc)}
     return row

@@ -65,8 +65,8 @@ def _energy(macs: int, counts: Sequence[TensorCounts]) -> int:
         for term in (
             L1_ENERGY * c.total,
             L1_ENERGY * c.total,
-            L2_ENERGY * c.unique,
-            L2_ENERGY * c.unique,
+            L2_ENERGY * c.unique_window,
+            L2_ENERGY * c.unique_window,
         ):
             energy = int(energy + term)
     return energy
@@ -87,8 +87,8 @@ def tenet_report(
 
     Examples
     --------
-    >>> c = TensorCounts("A", "read", total=8, held=8, reused=6, reused_temporal=4,
-    ...                  reused_spatial=2, reused_linked=2)
+    >>> c = TensorCounts("A", "read", total=8, held=8, reused=6, reused_window=6,
+    ...                  reused_temporal=4, reused_spatial=2, reused_linked=2)
     >>> r = tenet_report([c], macs=8, active_pes=2, timestamps=4, occupied_points=8,
     ...                  bandwidth=64, latency=16)
     >>> r.IngressDelay, r.tensors["A"].ReuseFactor, r.tensors["A"].TemporalReuseVolume
@@ -99,14 +99,14 @@ def tenet_report(
         key = c.tensor if c.tensor not in tensors else f"{c.tensor}:{c.access}"
         tensors[key] = TenetTensor(
             TotalVolume=c.total,
-            UniqueVolume=c.unique,
-            ReuseFactor=c.total / c.unique if c.unique else 0.0,
+            UniqueVolume=c.unique_window,
+            ReuseFactor=c.total / c.unique_window if c.unique_window else 0.0,
             TemporalReuseVolume=c.reuse_temporal / macs if macs else 0.0,
             SpatialReuseVolume=c.reused_linked / macs if macs else 0.0,
             access="READ" if c.access == "read" else "WRITE",
         )
-    ingress = _delay(sum(c.unique for c in counts if c.access == "read"), bandwidth, latency)
-    egress = _delay(sum(c.unique for c in counts if c.access == "write"), bandwidth, latency)
+    ingress = _delay(sum(c.unique_window for c in counts if c.access == "read"), bandwidth, latency)
+    egress = _delay(sum(c.unique_window for c in counts if c.access == "write"), bandwidth, latency)
     computation = macs // active_pes if active_pes else 0
     return TenetReport(
         tensors=tensors,

@@ -11,7 +11,7 @@ from tenet.metrics.compat import TenetReport, tenet_report
 from tenet.metrics.latency import schedule, transfer_latency
 from tenet.metrics.volume import TensorCounts, count_tensor
 from tenet.model.problem import Problem
-from tenet.vocab import Access, TensorName
+from tenet.vocab import Access, Neighbourhood, TensorName
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,6 +60,7 @@ class Metrics:
     """Every metric of one dataflow; units in :data:`tenet.vocab.UNITS`."""
 
     name: str
+    neighbourhood: Neighbourhood
     tensors: tuple[TensorMetrics, ...]
     macs: int
     pe_count: int
@@ -161,6 +162,7 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
     l2 = sum(t.accesses_l2_read + t.accesses_l2_write for t in tensors)
     return Metrics(
         name=name or problem.dataflow.name,
+        neighbourhood=problem.neighbourhood,
         tensors=tensors,
         macs=macs,
         pe_count=pe_count,

@@ -35,7 +35,9 @@ class TensorCounts:
     held: int
     """(space-time point, element) pairs: each element once per point that touches it."""
     reused: int
-    """Held pairs whose element is at a default neighbour (linked PE or self, t or prev t)."""
+    """Held pairs whose element is at a neighbour of the problem's neighbourhood."""
+    reused_window: int
+    """Held pairs whose element is at a linked PE or itself, at t or prev t (the original's)."""
     reused_temporal: int
     """Held pairs whose element is at the same PE at the previous occupied time-stamp."""
     reused_spatial: int
@@ -47,6 +49,11 @@ class TensorCounts:
     def unique(self) -> int:
         """Elements brought in from outside the PE neighbourhood (unique volume)."""
         return self.held - self.reused
+
+    @property
+    def unique_window(self) -> int:
+        """Unique volume under the original's neighbourhood (linked PE or self, t or prev t)."""
+        return self.held - self.reused_window
 
     @property
     def reuse(self) -> int:
@@ -83,12 +90,18 @@ def count_tensor(problem: Problem, access: TensorAccess) -> TensorCounts:
     (4, 1, 2, 1)
     """
     assignment = problem.assignment(access)
+    window = count(reused(assignment, problem.default_neighbours))
     return TensorCounts(
         tensor=access.tensor,
         access=access.access,
         total=count(access.relation),
         held=count(assignment),
-        reused=count(reused(assignment, problem.default_neighbours)),
+        reused=(
+            window
+            if problem.neighbourhood == "window"
+            else count(reused(assignment, problem.reuse_neighbours))
+        ),
+        reused_window=window,
         reused_temporal=count(reused(assignment, problem.temporal_neighbours)),
         reused_spatial=count(reused(assignment, problem.spatial_neighbours)),
         reused_linked=count(reused(assignment, problem.linked_neighbours)),

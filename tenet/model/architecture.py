@@ -35,6 +35,7 @@ class Architecture:
     l1_size: int
     l2_size: int
     energy: EnergySpec
+    instances_per_step: int = 1
     source: str | None = None
 
     @property
@@ -84,5 +85,6 @@ class Architecture:
             spec.l1_size,
             spec.l2_size,
             spec.energy,
+            spec.instances_per_step,
             src,
         )

@@ -16,9 +16,8 @@ Checked with isl on the model objects, every failure named with a witness:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import islpy as isl
@@ -28,14 +27,6 @@ from tenet.isl_utils import point_text, witness
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.workload import Workload
-from tenet.spec import (
-    ArchitectureSpec,
-    DataflowSpec,
-    WorkloadSpec,
-    load_architecture,
-    load_dataflow,
-    load_workload,
-)
 from tenet.vocab import TensorName
 
 __all__ = [
@@ -45,7 +36,6 @@ __all__ = [
     "dependences",
     "check_dependences",
     "check_dataflow",
-    "check",
 ]
 
 Kind = Literal["coverage", "function", "array", "collision", "dependence"]
@@ -191,35 +181,55 @@ def _placement(
 
 
 def _collisions(space_time: isl.Map, per_step: int) -> list[Violation]:
+    """Report the (PE, time-stamp) running the most instances when it exceeds ``per_step``,
+    with two (per_step = 1) or three of its instances as witnesses."""
+    if space_time.is_injective():
+        return []
+    crowded = [
+        found
+        for piece, count in space_time.reverse().card().get_pieces()
+        if (found := _crowded_point(piece, count, per_step)) is not None
+    ]
+    if not crowded:
+        return []
+    point, number = max(crowded, key=lambda found: found[1])
     if per_step == 1:
-        if space_time.is_injective():
-            return []
         domain = space_time.domain()
         pairs = space_time.apply_range(space_time.reverse()).intersect(domain.lex_lt_set(domain))
         a, b = _pair(pairs)
-        where = _at(space_time, a)[1:-1].split(" -> ")
-        return [
-            Violation(
-                "collision", f"{witness(a)} and {witness(b)} both run on {where[0]} at {where[1]}"
-            )
-        ]
-    per_point = space_time.reverse().card()
-    for piece, count in per_point.get_pieces():
-        value = count.get_constant_val()
-        if value.is_int() and value.to_python() <= per_step:
-            continue
-        point = piece.sample_point()
+        at = _at(space_time, a)[1:-1].split(" -> ")
+        message = (
+            f"{witness(a)} and {witness(b)} both run on {at[0]} at {at[1]} "
+            f"(up to {number} instances per PE and time-stamp)"
+        )
+    else:
+        where = point_text(point)[1:-1].split(" -> ")
         instances = space_time.intersect_range(isl.Set.from_point(point)).domain()
         shown = ", ".join(point_text(p) for p in _points(instances, 3))
-        number = value.to_python() if value.is_int() else "up to " + str(count)
-        return [
-            Violation(
-                "collision",
-                f"{point_text(point)[1:-1].replace(' -> ', ' at ')} runs {number} instances "
-                f"({shown}, ...), more than the {per_step} per step the array allows",
-            )
-        ]
-    return []
+        message = (
+            f"{where[0]} at {where[1]} runs {number} instances ({shown}, ...), more than the "
+            f"{per_step} per step the array allows"
+        )
+    return [Violation("collision", message)]
+
+
+def _crowded_point(
+    piece: isl.Set, count: isl.QPolynomial, per_step: int
+) -> tuple[isl.Point, int] | None:
+    """Return a (PE, time-stamp) point of ``piece`` running more than ``per_step`` instances
+    and how many, or None. A count that varies over the piece is evaluated point by point."""
+    if not count.involves_dims(isl.dim_type.in_, 0, count.dim(isl.dim_type.in_)):
+        value = int(count.get_constant_val().to_python())
+        return (piece.sample_point(), value) if value > per_step else None
+    found: list[tuple[isl.Point, int]] = []
+
+    def visit(point: isl.Point) -> None:
+        value = int(count.eval(point).to_python())
+        if value > per_step and (not found or value > found[0][1]):
+            found[:] = [(point, value)]
+
+    piece.foreach_point(visit)
+    return found[0] if found else None
 
 
 def _points(points: isl.Set, limit: int) -> list[isl.Point]:
@@ -285,10 +295,12 @@ def check_dataflow(
     architecture: Architecture,
     dataflow: Dataflow,
     *,
-    reductions: Collection[TensorName] = (),
-    instances_per_step: int = 1,
+    reductions: Collection[TensorName] | None = None,
+    instances_per_step: int | None = None,
 ) -> Legality:
     """Check ``dataflow`` for ``workload`` on ``architecture``; collect every violation.
+
+    ``reductions`` defaults to the workload's; ``instances_per_step`` to the architecture's.
 
     Dependences are checked only when the placement checks pass.
 
@@ -300,45 +312,18 @@ def check_dataflow(
     >>> a = Architecture.from_spec(load_architecture("systolic-2d-8x8"), p)
     >>> d = Dataflow.from_spec(DataflowSpec.from_mapping({"name": "d",
     ...     "space_stamp": "{S[i,j,k] -> PE[i, j]}", "time_stamp": "{S[i,j,k] -> T[0]}"}), p)
-    >>> print(check_dataflow(w, a, d, reductions=["C"]))
-    d: 1 violation(s)
-      collision: S[0, 0, 0] and S[0, 0, 1] both run on PE[0, 0] at T[0]
+    >>> [violation] = check_dataflow(w, a, d, reductions=["C"]).violations
+    >>> print(violation.kind, violation.message.replace(" (", chr(10) + "("))
+    collision S[0, 0, 0] and S[0, 0, 1] both run on PE[0, 0] at T[0]
+    (up to 2 instances per PE and time-stamp)
     """
     found = _placement(workload, dataflow, architecture)
     if not found:
         domain = workload.domain
         space = dataflow.space_stamp.intersect_domain(domain)
         time = dataflow.time_stamp.intersect_domain(domain)
-        found += _collisions(space.range_product(time), instances_per_step)
-        found += check_dependences(workload, dataflow, dependences(workload, reductions))
+        per_step = instances_per_step or architecture.instances_per_step
+        chosen = workload.reductions if reductions is None else reductions
+        found += _collisions(space.range_product(time), per_step)
+        found += check_dependences(workload, dataflow, dependences(workload, chosen))
     return Legality(dataflow.name, tuple(found))
-
-
-def check(
-    workload: str | Path | WorkloadSpec,
-    architecture: str | Path | ArchitectureSpec,
-    dataflow: str | Path | DataflowSpec,
-    params: Mapping[str, int] | None = None,
-    *,
-    reductions: Collection[TensorName] | None = None,
-    instances_per_step: int | None = None,
-) -> Legality:
-    """Check a dataflow given by specs, files or zoo names.
-
-    ``reductions`` defaults to the workload's; ``instances_per_step`` to the architecture's
-    (1 when it does not say).
-
-    Examples
-    --------
-    >>> check("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 16, "N": 16, "K": 16}).legal
-    True
-    """
-    w, a, d = load_workload(workload), load_architecture(architecture), load_dataflow(dataflow)
-    bound = {**w.params, **d.params, **(params or {})}
-    return check_dataflow(
-        Workload.from_spec(w, bound),
-        Architecture.from_spec(a, bound),
-        Dataflow.from_spec(d, bound),
-        reductions=w.reductions if reductions is None else tuple(reductions),
-        instances_per_step=instances_per_step or int(getattr(a, "instances_per_step", 1) or 1),
-    )

@@ -3,7 +3,6 @@ relations of the relation-centric notation (space-time map, data assignment, nei
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -28,7 +27,7 @@ from tenet.model.spacetime import (
     time_window,
 )
 from tenet.model.workload import Workload
-from tenet.vocab import Access, TensorName
+from tenet.vocab import NEIGHBOURHOODS, Access, Neighbourhood, TensorName
 
 __all__ = ["Problem", "TensorAccess"]
 
@@ -74,8 +73,15 @@ class Problem:
     architecture: Architecture
     dataflow: Dataflow
     tensors: tuple[TensorName, ...] | None = None
+    neighbourhood: Neighbourhood = "window"
 
     def __post_init__(self) -> None:
+        if self.neighbourhood not in NEIGHBOURHOODS:
+            raise SpecError(
+                f"unknown neighbourhood {self.neighbourhood!r} (expected one of "
+                f"{', '.join(NEIGHBOURHOODS)})",
+                location="neighbourhood",
+            )
         self._check_tuples()
         self._check_placement()
         selected = self.tensors if self.tensors is not None else self.dataflow.tensors
@@ -226,6 +232,14 @@ class Problem:
             time_window(self.timestamps, self.time_step),
         )
 
-    def select(self, names: Sequence[TensorName]) -> Problem:
-        """Return the same problem analysing only the tensors ``names``."""
-        return Problem(self.workload, self.architecture, self.dataflow, tuple(names))
+    @cached_property
+    def delivery_neighbours(self) -> isl.Map:
+        """Temporal or spatial neighbours: where the array itself delivers data from."""
+        return self.temporal_neighbours.union(self.spatial_neighbours)
+
+    @property
+    def reuse_neighbours(self) -> isl.Map:
+        """The neighbour map of the unique volume, as :attr:`neighbourhood` selects."""
+        if self.neighbourhood == "links":
+            return self.delivery_neighbours
+        return self.default_neighbours

@@ -54,6 +54,8 @@ class Workload:
     domain: isl.Set
     reads: Mapping[TensorName, isl.Map]
     writes: Mapping[TensorName, isl.Map]
+    reductions: tuple[TensorName, ...] = ()
+    """Tensors updated by a reduction (``+=``), whose updates may be reordered."""
     source: str | None = None
 
     @property
@@ -102,4 +104,12 @@ class Workload:
                 target[tensor] = relation.intersect_domain(domain)
         if not reads and not writes:
             raise SpecError("the workload has no accesses", source=src, location="accesses")
-        return cls(spec.name, domain, reads, writes, src)
+        for name in spec.reductions:
+            if name not in writes:
+                raise SpecError(
+                    f"reduction tensor {name!r} is not written by the workload "
+                    f"(written: {', '.join(writes) or 'none'})",
+                    source=src,
+                    location="reductions",
+                )
+        return cls(spec.name, domain, reads, writes, tuple(spec.reductions), src)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Literal
 
 import pandas as pd
 
 from tenet.errors import SpecError
+from tenet.spec.io import write_atomically
 
 __all__ = ["FORMATS", "Format", "format_of", "read_table", "render_table", "write_table"]
 
@@ -80,15 +80,8 @@ def render_table(table: pd.DataFrame, fmt: Format) -> str:
 def write_table(table: pd.DataFrame, path: str | Path, fmt: Format | None = None) -> Path:
     """Write ``table`` to ``path`` (format from the suffix unless ``fmt``) through a temporary
     file renamed into place; return the path."""
-    target = Path(path)
-    text = render_table(table, fmt or format_of(target))
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text + "\n")
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
+    text = render_table(table, fmt or format_of(path))
+    return write_atomically(path, lambda tmp: tmp.write_text(text + "\n"))
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

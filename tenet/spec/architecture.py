@@ -52,4 +52,7 @@ class ArchitectureSpec(SpecModel):
     latency: int = Field(1, ge=1, description="Scratchpad-to-PE latency, in cycles.")
     l1_size: int = Field(256, ge=0, description="Per-PE buffer size, in elements.")
     l2_size: int = Field(1024, ge=0, description="Scratchpad size, in elements.")
+    instances_per_step: int = Field(
+        1, ge=1, description="Instances (MACs) one PE may run in one time-stamp."
+    )
     energy: EnergySpec = Field(EnergySpec(), description="Energy table.")

@@ -1,7 +1,10 @@
-"""Read YAML spec files safely, remembering the line of every key for error messages."""
+"""Files in and out: read YAML spec files safely (remembering the line of every key for error
+messages), and write outputs through a temporary file renamed into place."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +12,7 @@ import yaml
 
 from tenet.errors import SpecError
 
-__all__ = ["read_text", "read_yaml"]
+__all__ = ["read_text", "read_yaml", "write_atomically"]
 
 
 def read_text(path: str | Path) -> str:
@@ -49,3 +52,25 @@ def read_yaml(path: str | Path) -> tuple[dict[str, Any], dict[str, int]]:
     if node is not None:
         _lines(node, "", lines)
     return data, lines
+
+
+def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
+    """Call ``write`` on a temporary file beside ``path``, then rename it to ``path``: a
+    reader never sees a half-written file, and a failed write leaves ``path`` as it was.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = write_atomically(Path(folder) / "a.txt", lambda tmp: tmp.write_text("ok"))
+    ...     out.read_text()
+    'ok'
+    """
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target

@@ -33,7 +33,10 @@ def _numbered_lines(path: str | Path) -> list[tuple[int, str]]:
 
 
 def read_statement(path: str | Path) -> WorkloadSpec:
-    """Read a ``.s`` statement file: ``R W``, the domain, R read maps, W write maps."""
+    """Read a ``.s`` statement file: ``R W``, the domain, R read maps, W write maps.
+
+    TENET's statements are multiply-accumulate updates, so the written tensors are marked as
+    reductions (their updates may be reordered)."""
     source = str(path)
     lines = _numbered_lines(path)
     if len(lines) < 2:
@@ -64,7 +67,12 @@ def read_statement(path: str | Path) -> WorkloadSpec:
         accesses.setdefault(tensor, {}).setdefault(access, []).append(text)
         where.setdefault(f"accesses.{tensor}.{access}", number)
     return WorkloadSpec.from_mapping(
-        {"name": Path(path).stem, "domain": lines[1][1], "accesses": accesses},
+        {
+            "name": Path(path).stem,
+            "domain": lines[1][1],
+            "accesses": accesses,
+            "reductions": [t for t, a in accesses.items() if "write" in a],
+        },
         source=source,
         lines=where,
     )

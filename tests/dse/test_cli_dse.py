@@ -92,7 +92,7 @@ def test_cli_check_names_witness(capsys: pytest.CaptureFixture[str]):
     _, array, statement = (TENET_DATA / experiment).read_text().split()
     mapping = "mapping/conv2d_os.m"
     args = ["-w", str(TENET_DATA / statement), "-a", str(TENET_DATA / array)]
-    args += ["-d", str(TENET_DATA / mapping), "-r", "O"]
+    args += ["-d", str(TENET_DATA / mapping)]
     code, out, err = run(capsys, "check", *args)
     assert code == 2
     assert "both run on PE[0, 0] at T[0, 0, 0, 0]" in out

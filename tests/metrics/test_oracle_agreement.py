@@ -11,12 +11,14 @@ from typing import Any
 import islpy as isl
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from tenet import evaluate, load_problem
 from tenet.metrics import Metrics
 from tenet.oracle import reference_metrics
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, read_experiment
 from tenet.testing.strategies import RandomProblem, problems
+from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
 from tests.conftest import TENET_DATA, need_shared
 
 EXPERIMENTS = sorted(
@@ -65,16 +67,12 @@ def _scaled(workload: WorkloadSpec) -> WorkloadSpec:
         k = extent.index(max(extent))
         extent[k] = max(1, extent[k] * 2 // 3)
     names = domain.get_var_names(isl.dim_type.set)
-    box = " and ".join(
-        f"{v} < {lo + e}" for v, lo, e in zip(names, low, extent, strict=True)
-    )
+    box = " and ".join(f"{v} < {lo + e}" for v, lo, e in zip(names, low, extent, strict=True))
     cut = domain.intersect(isl.Set(f"{{S[{', '.join(names)}]: {box}}}"))
     return workload.model_copy(update={"domain": str(cut)})
 
 
-@pytest.mark.parametrize(
-    "path", EXPERIMENTS, ids=lambda p: f"{p.parts[-3]}/{p.name}"
-)
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: f"{p.parts[-3]}/{p.name}")
 def test_oracle_agrees_on_scaled_down_tenet_experiments(path: Path) -> None:
     need_shared()
     experiment = read_experiment(path)
@@ -84,11 +82,11 @@ def test_oracle_agrees_on_scaled_down_tenet_experiments(path: Path) -> None:
     assert_agrees(evaluate(problem), expected)
 
 
-@given(problems())
-def test_oracle_agrees_on_random_problems(drawn: RandomProblem) -> None:
-    problem = load_problem(drawn.workload, drawn.architecture, drawn.dataflow)
-    expected = reference_metrics(drawn.workload, drawn.architecture, drawn.dataflow)
-    assert_agrees(evaluate(problem), expected)
+@given(problems(), st.sampled_from(NEIGHBOURHOODS))
+def test_oracle_agrees_on_random_problems(drawn: RandomProblem, around: Neighbourhood) -> None:
+    w, a, d = drawn.workload, drawn.architecture, drawn.dataflow
+    problem = load_problem(w, a, d, neighbourhood=around)
+    assert_agrees(evaluate(problem), reference_metrics(w, a, d, neighbourhood=around))
 
 
 def test_oracle_agrees_on_paper_example_with_multicast_and_hand_figures() -> None:
@@ -132,3 +130,49 @@ def test_oracle_agrees_on_paper_example_with_multicast_and_hand_figures() -> Non
     assert (c.volume_unique, c.volume_reuse_temporal) == (4, 12)
     # time-stamps 0..5 (i + j + k <= 1 + 1 + 3); each PE is busy for 4 of them
     assert (metrics.timestamps, metrics.occupied_points, metrics.latency_compute) == (6, 16, 6)
+
+
+def _unskewed_gemm(delay: int, around: Neighbourhood) -> Metrics:
+    workload = WorkloadSpec.from_mapping(
+        {
+            "name": "gemm",
+            "domain": "{S[i, j, k]: 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4}",
+            "accesses": {"A": {"read": "{S[i, j, k] -> A[i, k]}"}},
+        }
+    )
+    array = ArchitectureSpec.from_mapping(
+        {
+            "name": "row",
+            "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
+            "interconnect": [{"link": "{PE[i, j] -> PE[i, j + 1]}", "delay": delay}],
+        }
+    )
+    flow = DataflowSpec.from_mapping(
+        {
+            "name": "unskewed",
+            "space_stamp": "{S[i, j, k] -> PE[i, j]}",
+            "time_stamp": "{S[i, j, k] -> T[k]}",
+        }
+    )
+    metrics = evaluate(load_problem(workload, array, flow, neighbourhood=around))
+    assert_agrees(metrics, reference_metrics(workload, array, flow, neighbourhood=around))
+    return metrics
+
+
+@pytest.mark.parametrize(
+    ("delay", "around", "unique"),
+    [
+        # the window counts A[i,k] at PE[i,1] as found at PE[i,0] in the same step: 2 x 4
+        (1, "window", 8),
+        # a registered link delivers one step late: PE[i,1] fetches its own copy, 16 in all
+        (1, "links", 16),
+        # a same-step wire delivers in time: 8 again
+        (0, "links", 8),
+    ],
+)
+def test_oracle_neighbourhood_decides_whether_a_same_step_copy_counts(
+    delay: int, around: Neighbourhood, unique: int
+) -> None:
+    metrics = _unskewed_gemm(delay, around)
+    assert metrics.tensor("A").volume_unique == unique
+    assert metrics.tenet_compat.tensors["A"].UniqueVolume == 8  # the original's window

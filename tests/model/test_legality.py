@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tenet.api import check
 from tenet.errors import UnknownTensorError
 from tenet.model import Workload
-from tenet.model.legality import check, dependences
+from tenet.model.legality import dependences
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, read_experiment
 from tests.conftest import TENET_DATA, need_shared
 
@@ -53,11 +54,14 @@ def test_check_accepts_row_per_pe():
 
 
 def test_check_names_two_instances_on_one_point():
-    # S[0,0,0] and S[0,0,1] differ in k only, which neither stamp uses
+    # S[0,0,0] and S[0,0,1] differ in k only, which neither stamp uses; k has 2 values, so
+    # 2 instances share each point
     result = check(GEMM, GRID2, dataflow("{S[i,j,k] -> PE[i, j]}", "{S[i,j,k] -> T[0]}"))
     [violation] = result.violations
     assert violation.kind == "collision"
-    assert violation.message == "S[0, 0, 0] and S[0, 0, 1] both run on PE[0, 0] at T[0]"
+    assert violation.message.startswith(
+        "S[0, 0, 0] and S[0, 0, 1] both run on PE[0, 0] at T[0] (up to 2 instances per PE"
+    )
 
 
 def test_check_allows_instances_per_step():
@@ -186,16 +190,11 @@ def _experiments() -> list[Path]:
 def test_check_accepts_every_tenet_dataflow(experiment: Path):
     need_shared()
     data = read_experiment(experiment)
-    workload = data.workload
-    # a TENET statement is a MAC: its written tensor is accumulated (+=)
-    writes = [t for t, a in workload.accesses.items() if a.write]
-    result = check(
-        workload,
-        data.architecture,
-        data.dataflow,
-        reductions=writes,
-        instances_per_step=10**6,
+    # a TENET statement is a MAC: the reader marks its written tensor as a reduction (+=)
+    assert data.workload.reductions == tuple(
+        t for t, a in data.workload.accesses.items() if a.write
     )
+    result = check(data.workload, data.architecture, data.dataflow, instances_per_step=10**6)
     assert result.legal, str(result)
 
 
@@ -203,9 +202,8 @@ def test_check_reports_tenet_conv_points_when_not_allowed():
     need_shared()
     data = read_experiment(TENET_DATA / "reuse_factor_experiment/experiment/experiment_4")
     # conv2d_os leaves rx and ry (3 x 3) out of both stamps: 9 instances per point
-    result = check(data.workload, data.architecture, data.dataflow, reductions=["O"])
+    result = check(data.workload, data.architecture, data.dataflow)
     assert [v.kind for v in result.violations] == ["collision"]
-    allowed = check(
-        data.workload, data.architecture, data.dataflow, reductions=["O"], instances_per_step=9
-    )
-    assert allowed.legal
+    assert "(up to 9 instances per PE and time-stamp)" in result.violations[0].message
+    spec = data.architecture.model_copy(update={"instances_per_step": 9})
+    assert check(data.workload, spec, data.dataflow).legal
