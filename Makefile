@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install bench
+.PHONY: demo test test-slow lint install bench
 
 $(BIN)/tenet: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,5 +19,16 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
+test-slow: install
+	$(BIN)/python -m pytest -q -m slow
+
+lint: install
+	$(BIN)/ruff check tenet tests benchmarks
+	$(BIN)/ruff format --check tenet tests benchmarks
+	$(BIN)/mypy tenet
+	$(BIN)/lint-imports
+
 bench: install
 	$(BIN)/python benchmarks/bench_tenet_data.py
+	$(BIN)/python benchmarks/bench_maestro.py
+	$(BIN)/python benchmarks/bench_dse.py --quick
