@@ -23,6 +23,7 @@ __all__ = [
     "progress",
     "param_option",
     "output_option",
+    "format_option",
     "neighbourhood_option",
 ]
 
@@ -32,6 +33,14 @@ Command = TypeVar("Command", bound=Callable[..., object])
 
 param_option = click.option(
     "--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable)."
+)
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
 )
 output_option = click.option(
     "--output", "-o", type=click.Path(dir_okay=False), help="Write to this file."

@@ -14,7 +14,9 @@ from pydantic import ValidationError
 from tenet.api import check
 from tenet.cli.app import (
     cli,
+    format_option,
     neighbourhood_option,
+    output_option,
     param_option,
     parse_params,
     progress,
@@ -121,14 +123,8 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
         ),
         click.option("--plot", type=click.Path(dir_okay=False), help="PNG/SVG/PDF of the front."),
-        click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(["table", "csv", "json"]),
-            default="table",
-            show_default=True,
-        ),
-        click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here."),
+        format_option,
+        output_option,
     ]
     for decorator in reversed(decorators):
         function = decorator(function)

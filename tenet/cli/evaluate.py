@@ -10,6 +10,7 @@ import click
 from tenet.api import load_experiment, load_problem
 from tenet.cli.app import (
     cli,
+    format_option,
     neighbourhood_option,
     output_option,
     param_option,
@@ -59,14 +60,7 @@ def _render_table(metrics: Metrics, legality: Legality, csv: bool) -> str:
 @click.option("--dataflow", "-d", help="Dataflow: YAML file, TENET .m file or zoo name.")
 @param_option
 @click.option("--tensor", "-t", multiple=True, help="Analyse only this tensor (repeatable).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@format_option
 @neighbourhood_option("window")
 @output_option
 def eval_command(

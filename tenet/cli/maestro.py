@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from tenet.cli.app import cli, output_option, param_option, parse_params, progress, write_output
+from tenet.cli.app import (
+    cli,
+    format_option,
+    output_option,
+    param_option,
+    parse_params,
+    progress,
+    write_output,
+)
 from tenet.cli.plot import save_figure
 from tenet.compare import compare, compare_network, estimate, load_hardware, load_mapping
 from tenet.compare.maestro import MaestroEstimate
@@ -30,21 +38,12 @@ _SUMMARY = (
     "total_energy_consumption",
 )
 
-_FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-
 
 @cli.command("maestro")
 @click.argument("mapping", type=click.Path())
 @click.option("--hw", "hardware", required=True, type=click.Path(), help="MAESTRO hardware file.")
 @click.option("--layer", "-l", multiple=True, help="Estimate only this layer (repeatable).")
-@_FORMAT
+@format_option
 @output_option
 def maestro_command(
     mapping: str, hardware: str, layer: tuple[str, ...], fmt: str, output: str | None
@@ -114,7 +113,7 @@ def maestro_command(
     help="Links of the lowered array (data-centric input only).",
 )
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Save a bar plot here.")
-@_FORMAT
+@format_option
 @output_option
 def compare_command(
     mapping: str | None,

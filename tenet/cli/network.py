@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import click
 
-from tenet.cli.app import cli, output_option, progress, write_output
+from tenet.cli.app import cli, format_option, output_option, progress, write_output
 from tenet.networks import evaluate_network
 from tenet.spec import LayerSpec
 
@@ -29,14 +29,7 @@ def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
     required=True,
     help="Named dataflow (repeatable): each layer takes the first one made for its workload.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@format_option
 @output_option
 def eval_network_command(
     network: str, arch: str, dataflows: tuple[str, ...], fmt: str, output: str | None

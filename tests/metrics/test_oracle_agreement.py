@@ -20,6 +20,7 @@ from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, read_experi
 from tenet.testing.strategies import RandomProblem, problems
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
 from tests.conftest import TENET_DATA, need_shared
+from tests.paper_example import GEMM, MULTICAST, SKEWED, SYSTOLIC, UNSKEWED
 
 EXPERIMENTS = sorted(
     TENET_DATA.glob("*/experiment/experiment_*"),
@@ -89,35 +90,12 @@ def test_oracle_agrees_on_random_problems(drawn: RandomProblem, around: Neighbou
     assert_agrees(evaluate(problem), reference_metrics(w, a, d, neighbourhood=around))
 
 
-def test_oracle_agrees_on_paper_example_with_multicast_and_hand_figures() -> None:
+def test_oracle_agrees_on_paper_example_with_hand_figures() -> None:
     # GEMM on 2x2 PEs with K=4, Θ = S[i,j,k] -> (PE[i,j] | T[i+j+k]); A moves right, B down.
-    workload = WorkloadSpec.from_mapping(
-        {
-            "name": "gemm",
-            "domain": "{S[i, j, k]: 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4}",
-            "accesses": {
-                "A": {"read": "{S[i, j, k] -> A[i, k]}"},
-                "B": {"read": "{S[i, j, k] -> B[k, j]}"},
-                "C": {"write": "{S[i, j, k] -> C[i, j]}"},
-            },
-        }
-    )
-    array = ArchitectureSpec.from_mapping(
-        {
-            "name": "2x2",
-            "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
-            "interconnect": [
-                {"link": "{PE[i, j] -> PE[i, j + 1]}"},
-                {"link": "{PE[i, j] -> PE[i + 1, j]}"},
-            ],
-        }
-    )
-    flow = DataflowSpec.from_mapping(
-        {
-            "name": "paper",
-            "space_stamp": "{S[i, j, k] -> PE[i, j]}",
-            "time_stamp": "{S[i, j, k] -> T[i + j + k]}",
-        }
+    workload, array, flow = (
+        WorkloadSpec.from_mapping(GEMM),
+        ArchitectureSpec.from_mapping(SYSTOLIC),
+        DataflowSpec.from_mapping(SKEWED),
     )
     metrics = evaluate(load_problem(workload, array, flow))
     assert_agrees(metrics, reference_metrics(workload, array, flow))
@@ -133,27 +111,9 @@ def test_oracle_agrees_on_paper_example_with_multicast_and_hand_figures() -> Non
 
 
 def _unskewed_gemm(delay: int, around: Neighbourhood) -> Metrics:
-    workload = WorkloadSpec.from_mapping(
-        {
-            "name": "gemm",
-            "domain": "{S[i, j, k]: 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4}",
-            "accesses": {"A": {"read": "{S[i, j, k] -> A[i, k]}"}},
-        }
-    )
-    array = ArchitectureSpec.from_mapping(
-        {
-            "name": "row",
-            "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
-            "interconnect": [{"link": "{PE[i, j] -> PE[i, j + 1]}", "delay": delay}],
-        }
-    )
-    flow = DataflowSpec.from_mapping(
-        {
-            "name": "unskewed",
-            "space_stamp": "{S[i, j, k] -> PE[i, j]}",
-            "time_stamp": "{S[i, j, k] -> T[k]}",
-        }
-    )
+    workload = WorkloadSpec.from_mapping(GEMM)
+    array = ArchitectureSpec.from_mapping(MULTICAST if delay == 0 else SYSTOLIC)
+    flow = DataflowSpec.from_mapping(UNSKEWED)
     metrics = evaluate(load_problem(workload, array, flow, neighbourhood=around))
     assert_agrees(metrics, reference_metrics(workload, array, flow, neighbourhood=around))
     return metrics

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from tenet import load_problem
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tests.paper_example import SKEWED
+from tests.paper_example import problem as paper_problem
 
 
 def _points(relation: isl.Map) -> set[tuple[int, ...]]:
@@ -21,36 +21,7 @@ def _points(relation: isl.Map) -> set[tuple[int, ...]]:
 
 
 def test_assignment_worked_example_gemm_2x2_k4() -> None:
-    problem = load_problem(
-        WorkloadSpec.from_mapping(
-            {
-                "name": "gemm",
-                "domain": "{S[i, j, k]: 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4}",
-                "accesses": {
-                    "A": {"read": "{S[i, j, k] -> A[i, k]}"},
-                    "B": {"read": "{S[i, j, k] -> B[k, j]}"},
-                    "C": {"write": "{S[i, j, k] -> C[i, j]}"},
-                },
-            }
-        ),
-        ArchitectureSpec.from_mapping(
-            {
-                "name": "2x2",
-                "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
-                "interconnect": [
-                    {"link": "{PE[i, j] -> PE[i, j + 1]}"},
-                    {"link": "{PE[i, j] -> PE[i + 1, j]}"},
-                ],
-            }
-        ),
-        DataflowSpec.from_mapping(
-            {
-                "name": "paper",
-                "space_stamp": "{S[i, j, k] -> PE[i, j]}",
-                "time_stamp": "{S[i, j, k] -> T[i + j + k]}",
-            }
-        ),
-    )
+    problem = paper_problem(SKEWED)
     held = _points(problem.assignment(problem.accesses[0]))
     # PE[i,j] at time t runs S[i,j,t-i-j] and so holds A[i, t-i-j] while 0 <= t-i-j < 4.
     expected = {

@@ -12,7 +12,7 @@ from tenet.errors import SpecError
 from tenet.report import design_point, evaluate_designs, label_designs, load_designs
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tests.conftest import TENET_DATA, need_shared
-from tests.report.conftest import GEMM, SKEWED, SYSTOLIC
+from tests.paper_example import GEMM, SKEWED, SYSTOLIC
 
 GEMM_SPEC = WorkloadSpec.from_mapping(GEMM)
 ARCH_SPEC = ArchitectureSpec.from_mapping(SYSTOLIC)

@@ -13,7 +13,7 @@ import pytest
 from tenet.errors import SpecError
 from tenet.metrics import evaluate
 from tenet.report import comparison_table, read_table, render_table, reuse_table, write_table
-from tests.report.conftest import SKEWED, UNSKEWED, problem
+from tests.paper_example import SKEWED, UNSKEWED, problem
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from tenet.report import (
     space_time_table,
     utilisation_table,
 )
-from tests.report.conftest import MULTICAST, SKEWED, UNSKEWED, problem
+from tests.paper_example import MULTICAST, SKEWED, UNSKEWED, problem
 from tests.report.test_spacetime import WORKED_EXAMPLE
 
 

@@ -7,7 +7,7 @@ import pytest
 from tenet.errors import SpecError
 from tenet.model import Problem
 from tenet.report import space_time_table, utilisation_table
-from tests.report.conftest import MULTICAST, UNSKEWED, problem
+from tests.paper_example import MULTICAST, UNSKEWED, problem
 
 
 def worked_example() -> dict[tuple[str, str, str], tuple[str, str | None, str | None]]:

@@ -9,7 +9,7 @@ from tenet.api import load_problem
 from tenet.metrics import evaluate
 from tenet.report import comparison_table, reuse_table
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
-from tests.report.conftest import GEMM, MULTICAST, SKEWED, SYSTOLIC, UNSKEWED, problem
+from tests.paper_example import GEMM, MULTICAST, SKEWED, SYSTOLIC, UNSKEWED, problem
 
 # Skewed Θ: PE[i,j] at T[i+j+k] holds A[i,k], B[k,j], C[i,j] (16 instances, 16 accesses each).
 # A[i,k] at PE[i,1] was at PE[i,0] one step earlier: 2·4 = 8 pairs come over the link, 8 enter
