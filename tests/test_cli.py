@@ -12,6 +12,7 @@ import pytest
 from tenet.cli import main
 from tests.conftest import TENET_DATA, need_shared
 
+EVAL_GEMM_OS = ("eval", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic")
 TENSOR_KEYS = {
     "name",
     "access",
@@ -34,13 +35,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def test_cli_eval_by_zoo_names_prints_the_reuse_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys,
-        "eval",
-        "-w",
-        "gemm",
-        "-a",
-        "systolic-2d-8x8",
-        "-d",
-        "gemm-os-systolic",
+        *EVAL_GEMM_OS,
         "-p",
         "M=16",
         "-p",
@@ -57,13 +52,7 @@ def test_cli_eval_by_zoo_names_prints_the_reuse_table(capsys: pytest.CaptureFixt
 def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys,
-        "eval",
-        "-w",
-        "gemm",
-        "-a",
-        "systolic-2d-8x8",
-        "-d",
-        "gemm-os-systolic",
+        *EVAL_GEMM_OS,
         "--format",
         "json",
         "-p",
@@ -106,13 +95,7 @@ def test_cli_eval_csv_to_file(capsys: pytest.CaptureFixture[str], tmp_path: Path
     target = tmp_path / "table.csv"
     code, out, _ = run(
         capsys,
-        "eval",
-        "-w",
-        "gemm",
-        "-a",
-        "systolic-2d-8x8",
-        "-d",
-        "gemm-os-systolic",
+        *EVAL_GEMM_OS,
         "--format",
         "csv",
         "-o",
@@ -137,9 +120,7 @@ def test_cli_eval_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_cli_eval_bad_param_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(
-        capsys, "eval", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic", "-p", "M"
-    )
+    code, _, err = run(capsys, *EVAL_GEMM_OS, "-p", "M")
     assert code == 2 and "expected NAME=INTEGER" in err
 
 
