@@ -17,6 +17,7 @@ from tenet.spec import (
     load_workload,
     read_experiment,
 )
+from tenet.spec.params import check_param_names, param_names
 from tenet.vocab import Neighbourhood, TensorName
 
 __all__ = ["load_problem", "load_experiment", "analyze", "check"]
@@ -60,6 +61,9 @@ def _build(
     """Load the three specs and bind their size parameters (not yet checked together)."""
     w, a = load_workload(workload), load_architecture(architecture)
     d = load_dataflow(dataflow, architecture=a)
+    if params:
+        what = f"{w.name} on {a.name} with {d.name}"
+        check_param_names(params, param_names(w, a, d), what, source=None)
     bound = {**w.params, **d.params, **(params or {})}
     return (
         Workload.from_spec(w, bound),

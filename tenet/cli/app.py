@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
@@ -11,6 +12,7 @@ from typing import TypeVar
 import click
 from tqdm import tqdm
 
+from tenet.cli.checks import check_sizes, check_writable, describe_error, writable_path
 from tenet.errors import TenetError
 from tenet.spec.io import write_atomically
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
@@ -43,7 +45,11 @@ format_option = click.option(
     help="Output format.",
 )
 output_option = click.option(
-    "--output", "-o", type=click.Path(dir_okay=False), help="Write to this file."
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    callback=writable_path,
+    help="Write to this file.",
 )
 
 
@@ -71,6 +77,7 @@ def parse_params(values: Sequence[str]) -> dict[str, int]:
             sep = ""
         if not sep or not name.strip():
             raise click.BadParameter(f"expected NAME=INTEGER, got {value!r}", param_hint="--param")
+    check_sizes(params)
     return params
 
 
@@ -79,6 +86,7 @@ def write_output(text: str, output: str | None) -> None:
     if output is None:
         click.echo(text)
         return
+    check_writable(output, "--output")
     write_atomically(output, lambda tmp: tmp.write_text(text + "\n"))
 
 
@@ -117,6 +125,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     except TenetError as exc:
         if debug:
             raise
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {_one_line(str(exc))}", err=True)
+        sys.exit(2)
+    except (OSError, UnicodeDecodeError, sqlite3.Error, MemoryError, OverflowError) as exc:
+        message = describe_error(exc)
+        if debug or message is None:
+            raise
+        click.echo(f"error: {_one_line(message)}", err=True)
         sys.exit(2)
     sys.exit(0)
+
+
+def _one_line(message: str) -> str:
+    """``message`` on one line, unless it lists several problems (one per line on purpose)."""
+    return message if "\n  " in message else " ".join(message.split())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,12 +23,14 @@ from tenet.cli.app import (
     progress,
     write_output,
 )
-from tenet.cli.plot import save_figure
+from tenet.cli.checks import check_writable
+from tenet.cli.plot import image_path, save_figure
 from tenet.dse.explore import Exploration, sweep
-from tenet.dse.objectives import OBJECTIVES, Constraint, parse_constraint
+from tenet.dse.objectives import ALIASES, OBJECTIVES, Constraint, objective, parse_constraint
 from tenet.dse.plots import plot_pareto
 from tenet.dse.space import SpaceOptions
-from tenet.errors import DataflowError
+from tenet.dse.store import ROW_COLUMNS, ResultStore
+from tenet.errors import DataflowError, SpecError
 from tenet.spec import load_network, load_workload
 from tenet.vocab import Neighbourhood
 
@@ -122,7 +125,12 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
         ),
-        click.option("--plot", type=click.Path(dir_okay=False), help="PNG/SVG/PDF of the front."),
+        click.option(
+            "--plot",
+            type=click.Path(dir_okay=False),
+            callback=image_path,
+            help="PNG/SVG/PDF of the front.",
+        ),
         format_option,
         output_option,
     ]
@@ -160,7 +168,53 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
 
     figure = Figure(figsize=(6, 4))
     plot_pareto(results, x.strip(), y.strip() or "energy", ax=figure.add_subplot())
-    save_figure(figure, plot)
+    save_figure(figure, plot, "--plot")
+
+
+def _check_before_work(
+    constraint: Sequence[str],
+    engine: str,
+    address: str | None,
+    time_budget: float | None,
+    pareto: str | None,
+    plot: str | None,
+    store: str | None,
+    output: str | None,
+) -> list[Constraint]:
+    """Check the options that are only used after the search, so that none of them fails it
+    at the end; return the parsed constraints."""
+    if address is not None and engine != "dask":
+        raise click.UsageError("--address needs --engine dask")
+    if time_budget is not None and not time_budget >= 0:
+        raise click.BadParameter(
+            f"expected seconds >= 0, got {time_budget:g}", param_hint="--time-budget"
+        )
+    if pareto is not None:
+        if plot is None:
+            raise click.UsageError("--pareto needs --plot FILE")
+        x, _, y = pareto.partition(",")
+        for name in (x.strip(), y.strip() or "energy"):
+            try:
+                objective(name)
+            except SpecError as exc:
+                raise SpecError(str(exc), source="--pareto") from exc
+    check_writable(store, "--store")
+    if store is not None and Path(store).exists():
+        ResultStore(store).close()
+    check_writable(output, "--output")
+    constraints = []
+    columns = {"workload", "architecture", "index", *ROW_COLUMNS, *ALIASES.values()}
+    for text in constraint:
+        parsed = parse_constraint(text)
+        for named in (parsed.column, parsed.bound):
+            if isinstance(named, str) and named not in columns:
+                raise SpecError(
+                    f"constraint {text!r} names {named!r}, which is not a figure of a design "
+                    f"point (short names: {', '.join(ALIASES)})",
+                    source="--constraint",
+                )
+        constraints.append(parsed)
+    return constraints
 
 
 def _bar(rows: Any, total: int) -> Any:
@@ -193,7 +247,9 @@ def _search(
     fmt: str,
     output: str | None,
 ) -> None:
-    constraints = [parse_constraint(c) for c in constraint]
+    constraints = _check_before_work(
+        constraint, engine, address, time_budget, pareto, plot, store, output
+    )
     result = sweep(
         items,
         list(archs),

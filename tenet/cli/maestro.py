@@ -17,7 +17,7 @@ from tenet.cli.app import (
     progress,
     write_output,
 )
-from tenet.cli.plot import save_figure
+from tenet.cli.plot import image_path, save_figure
 from tenet.compare import compare, compare_network, estimate, load_hardware, load_mapping
 from tenet.compare.maestro import MaestroEstimate
 from tenet.errors import SpecError, TenetError
@@ -112,7 +112,13 @@ def maestro_command(
     show_default=True,
     help="Links of the lowered array (data-centric input only).",
 )
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Save a bar plot here.")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    callback=image_path,
+    help="Save a bar plot here.",
+)
 @format_option
 @output_option
 def compare_command(
@@ -163,7 +169,7 @@ def compare_command(
     if plot_path:
         from tenet.compare import plot_comparison
 
-        save_figure(cast("Figure", plot_comparison(table).figure), plot_path)
+        save_figure(cast("Figure", plot_comparison(table).figure), plot_path, "--plot")
     if fmt == "json":
         write_output(json.dumps(table.to_dict(orient="records"), indent=2), output)
     elif fmt == "csv":

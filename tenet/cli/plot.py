@@ -10,6 +10,7 @@ import click
 import pandas as pd
 
 from tenet.cli.app import cli, progress
+from tenet.cli.checks import writable_path
 from tenet.cli.table import collect_designs, design_inputs
 from tenet.errors import TenetError
 from tenet.report.designs import DESIGN_COLUMNS, DesignPoint, evaluate_designs
@@ -30,24 +31,38 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_command", "save_figure"]
+__all__ = ["plot_command", "save_figure", "image_path"]
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 KINDS = ("reuse", "latency", "bandwidth", "utilisation", "spacetime")
 
 
-def _image_format(output: str) -> str:
+MAX_PIXELS = 10**8
+"""The largest image drawn (pixels, width times height at the resolution asked)."""
+
+
+def _image_format(output: str, option: str = "--output") -> str:
     suffix = Path(output).suffix.lower().lstrip(".")
     if suffix not in IMAGE_FORMATS:
         raise click.BadParameter(
-            f"expected a .png, .svg or .pdf file, got {output!r}", param_hint="--output"
+            f"expected a .png, .svg or .pdf file, got {output!r}", param_hint=option
         )
     return suffix
 
 
-def save_figure(figure: Figure, output: str) -> None:
+def image_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: check an image file option (suffix, and that it can be written) while
+    the command line is parsed."""
+    if value is not None:
+        option = max(getattr(param, "opts", None) or ["--output"], key=len)
+        _image_format(value, option)
+        writable_path(ctx, param, value)
+    return value
+
+
+def save_figure(figure: Figure, output: str, option: str = "--output") -> None:
     """Save ``figure`` to ``output`` (format from its suffix) through a temporary file."""
-    image_format = _image_format(output)
+    image_format = _image_format(output, option)
     write_atomically(output, lambda tmp: figure.savefig(tmp, format=image_format))
 
 
@@ -91,6 +106,7 @@ def _draw(
     "-o",
     required=True,
     type=click.Path(dir_okay=False),
+    callback=image_path,
     help="Image file: .png, .svg or .pdf.",
 )
 @click.option("--size", nargs=2, type=float, help="Figure width and height, inches.")
@@ -137,7 +153,13 @@ def plot_command(
     (IBW and SBW), utilisation (active PEs per time-stamp) or spacetime (the space-time
     diagram of one small design point). Design points are named as for `tenet table`.
     """
-    _image_format(output)
+    width, height = size or (6.4, 4.8)  # matplotlib's default figure size
+    if not (width > 0 and height > 0) or width * height * dpi * dpi > MAX_PIXELS:
+        raise click.BadParameter(
+            f"a {width:g} x {height:g} inch figure at {dpi} dpi: expected a positive size "
+            f"of at most {MAX_PIXELS:.0e} pixels",
+            param_hint="--size/--dpi",
+        )
     points = collect_designs(experiments, designs_file, workload, arch, dataflow, param)
     try:
         ax = _draw(kind, points, size, dpi, by, log, max_points)

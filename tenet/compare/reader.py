@@ -27,6 +27,7 @@ from tenet.compare.directives import (
     Network,
 )
 from tenet.errors import SpecError
+from tenet.spec.io import read_text
 
 __all__ = ["parse_mapping", "load_mapping", "parse_hardware", "load_hardware"]
 
@@ -246,11 +247,7 @@ def load_mapping(path: str | Path) -> Network:
     ...     load_mapping(path).name
     'G'
     """
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise SpecError(f"cannot read the mapping file ({exc.strerror})", source=str(path)) from exc
-    return parse_mapping(text, source=str(path))
+    return parse_mapping(read_text(path), source=str(path))
 
 
 def parse_hardware(text: str, source: str | None = None) -> Hardware:
@@ -285,10 +282,4 @@ def parse_hardware(text: str, source: str | None = None) -> Hardware:
 
 def load_hardware(path: str | Path) -> Hardware:
     """Read a MAESTRO hardware file."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise SpecError(
-            f"cannot read the hardware file ({exc.strerror})", source=str(path)
-        ) from exc
-    return parse_hardware(text, source=str(path))
+    return parse_hardware(read_text(path), source=str(path))

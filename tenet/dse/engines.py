@@ -20,6 +20,8 @@ from tenet.errors import SpecError
 __all__ = ["Engine", "LocalEngine", "DaskEngine", "make_engine", "EngineName"]
 
 EngineName = Literal["local", "dask"]
+CONNECT_TIMEOUT = "5s"
+"""How long to try to reach a Dask scheduler before giving up."""
 Job = tuple[Any, ...]
 
 
@@ -105,7 +107,16 @@ class DaskEngine(Engine):
             )
             self._client = Client(self._cluster)
         else:
-            self._client = Client(address)
+            import dask
+
+            try:
+                with dask.config.set({"distributed.comm.timeouts.connect": CONNECT_TIMEOUT}):
+                    self._client = Client(address, timeout=CONNECT_TIMEOUT)
+            except OSError as exc:
+                raise SpecError(
+                    f"cannot reach the Dask scheduler at {address!r} ({exc})",
+                    source="--address",
+                ) from exc
         self.workers = max(1, len(self._client.scheduler_info()["workers"]))
 
     def __exit__(self, *exc: object) -> None:

@@ -22,6 +22,7 @@ from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.store import ResultStore, run_key
 from tenet.dse.worker import Context, Task, evaluate_tasks
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
+from tenet.spec.params import check_param_names, param_names
 from tenet.vocab import Neighbourhood
 
 __all__ = ["Exploration", "Sweep", "explore", "sweep"]
@@ -292,19 +293,25 @@ def sweep(
     >>> s.best("latency")[["workload", "architecture", "latency_cycles"]].values.tolist()
     [['small', 'systolic-2d-8x8', 47]]
     """
+    items = [item if isinstance(item, tuple) else (None, item, {}) for item in workloads]
+    specs = [load_workload(source) for _, source, _ in items]
+    arrays = [load_architecture(arch) for arch in architectures]
+    if params:
+        what = " or ".join(dict.fromkeys(s.name for s in specs))
+        check_param_names(params, param_names(*specs, *arrays), what, source=None)
+    for (label, _, own), spec in zip(items, specs, strict=True):
+        check_param_names(own, param_names(spec), label or spec.name, source=None)
     session = _Session(engine, workers, address, store)
     deadline = None if time_budget is None else time.monotonic() + time_budget
     done = []
     try:
-        for item in workloads:
-            label, source, own = item if isinstance(item, tuple) else (None, item, {})
-            spec = load_workload(source)
-            for arch in architectures:
+        for (label, _, own), spec in zip(items, specs, strict=True):
+            for array in arrays:
                 done.append(
                     _explore(
                         session,
                         spec,
-                        load_architecture(arch),
+                        array,
                         {**(params or {}), **own},
                         options or SpaceOptions(),
                         reductions,

@@ -80,6 +80,12 @@ class Workload:
             source=src,
             location="domain",
         )
+        if domain.is_empty():
+            raise SpecError(
+                "the iteration domain is empty with these sizes: nothing to count",
+                source=src,
+                location=spec.where("domain"),
+            )
         statement = tuple_signature(domain, isl.dim_type.set)
         reads: dict[str, isl.Map] = {}
         writes: dict[str, isl.Map] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
@@ -43,6 +44,16 @@ __all__ = [
 Spec = TypeVar("Spec", bound=SpecModel)
 
 
+def _not_in_zoo(kind: Kind, name: str) -> str:
+    """The message for a name that is not in the zoo: the closest names, if any."""
+    known = zoo_names(kind)
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    if close:
+        return f"no {kind} named {name!r} in the zoo; did you mean {' or '.join(map(repr, close))}?"
+    listing = "archs" if kind == "architecture" else f"{kind}s"
+    return f"no {kind} named {name!r} in the zoo (see 'tenet zoo {listing}')"
+
+
 def _load(
     kind: Kind,
     model: type[Spec],
@@ -65,13 +76,12 @@ def _load(
         if given:
             raise SpecError(f"template arguments need a YAML {kind}", source=text)
         return read_legacy(path)
+    if path.is_dir():
+        raise SpecError("is a directory, not a spec file", source=text)
     if path.suffix == "" and path.name == text:
         found = find_entry(kind, text)
         if found is None:
-            raise SpecError(
-                f"no {kind} named {text!r} in the zoo (known: "
-                f"{', '.join(zoo_names(kind)) or 'none'})"
-            )
+            raise SpecError(_not_in_zoo(kind, text))
         entry, preset = found
         return instantiate(
             entry,

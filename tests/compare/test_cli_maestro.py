@@ -91,7 +91,7 @@ def test_cli_maestro_reports_rejected_layers(capsys: pytest.CaptureFixture[str])
 @pytest.mark.parametrize(
     ("args", "match"),
     [
-        (("maestro", "missing.m", "--hw", HW64), "cannot read the mapping file"),
+        (("maestro", "missing.m", "--hw", HW64), "missing.m: file not found"),
         (
             ("maestro", str(COMPARISON / "gemm256_os_8x8.m"), "--hw", HW64, "--layer", "x"),
             "no layer",

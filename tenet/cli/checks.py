@@ -1,0 +1,91 @@
+"""Checks made before a command starts working (output paths, sizes), and the one-line message
+for each error that reaches ``main`` from the system rather than from tenet's own checks."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import click
+
+from tenet.errors import SpecError
+
+__all__ = ["check_writable", "check_sizes", "describe_error", "writable_path"]
+
+
+def check_writable(path: str | None, option: str) -> None:
+    """Refuse, naming ``option``, an output ``path`` that cannot be written: a directory, a
+    file in a folder that does not exist, or where no file can be created.
+
+    Examples
+    --------
+    >>> check_writable("nodir/out.txt", "--output")
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: --output: cannot write 'nodir/out.txt': no folder 'nodir'
+    """
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise SpecError(f"cannot write {path!r}: it is a directory", source=option)
+    folder = target.parent
+    if not folder.exists():
+        raise SpecError(f"cannot write {path!r}: no folder '{folder}'", source=option)
+    if not folder.is_dir():
+        raise SpecError(f"cannot write {path!r}: '{folder}' is not a folder", source=option)
+    if target.exists() and not os.access(target, os.W_OK):
+        raise SpecError(f"cannot write {path!r}: permission denied", source=option)
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".tmp"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise SpecError(f"cannot write {path!r}: {reason}", source=option) from exc
+
+
+def check_sizes(params: dict[str, int], option: str = "--param") -> None:
+    """Refuse size parameters that are not positive (an empty loop has nothing to count).
+
+    Examples
+    --------
+    >>> check_sizes({"M": 0})
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: --param: size M=0: sizes must be at least 1
+    """
+    for name, value in params.items():
+        if value < 1:
+            raise SpecError(f"size {name}={value}: sizes must be at least 1", source=option)
+
+
+def describe_error(exc: BaseException) -> str | None:
+    """Return the one-line message of an error from the system (file, database, network,
+    memory, number range), or None for an error that is a bug."""
+    if isinstance(exc, sqlite3.Error):
+        return f"results store: {exc}"
+    if isinstance(exc, OSError):
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        name = exc.filename
+        return f"{name}: {reason}" if name else reason
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text ({exc.reason} at byte {exc.start}): a binary file?"
+    if isinstance(exc, MemoryError):
+        return "out of memory: give smaller sizes"
+    if isinstance(exc, OverflowError):
+        return f"number too large ({exc})"
+    return None
+
+
+def writable_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: check an output path option with :func:`check_writable` while the
+    command line is parsed, before any work starts."""
+    check_writable(value, _option_name(param))
+    return value
+
+
+def _option_name(param: click.Parameter) -> str:
+    opts = getattr(param, "opts", None) or [param.name or "?"]
+    return max(opts, key=len)

@@ -1,0 +1,113 @@
+"""Bad input on the command line: each case exits 2 with one ``error:`` line on stderr naming
+the file or option, no traceback, and before any work starts."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import run
+
+SMALL = ("-p", "M=4", "-p", "N=4", "-p", "K=4")
+EVAL = ("eval", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic", *SMALL)
+DSE = ("dse", "-w", "gemm", "-a", "systolic-2d-8x8", *SMALL)
+COMPARE = ("compare", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os", *SMALL)
+PLOT = ("plot", "latency", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic")
+EMPTY_DOMAIN = """\
+name: shifted
+params: {M: 4}
+domain: "[M] -> {S[i]: 1 <= i < M}"
+accesses:
+  A: {read: "{S[i] -> A[i]}"}
+  C: {write: "{S[i] -> C[i]}"}
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder with a directory, a binary file, a non-SQLite file, another
+    application's SQLite file and a workload whose domain is empty for M=1."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "bin.yaml").write_bytes(b"\x7fELF\x02\x01\x01\x00\xd0\xff" * 30)
+    (tmp_path / "bin.m").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1" * 30)
+    (tmp_path / "notes.db").write_text("not a database\n" * 100)
+    other = sqlite3.connect(tmp_path / "other.db")
+    with other:
+        other.execute("CREATE TABLE results (id INTEGER, x TEXT)")
+        other.execute("INSERT INTO results VALUES (1, 'a')")
+    other.close()
+    (tmp_path / "empty.yaml").write_text(EMPTY_DOMAIN)
+    return tmp_path
+
+
+CASES: list[tuple[tuple[str, ...], str]] = [
+    # output paths
+    ((*EVAL, "-o", "nodir/out.txt"), "error: --output: cannot write 'nodir/out.txt': no folder"),
+    ((*EVAL, "-o", "/proc/x"), "error: --output: cannot write '/proc/x'"),
+    ((*EVAL, "-o", "adir"), "'adir' is a directory"),
+    ((*COMPARE, "--plot", "nodir/x.png"), "error: --plot: cannot write 'nodir/x.png'"),
+    ((*COMPARE, "--plot", "x.txt"), "--plot: expected a .png, .svg or .pdf file"),
+    ((*DSE, "--plot", "x.txt"), "--plot: expected a .png, .svg or .pdf file"),
+    ((*DSE, "--plot", "nodir/x.png"), "error: --plot: cannot write 'nodir/x.png'"),
+    ((*PLOT, "-o", "x.txt"), "--output: expected a .png, .svg or .pdf file"),
+    ((*PLOT, "--size", "1000", "1000", "--dpi", "1000", "-o", "x.png"), "--size/--dpi"),
+    ((*PLOT, "--dpi", "100000", "-o", "x.png"), "--size/--dpi"),
+    ((*PLOT, "--size", "0", "3", "-o", "x.png"), "expected a positive size"),
+    # binary files and directories
+    (("maestro", "bin.m", "--hw", "bin.m"), "error: bin.m: not UTF-8 text (byte 0xd0"),
+    (("compare", "bin.m", "--hw", "bin.m"), "error: bin.m: not UTF-8 text"),
+    (("eval", "-w", "bin.yaml", "-a", "systolic-2d-8x8", "-d", "gemm-os"), "bin.yaml: a binary"),
+    (("eval", "-w", "adir", "-a", "systolic-2d-8x8", "-d", "gemm-os"), "adir: is a directory"),
+    (("dse", "-w", "gemm", "-a", "adir"), "error: adir: is a directory, not a spec file"),
+    # stores
+    ((*DSE, "--store", "nodir/s.db"), "error: --store: cannot write 'nodir/s.db'"),
+    ((*DSE, "--store", "adir"), "'adir' is a directory"),
+    # options checked before the search
+    ((*DSE, "-c", "foo<<3"), "error: --constraint: constraint 'foo<<3' names"),
+    ((*DSE, "-c", "latency"), "error: constraint 'latency' is not 'NAME OP VALUE'"),
+    ((*DSE, "--pareto", "foo,bar", "--plot", "x.png"), "error: --pareto: unknown objective 'foo'"),
+    ((*DSE, "--pareto", "latency,energy"), "error: --pareto needs --plot FILE"),
+    ((*DSE, "--address", "tcp://127.0.0.1:1"), "error: --address needs --engine dask"),
+    ((*DSE, "--time-budget", "-1"), "--time-budget: expected seconds >= 0, got -1"),
+    # sizes
+    ((*EVAL, "-p", "M=0"), "error: --param: size M=0: sizes must be at least 1"),
+    ((*EVAL, "-p", "M=-5"), "error: --param: size M=-5: sizes must be at least 1"),
+    ((*DSE, "-p", "M=0"), "error: --param: size M=0: sizes must be at least 1"),
+    ((*COMPARE, "-p", "M=0"), "error: --param: size M=0: sizes must be at least 1"),
+    ((*PLOT, "-p", "M=-5", "-o", "x.png"), "error: --param: size M=-5: sizes must be at least 1"),
+    (("table", *EVAL[1:], "-p", "M=0"), "error: --param: size M=0: sizes must be at least 1"),
+    (
+        ("check", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic", "-p", "K=0"),
+        "error: --param: size K=0: sizes must be at least 1",
+    ),
+    ((*EVAL, "-p", "m=64"), "has no size 'm' (sizes: K, M, N); did you mean 'M'?"),
+    ((*DSE, "-p", "m=64"), "gemm has no size 'm' (sizes: K, M, N); did you mean 'M'?"),
+    ((*COMPARE, "-p", "m=64"), "has no size 'm' (sizes: K, M, N); did you mean 'M'?"),
+    (
+        ("eval", "-w", "empty.yaml", "-a", "systolic-2d-8x8", "-d", "gemm-os", "-p", "M=1"),
+        "error: empty.yaml: domain (line 3): the iteration domain is empty with these sizes",
+    ),
+    (
+        ("dse", "-w", "empty.yaml", "-a", "systolic-2d-8x8", "-p", "M=1"),
+        "error: empty.yaml: domain (line 3): the iteration domain is empty with these sizes",
+    ),
+    # zoo names
+    (("eval", "-w", "gemn", "-a", "systolic-2d-8x8", "-d", "gemm-os"), "did you mean 'gemm'?"),
+    (("dse", "-w", "gemm", "-a", "systolic-2d-8x9"), "did you mean 'systolic-2d-8x8'"),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_cli_bad_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], folder: Path, args: tuple[str, ...], expected: str
+) -> None:
+    code, out, err = run(capsys, *args)
+    assert code == 2, err
+    assert out == ""
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert expected in err
+    assert not list(folder.glob("nodir*")) and not list(folder.glob("*.png"))
