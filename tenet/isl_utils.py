@@ -4,6 +4,10 @@ small helpers on relations. Nothing above this module calls an isl constructor o
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import tempfile
 from collections.abc import Mapping
 from typing import TypeVar
 
@@ -59,8 +63,43 @@ def _parse(kind: type[Parsed], text: str, source: str | None, location: str | No
     try:
         return kind(text.strip())
     except isl.Error as exc:
-        detail = str(exc).split(":")[-1].strip() if str(exc) else ""
+        detail = _complaint(kind, text.strip()) or "not isl syntax"
         raise IslSyntaxError(text, source=source, location=location, detail=detail) from exc
+
+
+_COMPLAINT = re.compile(r"syntax error \((\d+), (\d+)\): (.*)")
+
+
+def _complaint(kind: type[Parsed], text: str) -> str | None:
+    """Parse ``text`` again with isl's error report captured (isl writes it to the C
+    stderr), and return its first complaint with the spot in ``text`` it points at."""
+    context = isl.DEFAULT_CONTEXT
+    saved_mode = context.get_on_error()
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as captured:
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            context.set_on_error(isl.on_error.WARN)
+            kind(text)
+        except isl.Error:
+            pass
+        finally:
+            context.set_on_error(saved_mode)
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        report = captured.read().decode(errors="replace").splitlines()
+    for k, line in enumerate(report):
+        if match := _COMPLAINT.match(line):
+            row, column, message = int(match[1]), int(match[2]), match[3]
+            got = report[k + 1].strip() if k + 1 < len(report) else ""
+            if got.startswith("got "):
+                message += f", {got}"
+            before = text.splitlines()[row - 1][: column - 1] if row <= text.count("\n") + 1 else ""
+            where = f"line {row} column {column}" if "\n" in text else f"column {column}"
+            return f"{message} at {where}, after {before[-30:]!r}"
+    return None
 
 
 def parse_set(text: str, *, source: str | None = None, location: str | None = None) -> isl.Set:

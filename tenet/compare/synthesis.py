@@ -141,7 +141,15 @@ class _Digit:
     wrap: int | None
 
 
-def _values(stamp: isl.Map, coord: int, dim: int, domain: isl.Set) -> list[int]:
+SAMPLE = 4096
+"""The most values of one dimension read to recognise a window index: windows and wraps show
+in the first values, so the cost does not grow with the sizes (the directives found are
+checked exactly afterwards, by :func:`_same_schedule`)."""
+
+
+def _values(stamp: isl.Map, coord: int, dim: int, domain: isl.Set) -> tuple[list[int], int]:
+    """The stamp coordinate ``coord`` along dimension ``dim`` (the others at their minimum),
+    for at most :data:`SAMPLE` first values, and the number of values along the line."""
     n_out = stamp.dim(isl.dim_type.out)
     line = stamp.project_out(isl.dim_type.out, coord + 1, n_out - coord - 1).project_out(
         isl.dim_type.out, 0, coord
@@ -150,6 +158,11 @@ def _values(stamp: isl.Map, coord: int, dim: int, domain: isl.Set) -> list[int]:
     for k in range(domain.dim(isl.dim_type.set)):
         if k != dim:
             box = box.fix_val(isl.dim_type.set, k, domain.dim_min_val(k))
+    low, high = box.dim_min_val(dim), box.dim_max_val(dim)
+    extent = int(high.sub(low).to_python()) + 1
+    if extent > SAMPLE:
+        last = low.add(isl.Val(str(SAMPLE - 1), box.get_ctx()))
+        box = box.upper_bound_val(isl.dim_type.set, dim, last)
     points: dict[int, int] = {}
     n_in = domain.dim(isl.dim_type.set)
 
@@ -158,15 +171,16 @@ def _values(stamp: isl.Map, coord: int, dim: int, domain: isl.Set) -> list[int]:
         points[x] = point.get_coordinate_val(isl.dim_type.set, n_in).to_python()
 
     line.intersect_domain(box).wrap().foreach_point(take)
-    return [points[x] for x in sorted(points)]
+    values = [points[x] for x in sorted(points)]
+    return values, extent if extent > SAMPLE else len(values)
 
 
 def _digit(stamp: isl.Map, coord: int, dim: int, domain: isl.Set, what: str) -> _Digit:
-    values = _values(stamp, coord, dim, domain)
+    values, count = _values(stamp, coord, dim, domain)
     steps = [v - values[0] for v in values]
     window = next((x for x, s in enumerate(steps) if s != 0), None)
     if window is None:
-        return _Digit(dim, len(values), None)
+        return _Digit(dim, count, None)
     tiles = [x // window for x in range(len(values))]
     if steps == tiles:
         return _Digit(dim, window, None)
