@@ -40,6 +40,8 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         other.execute("INSERT INTO results VALUES (1, 'a')")
     other.close()
     (tmp_path / "empty.yaml").write_text(EMPTY_DOMAIN)
+    (tmp_path / "badisl.yaml").write_text(EMPTY_DOMAIN.replace("1 <= i < M", "1 <= i < Q"))
+    (tmp_path / "typo.yaml").write_text(EMPTY_DOMAIN + "reduction: [C]\n")
     return tmp_path
 
 
@@ -93,6 +95,17 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (
         ("dse", "-w", "empty.yaml", "-a", "systolic-2d-8x8", "-p", "M=1"),
         "error: empty.yaml: domain (line 3): the iteration domain is empty with these sizes",
+    ),
+    # spec files
+    (
+        ("eval", "-w", "badisl.yaml", "-a", "systolic-2d-8x8", "-d", "gemm-os"),
+        "error: badisl.yaml: domain (line 3): malformed isl text '[M] -> {S[i]: 1 <= i < Q}' "
+        "(unknown identifier, got ident 'Q' at column 24, after '[M] -> {S[i]: 1 <= i < ')",
+    ),
+    (
+        ("eval", "-w", "typo.yaml", "-a", "systolic-2d-8x8", "-d", "gemm-os"),
+        "error: typo.yaml: invalid workload spec: line 7: reduction: unknown key; "
+        "did you mean 'reductions'?",
     ),
     # zoo names
     (("eval", "-w", "gemn", "-a", "systolic-2d-8x8", "-d", "gemm-os"), "did you mean 'gemm'?"),

@@ -204,7 +204,8 @@ def test_errors_link_between_other_tuples() -> None:
 def test_errors_unknown_yaml_key_lists_all_problems() -> None:
     with pytest.raises(
         SpecError,
-        match=r"invalid dataflow spec: space_stamp: Field required; tme_stamp: Extra inputs",
+        match=r"invalid dataflow spec:\n  space_stamp: Field required\n  tme_stamp: unknown key; "
+        r"did you mean 'time_stamp'\?",
     ):
         DataflowSpec.from_mapping(
             {"name": "d", "time_stamp": "{S[i] -> T[i]}", "tme_stamp": "{S[i] -> T[i]}"}
@@ -267,3 +268,22 @@ def test_errors_varying_occupancy_beyond_the_walk_limit(monkeypatch: pytest.Monk
     flow = {**FLOW, "space_stamp": "{S[i, j, k] -> PE[0, 0]}", "time_stamp": "{S[i, j, k] -> T[i]}"}
     with pytest.raises(CountingError, match=r"vary within barvinok's pieces, and the 4 occupied"):
         evaluate(_problem(workload=workload, flow=flow))
+
+
+def test_errors_spec_problems_give_their_yaml_lines(tmp_path: Path) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text(
+        "name: typo\n"
+        "domain: '{S[i]: 0 <= i < 4}'\n"
+        "accesses:\n"
+        "  A: {rad: '{S[i] -> A[i]}'}\n"
+        "  C: {write: '{S[i] -> C[i]}'}\n"
+        "reductions: 3\n"
+    )
+    with pytest.raises(SpecError) as caught:
+        load_workload(path)
+    assert str(caught.value).splitlines() == [
+        f"{path}: invalid workload spec:",
+        "  line 4: accesses.A.rad: unknown key; did you mean 'read'?",
+        "  line 6: reductions: Input should be a valid tuple",
+    ]

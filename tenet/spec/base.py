@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
 from tenet.errors import SpecError, VersionError
 from tenet.spec.io import read_yaml
@@ -55,13 +57,14 @@ class SpecModel(BaseModel):
         try:
             return cls.model_validate({**data, "source": source, "lines": dict(lines or {})})
         except ValidationError as exc:
-            problems = [
-                f"{'.'.join(str(p) for p in err['loc']) or '(top)'}: {err['msg']}"
-                for err in exc.errors()
-            ]
-            raise SpecError(
-                f"invalid {cls.kind} spec: " + "; ".join(problems), source=source
-            ) from exc
+            problems = [_problem(cls, err, lines or {}) for err in exc.errors()]
+            joined = f" {problems[0]}" if len(problems) == 1 else "\n  " + "\n  ".join(problems)
+            raise SpecError(f"invalid {cls.kind} spec:{joined}", source=source) from exc
+
+    @classmethod
+    def field_names(cls) -> set[str]:
+        """Return the keys this spec and the specs inside it accept."""
+        return _field_names(cls, set())
 
     @classmethod
     def from_yaml(cls: type[Spec], path: str | Path) -> Spec:
@@ -70,3 +73,35 @@ class SpecModel(BaseModel):
         data = dict(data)
         data.setdefault("name", Path(path).stem)
         return cls.from_mapping(data, source=str(path), lines=lines)
+
+
+def _field_names(model: type[BaseModel], seen: set[type[BaseModel]]) -> set[str]:
+    seen.add(model)
+    names = {f.alias or n for n, f in model.model_fields.items() if not f.exclude}
+    for info in model.model_fields.values():
+        for kind in _types(info.annotation):
+            if kind not in seen:
+                names |= _field_names(kind, seen)
+    return names
+
+
+def _types(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [t for arg in get_args(annotation) for t in _types(arg)]
+
+
+def _problem(model: type[SpecModel], error: ErrorDetails, lines: Mapping[str, int]) -> str:
+    """One validation problem: its YAML line (of the key, or of the nearest key above it),
+    the dotted key path, pydantic's reason, and the closest known key for an unknown one."""
+    path = [str(p) for p in error["loc"]]
+    line = next(
+        (lines[".".join(path[:k])] for k in range(len(path), 0, -1) if ".".join(path[:k]) in lines),
+        None,
+    )
+    where = ".".join(path) or "(top)"
+    text = f"{where}: {error['msg']}"
+    if error["type"] == "extra_forbidden" and path:
+        close = difflib.get_close_matches(path[-1], sorted(model.field_names()), n=1)
+        text = f"{where}: unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
+    return f"line {line}: {text}" if line else text
