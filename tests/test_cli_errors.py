@@ -124,3 +124,30 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     assert "Traceback" not in err
     assert expected in err
     assert not list(folder.glob("nodir*")) and not list(folder.glob("*.png"))
+
+
+def test_cli_input_larger_than_the_limit_is_refused_unread(
+    capsys: pytest.CaptureFixture[str], folder: Path
+) -> None:
+    from tenet.spec.io import MAX_INPUT_BYTES
+
+    big = folder / "big.yaml"
+    with big.open("w") as stream:
+        stream.write("name: big\naccesses:\n")
+        stream.write("  T: {read: '{S[i] -> T[i]}'}\n" * (MAX_INPUT_BYTES // 30 + 1))
+    code, out, err = run(capsys, "eval", "-w", "big.yaml", "-a", "systolic-2d-8x8", "-d", "x")
+    assert code == 2 and out == ""
+    assert err == "error: big.yaml: file larger than 4 MB; input files this large are not read\n"
+
+
+def test_cli_yaml_aliases_expanding_beyond_the_limit_are_refused(
+    capsys: pytest.CaptureFixture[str], folder: Path
+) -> None:
+    # each level repeats the one above ten times: 10**7 values once the aliases are expanded
+    levels = ["a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    levels += [f"a{k}: &a{k} [{', '.join([f'*a{k - 1}'] * 10)}]" for k in range(1, 7)]
+    (folder / "laughs.yaml").write_text("name: laughs\n" + "\n".join(levels) + "\n")
+    code, _, err = run(capsys, "eval", "-w", "laughs.yaml", "-a", "systolic-2d-8x8", "-d", "x")
+    assert code == 2
+    assert err.startswith("error: laughs.yaml: more than 1000000 YAML values")
+    assert len(err.splitlines()) == 1

@@ -14,7 +14,7 @@ from tenet.errors import SpecError
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_YAML_NODES", "read_text", "read_yaml", "write_atomically"]
 
-MAX_INPUT_BYTES = 16 * 2**20
+MAX_INPUT_BYTES = 4 * 2**20
 """The largest input file read (bytes): spec files are small, and a larger one is refused
 before it is read rather than parsed for minutes."""
 
