@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tenet.dse.store import ResultStore
 from tests.test_cli import run
 
 SMALL = ("-p", "M=4", "-p", "N=4", "-p", "K=4")
@@ -25,10 +26,21 @@ accesses:
 """
 
 
+@pytest.fixture(scope="module")
+def store_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The bytes of a results store of 500 rows."""
+    path = tmp_path_factory.mktemp("store") / "whole.db"
+    store = ResultStore(path)
+    store.open_run("r", {}, total=1)
+    store.add("r", [{"idx": k, "name": f"p{k}", "status": "ok"} for k in range(500)])
+    store.close()
+    return path.read_bytes()
+
+
 @pytest.fixture
-def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A working folder with a directory, a binary file, a non-SQLite file, another
-    application's SQLite file and a workload whose domain is empty for M=1."""
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_bytes: bytes) -> Path:
+    """A working folder with a directory, binary files, a non-SQLite file, another
+    application's SQLite file, a damaged store and small workloads with errors."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "adir").mkdir()
     (tmp_path / "bin.yaml").write_bytes(b"\x7fELF\x02\x01\x01\x00\xd0\xff" * 30)
@@ -39,6 +51,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         other.execute("CREATE TABLE results (id INTEGER, x TEXT)")
         other.execute("INSERT INTO results VALUES (1, 'a')")
     other.close()
+    (tmp_path / "cut.db").write_bytes(store_bytes[: len(store_bytes) // 2])
     (tmp_path / "empty.yaml").write_text(EMPTY_DOMAIN)
     (tmp_path / "badisl.yaml").write_text(EMPTY_DOMAIN.replace("1 <= i < M", "1 <= i < Q"))
     (tmp_path / "typo.yaml").write_text(EMPTY_DOMAIN + "reduction: [C]\n")
@@ -67,6 +80,13 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     # stores
     ((*DSE, "--store", "nodir/s.db"), "error: --store: cannot write 'nodir/s.db'"),
     ((*DSE, "--store", "adir"), "'adir' is a directory"),
+    ((*DSE, "--store", "notes.db"), "error: notes.db: not a tenet results store (not an SQLite"),
+    (
+        (*DSE, "--store", "other.db"),
+        "error: other.db: an SQLite database of another application, not a tenet results store "
+        "(tables: results)",
+    ),
+    ((*DSE, "--store", "cut.db"), "error: cut.db: a damaged results store"),
     # options checked before the search
     ((*DSE, "-c", "foo<<3"), "error: --constraint: constraint 'foo<<3' names"),
     ((*DSE, "-c", "latency"), "error: constraint 'latency' is not 'NAME OP VALUE'"),
@@ -151,3 +171,14 @@ def test_cli_yaml_aliases_expanding_beyond_the_limit_are_refused(
     assert code == 2
     assert err.startswith("error: laughs.yaml: more than 1000000 YAML values")
     assert len(err.splitlines()) == 1
+
+
+def test_cli_unreachable_dask_scheduler_fails_fast(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("distributed")
+    monkeypatch.setattr("tenet.dse.engines.CONNECT_TIMEOUT", "1s")
+    code, out, err = run(capsys, *DSE, "--engine", "dask", "--address", "tcp://127.0.0.1:1")
+    assert code == 2 and out == ""
+    assert err.startswith("error: --address: cannot reach the Dask scheduler at ")
+    assert len(err.splitlines()) == 1 and "Traceback" not in err

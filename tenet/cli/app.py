@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
@@ -110,6 +112,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Run the command line; bad input exits with status 2 and one line on stderr."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
+    try:
+        _run(args, debug)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: list[str], debug: bool) -> None:
     try:
         cli.main(args=args, prog_name="tenet", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -134,6 +146,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         click.echo(f"error: {_one_line(message)}", err=True)
         sys.exit(2)
     sys.exit(0)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """On SIGTERM, unwind (closing pools and stores) and exit with 128 + the signal."""
+    raise SystemExit(128 + signum)
 
 
 def _one_line(message: str) -> str:

@@ -9,6 +9,8 @@ when the caller stops early.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -17,12 +19,34 @@ from typing import Any, Literal
 
 from tenet.errors import SpecError
 
-__all__ = ["Engine", "LocalEngine", "DaskEngine", "make_engine", "EngineName"]
+__all__ = ["Engine", "LocalEngine", "DaskEngine", "make_engine", "EngineName", "watch_parent"]
 
 EngineName = Literal["local", "dask"]
 CONNECT_TIMEOUT = "5s"
 """How long to try to reach a Dask scheduler before giving up."""
 Job = tuple[Any, ...]
+
+
+WATCH_SECONDS = 0.5
+"""How often a local worker checks that the process that started it is still alive."""
+
+
+def watch_parent(parent: int) -> None:
+    """Start a thread that ends this worker process when process ``parent`` has ended (killed,
+    say), so that no worker (nor the fork server and resource tracker they keep alive) is
+    left behind."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_SECONDS)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # alive, owned by another user after a reuse of its id
+                continue
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 class Engine(AbstractContextManager["Engine"]):
@@ -55,9 +79,17 @@ class LocalEngine(Engine):
         self.workers = workers
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["tenet.dse.worker"])
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=watch_parent,
+            initargs=(os.getpid(),),
+        )
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:  # stopped by an error or a signal: drop the work in progress
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def run(

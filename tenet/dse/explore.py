@@ -131,9 +131,10 @@ class _Session:
         self.own_store = not isinstance(store, ResultStore)
         self.store = store if isinstance(store, ResultStore) else ResultStore(store)
 
-    def close(self) -> None:
+    def close(self, failure: BaseException | None = None) -> None:
+        """Close what was made here; after a ``failure``, stop the engine's work at once."""
         if self.own_engine:
-            self.engine.__exit__(None, None, None)
+            self.engine.__exit__(type(failure) if failure else None, failure, None)
         if self.own_store:
             self.store.close()
 
@@ -322,6 +323,8 @@ def sweep(
                         label,
                     )
                 )
-    finally:
-        session.close()
+    except BaseException as failure:
+        session.close(failure)
+        raise
+    session.close()
     return Sweep(tuple(done))

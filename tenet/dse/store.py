@@ -20,7 +20,7 @@ import pandas as pd
 from tenet.dse.worker import METRIC_COLUMNS
 from tenet.errors import SpecError
 
-__all__ = ["ResultStore", "run_key", "ROW_COLUMNS"]
+__all__ = ["ResultStore", "run_key", "ROW_COLUMNS", "APPLICATION_ID"]
 
 ROW_COLUMNS: dict[str, str] = {
     "name": "TEXT",
@@ -34,6 +34,25 @@ ROW_COLUMNS: dict[str, str] = {
     **METRIC_COLUMNS,
 }
 """Columns of a stored design point besides ``run`` and ``idx``."""
+
+
+APPLICATION_ID = 0x54454E54
+"""SQLite's ``application_id`` of a results store (``TENT``)."""
+
+_INT64 = 2**63
+
+
+def _storable(value: Any) -> Any:
+    """``value`` as SQLite takes it: an integer beyond 64 bits as its decimal text.
+
+    Examples
+    --------
+    >>> _storable(10**30), _storable(7)
+    ('1000000000000000000000000000000', 7)
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        return str(value)
+    return value
 
 
 def run_key(arguments: Mapping[str, Any]) -> str:
@@ -63,18 +82,56 @@ class ResultStore:
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path is not None else None
-        self._db = sqlite3.connect(str(self.path) if self.path else ":memory:")
-        self._db.execute("PRAGMA journal_mode=WAL" if self.path else "PRAGMA journal_mode=MEMORY")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        columns = ", ".join(f"{name} {kind}" for name, kind in ROW_COLUMNS.items())
-        with self._db:
+        source = str(self.path) if self.path else None
+        try:
+            self._db = sqlite3.connect(str(self.path) if self.path else ":memory:")
+            self._check_owner()
             self._db.execute(
-                "CREATE TABLE IF NOT EXISTS runs (run TEXT PRIMARY KEY, arguments TEXT, "
-                "total INTEGER)"
+                "PRAGMA journal_mode=WAL" if self.path else "PRAGMA journal_mode=MEMORY"
             )
-            self._db.execute(
-                f"CREATE TABLE IF NOT EXISTS results (run TEXT, idx INTEGER, {columns}, "
-                "PRIMARY KEY (run, idx))"
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            # integer figures have no column type: SQLite keeps what it is given, an INTEGER
+            # up to 64 bits or the decimal text of a larger one (see _storable), exactly
+            columns = ", ".join(
+                f"{name} {'' if kind == 'INTEGER' else kind}".rstrip()
+                for name, kind in ROW_COLUMNS.items()
+            )
+            with self._db:
+                self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS runs (run TEXT PRIMARY KEY, arguments TEXT, "
+                    "total INTEGER)"
+                )
+                self._db.execute(
+                    f"CREATE TABLE IF NOT EXISTS results (run TEXT, idx INTEGER, {columns}, "
+                    "PRIMARY KEY (run, idx))"
+                )
+        except sqlite3.DatabaseError as exc:
+            raise SpecError(f"not a readable results store ({exc})", source=source) from exc
+
+    def _check_owner(self) -> None:
+        """Refuse a file that is not a tenet results store: not SQLite, damaged, or another
+        application's database."""
+        source = str(self.path)
+        try:
+            application = self._db.execute("PRAGMA application_id").fetchone()[0]
+            tables = {
+                name
+                for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            health = [row[0] for row in self._db.execute("PRAGMA quick_check")]
+        except sqlite3.DatabaseError as exc:
+            if "malformed" in str(exc):
+                raise SpecError(f"a damaged results store ({exc})", source=source) from exc
+            reason = "not an SQLite database" if "not a database" in str(exc) else str(exc)
+            raise SpecError(f"not a tenet results store ({reason})", source=source) from exc
+        if health != ["ok"]:
+            raise SpecError(f"a damaged results store (SQLite finds: {health[0]})", source=source)
+        if tables and (application not in (0, APPLICATION_ID) or tables != {"runs", "results"}):
+            raise SpecError(
+                "an SQLite database of another application, not a tenet results store "
+                f"(tables: {', '.join(sorted(tables))})",
+                source=source,
             )
 
     def close(self) -> None:
@@ -98,7 +155,7 @@ class ResultStore:
         """Store ``rows`` (each with ``idx``) of ``run`` in one transaction; rows already
         stored are left as they are."""
         names = ["run", "idx", *ROW_COLUMNS]
-        values = [(run, *(row.get(n) for n in names[1:])) for row in rows]
+        values = [(run, *(_storable(row.get(n)) for n in names[1:])) for row in rows]
         marks = ", ".join("?" for _ in names)
         with self._db:
             self._db.executemany(
@@ -110,6 +167,9 @@ class ResultStore:
         frame = pd.read_sql_query(
             "SELECT * FROM results WHERE run = ? ORDER BY idx", self._db, params=(run,)
         )
+        for name, kind in ROW_COLUMNS.items():
+            if kind == "INTEGER" and frame[name].dtype == object:
+                frame[name] = [int(v) if isinstance(v, str) else v for v in frame[name]]
         frame["data_centric"] = frame["data_centric"].astype("boolean")
         return frame.drop(columns=["run"]).rename(columns={"idx": "index"})
 
