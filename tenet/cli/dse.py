@@ -32,6 +32,7 @@ from tenet.dse.space import SpaceOptions
 from tenet.dse.store import ROW_COLUMNS, ResultStore
 from tenet.errors import DataflowError, SpecError
 from tenet.spec import load_network, load_workload
+from tenet.spec.io import strict_json
 from tenet.vocab import Neighbourhood
 
 __all__ = ["dse_command", "sweep_command", "check_command"]
@@ -144,7 +145,7 @@ def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
     if fmt == "csv":
         return shown.to_csv(index=False).rstrip("\n")
     if fmt == "json":
-        return json.dumps(json.loads(shown.to_json(orient="records")), indent=2)
+        return strict_json(json.loads(shown.to_json(orient="records")))
     return f"{head}\n{shown.to_string(index=False)}" if len(shown) else f"{head}\n(no design point)"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -21,6 +20,7 @@ from tenet.cli.app import (
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.model import Problem
 from tenet.model.legality import Legality, check_dataflow
+from tenet.spec.io import strict_json
 from tenet.vocab import Neighbourhood
 
 __all__ = ["eval_command"]
@@ -98,7 +98,7 @@ def eval_command(
     if fmt == "json":
         payload: Any = [_to_dict(*r) for r in results]
         write_output(
-            json.dumps(payload if experiments and len(experiments) > 1 else payload[0], indent=2),
+            strict_json(payload if experiments and len(experiments) > 1 else payload[0]),
             output,
         )
     else:

@@ -3,7 +3,6 @@ counts next to the estimates, per quantity, for one layer or a whole network).""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, cast
 
 import click
@@ -21,6 +20,7 @@ from tenet.cli.plot import image_path, save_figure
 from tenet.compare import compare, compare_network, estimate, load_hardware, load_mapping
 from tenet.compare.maestro import MaestroEstimate
 from tenet.errors import SpecError, TenetError
+from tenet.spec.io import strict_json
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -77,7 +77,7 @@ def maestro_command(
         if "error" in record:
             click.echo(f"warning: layer {record['layer']}: {record['error']}", err=True)
     if fmt == "json":
-        write_output(json.dumps(records, indent=2), output)
+        write_output(strict_json(records), output)
         return
     import pandas as pd
 
@@ -171,7 +171,7 @@ def compare_command(
 
         save_figure(cast("Figure", plot_comparison(table).figure), plot_path, "--plot")
     if fmt == "json":
-        write_output(json.dumps(table.to_dict(orient="records"), indent=2), output)
+        write_output(strict_json(table.to_dict(orient="records")), output)
     elif fmt == "csv":
         write_output(table.to_csv(index=False).rstrip(), output)
     else:

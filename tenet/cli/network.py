@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 import click
@@ -10,6 +9,7 @@ import click
 from tenet.cli.app import cli, format_option, output_option, progress, write_output
 from tenet.networks import evaluate_network
 from tenet.spec import LayerSpec
+from tenet.spec.io import strict_json
 
 __all__ = ["eval_network_command"]
 
@@ -49,7 +49,7 @@ def eval_network_command(
             ],
             "total": table.loc["total"].drop(["workload", "dataflow"]).to_dict(),
         }
-        write_output(json.dumps(payload, indent=2, default=int), output)
+        write_output(strict_json(payload), output)
     elif fmt == "csv":
         write_output(table.to_csv().rstrip("\n"), output)
     else:

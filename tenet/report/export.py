@@ -11,7 +11,7 @@ from typing import Literal
 import pandas as pd
 
 from tenet.errors import SpecError
-from tenet.spec.io import write_atomically
+from tenet.spec.io import strict_json, write_atomically
 
 __all__ = ["FORMATS", "Format", "format_of", "read_table", "render_table", "write_table"]
 
@@ -71,7 +71,7 @@ def render_table(table: pd.DataFrame, fmt: Format) -> str:
     if fmt == "markdown":
         return table.to_markdown(index=False)
     if fmt == "json":
-        return json.dumps(_records(table), indent=2)
+        return strict_json(_records(table))
     if fmt == "html":
         return table.to_html(index=False, na_rep="")
     raise SpecError(f"unknown table format {fmt!r}: expected csv, markdown, json or html")

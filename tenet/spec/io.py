@@ -3,8 +3,11 @@ messages), and write outputs through a temporary file renamed into place."""
 
 from __future__ import annotations
 
+import json
+import math
+import numbers
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,14 @@ import yaml
 
 from tenet.errors import SpecError
 
-__all__ = ["MAX_INPUT_BYTES", "MAX_YAML_NODES", "read_text", "read_yaml", "write_atomically"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "MAX_YAML_NODES",
+    "strict_json",
+    "read_text",
+    "read_yaml",
+    "write_atomically",
+]
 
 MAX_INPUT_BYTES = 4 * 2**20
 """The largest input file read (bytes): spec files are small, and a larger one is refused
@@ -112,3 +122,37 @@ def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return target
+
+
+def _strict(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number):
+            return None
+        if math.isinf(number):
+            return "inf" if number > 0 else "-inf"
+        return number
+    if isinstance(value, Mapping):
+        return {str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict(v) for v in value]
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing values
+        return None
+    return value
+
+
+def strict_json(payload: Any, indent: int | None = 2) -> str:
+    """Return ``payload`` as JSON that strict parsers accept: a missing or undefined number
+    (NaN) is ``null``, an infinity the string ``"inf"`` or ``"-inf"``; integers keep every
+    digit, other numbers (numpy's, fractions) become JSON numbers.
+
+    Examples
+    --------
+    >>> strict_json({"runtime": float("inf"), "share": float("nan"), "macs": 10**30}, None)
+    '{"runtime": "inf", "share": null, "macs": 1000000000000000000000000000000}'
+    """
+    return json.dumps(_strict(payload), indent=indent, allow_nan=False)
