@@ -17,7 +17,7 @@ from tenet.spec import (
     load_workload,
     read_experiment,
 )
-from tenet.spec.params import check_param_names, param_names
+from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood, TensorName
 
 __all__ = ["load_problem", "load_experiment", "analyze", "check"]
@@ -62,6 +62,7 @@ def _build(
     w, a = load_workload(workload), load_architecture(architecture)
     d = load_dataflow(dataflow, architecture=a)
     if params:
+        check_sizes(params, source=None)
         what = f"{w.name} on {a.name} with {d.name}"
         check_param_names(params, param_names(w, a, d), what, source=None)
     bound = {**w.params, **d.params, **(params or {})}

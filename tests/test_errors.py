@@ -287,3 +287,23 @@ def test_errors_spec_problems_give_their_yaml_lines(tmp_path: Path) -> None:
         "  line 4: accesses.A.rad: unknown key; did you mean 'read'?",
         "  line 6: reductions: Input should be a valid tuple",
     ]
+
+
+def test_errors_sizes_below_one_refused_by_the_api() -> None:
+    from tenet.api import load_problem
+    from tenet.dse.explore import sweep
+
+    with pytest.raises(SpecError, match=r"^size M=0: sizes must be at least 1$"):
+        load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 0})
+    with pytest.raises(SpecError, match=r"^size K=-5: sizes must be at least 1$"):
+        sweep([("layer", "gemm", {"K": -5})], ["systolic-2d-8x8"], workers=1)
+
+
+def test_errors_unknown_size_names_refused_by_the_api() -> None:
+    from tenet.api import load_problem
+    from tenet.dse.explore import sweep
+
+    with pytest.raises(SpecError, match=r"has no size 'm' \(sizes: K, M, N\); did you mean 'M'"):
+        load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"m": 8})
+    with pytest.raises(SpecError, match=r"^layer has no size 'Q' \(sizes: K, M, N\)$"):
+        sweep([("layer", "gemm", {"Q": 5})], ["systolic-2d-8x8"], workers=1)

@@ -14,9 +14,10 @@ from typing import TypeVar
 import click
 from tqdm import tqdm
 
-from tenet.cli.checks import check_sizes, check_writable, describe_error, writable_path
+from tenet.cli.checks import check_writable, describe_error, writable_path
 from tenet.errors import TenetError
 from tenet.spec.io import write_atomically
+from tenet.spec.params import check_sizes
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
 
 __all__ = [

@@ -12,7 +12,7 @@ import click
 
 from tenet.errors import SpecError
 
-__all__ = ["check_writable", "check_sizes", "describe_error", "writable_path"]
+__all__ = ["check_writable", "describe_error", "writable_path"]
 
 
 def check_writable(path: str | None, option: str) -> None:
@@ -44,21 +44,6 @@ def check_writable(path: str | None, option: str) -> None:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise SpecError(f"cannot write {path!r}: {reason}", source=option) from exc
-
-
-def check_sizes(params: dict[str, int], option: str = "--param") -> None:
-    """Refuse size parameters that are not positive (an empty loop has nothing to count).
-
-    Examples
-    --------
-    >>> check_sizes({"M": 0})
-    Traceback (most recent call last):
-    ...
-    tenet.errors.SpecError: --param: size M=0: sizes must be at least 1
-    """
-    for name, value in params.items():
-        if value < 1:
-            raise SpecError(f"size {name}={value}: sizes must be at least 1", source=option)
 
 
 def describe_error(exc: BaseException) -> str | None:

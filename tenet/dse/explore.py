@@ -22,7 +22,7 @@ from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.store import ResultStore, run_key
 from tenet.dse.worker import Context, Task, evaluate_tasks
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
-from tenet.spec.params import check_param_names, param_names
+from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood
 
 __all__ = ["Exploration", "Sweep", "explore", "sweep"]
@@ -297,6 +297,8 @@ def sweep(
     items = [item if isinstance(item, tuple) else (None, item, {}) for item in workloads]
     specs = [load_workload(source) for _, source, _ in items]
     arrays = [load_architecture(arch) for arch in architectures]
+    for sizes in (params or {}, *(own for _, _, own in items)):
+        check_sizes(sizes, source=None)
     if params:
         what = " or ".join(dict.fromkeys(s.name for s in specs))
         check_param_names(params, param_names(*specs, *arrays), what, source=None)

@@ -102,6 +102,9 @@ def _problem(model: type[SpecModel], error: ErrorDetails, lines: Mapping[str, in
     where = ".".join(path) or "(top)"
     text = f"{where}: {error['msg']}"
     if error["type"] == "extra_forbidden" and path:
-        close = difflib.get_close_matches(path[-1], sorted(model.field_names()), n=1)
+        known = sorted(model.field_names())
+        close = difflib.get_close_matches(path[-1], known, n=1) or [
+            k for k in known if k.startswith(path[-1])
+        ]
         text = f"{where}: unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
     return f"line {line}: {text}" if line else text

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from tenet.errors import SpecError
 
-__all__ = ["param_names", "check_param_names"]
+__all__ = ["param_names", "check_param_names", "check_sizes"]
 
 _DECLARED = re.compile(r"^\s*\[([^\]]*)\]\s*->\s*\{")
 
@@ -71,3 +71,18 @@ def check_param_names(
             f"{what} has no size {name!r} (sizes: {', '.join(known) or 'none'}){hint}",
             source=source,
         )
+
+
+def check_sizes(params: Mapping[str, int], source: str | None = "--param") -> None:
+    """Refuse size parameters that are not positive (an empty loop has nothing to count).
+
+    Examples
+    --------
+    >>> check_sizes({"M": 0})
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: --param: size M=0: sizes must be at least 1
+    """
+    for name, value in params.items():
+        if value < 1:
+            raise SpecError(f"size {name}={value}: sizes must be at least 1", source=source)
