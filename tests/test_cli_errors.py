@@ -53,6 +53,10 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_bytes: bytes) 
     other.close()
     (tmp_path / "cut.db").write_bytes(store_bytes[: len(store_bytes) // 2])
     (tmp_path / "empty.yaml").write_text(EMPTY_DOMAIN)
+    (tmp_path / "g.m").write_text(
+        "Network G { Layer L { Type: GEMM Dimensions { M: 8, N: 8, K: 8 }\n"
+        "  Dataflow { SpatialMap(1,1) M; TemporalMap(1,1) N; TemporalMap(1,1) K; } } }\n"
+    )
     (tmp_path / "badisl.yaml").write_text(EMPTY_DOMAIN.replace("1 <= i < M", "1 <= i < Q"))
     (tmp_path / "typo.yaml").write_text(EMPTY_DOMAIN + "reduction: [C]\n")
     return tmp_path
@@ -71,7 +75,9 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     ((*PLOT, "--size", "1000", "1000", "--dpi", "1000", "-o", "x.png"), "--size/--dpi"),
     ((*PLOT, "--dpi", "100000", "-o", "x.png"), "--size/--dpi"),
     ((*PLOT, "--size", "0", "3", "-o", "x.png"), "expected a positive size"),
+    (("table", *EVAL[1:], "-o", "t.png"), "error: t.png: cannot tell the table format"),
     # binary files and directories
+    (("maestro", "g.m", "--hw", "bin.m"), "error: bin.m: not UTF-8 text"),
     (("maestro", "bin.m", "--hw", "bin.m"), "error: bin.m: not UTF-8 text (byte 0xd0"),
     (("compare", "bin.m", "--hw", "bin.m"), "error: bin.m: not UTF-8 text"),
     (("eval", "-w", "bin.yaml", "-a", "systolic-2d-8x8", "-d", "gemm-os"), "bin.yaml: a binary"),
@@ -182,3 +188,13 @@ def test_cli_unreachable_dask_scheduler_fails_fast(
     assert code == 2 and out == ""
     assert err.startswith("error: --address: cannot reach the Dask scheduler at ")
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_cli_foreign_store_is_left_as_it_was(
+    capsys: pytest.CaptureFixture[str], folder: Path
+) -> None:
+    before = {name: (folder / name).read_bytes() for name in ("other.db", "notes.db", "cut.db")}
+    for name in before:
+        code, _, err = run(capsys, *DSE, "--store", name)
+        assert code == 2 and err.startswith(f"error: {name}: ")
+    assert {name: (folder / name).read_bytes() for name in before} == before

@@ -122,8 +122,8 @@ def table_command(
     --workload/--arch/--dataflow options (repeat them to name several points; an option given
     once applies to every point).
     """
+    chosen: Format = fmt or (format_of(output) if output else "markdown")
     points = collect_designs(experiments, designs_file, workload, arch, dataflow, param)
     results = evaluate_designs(points, progress)
     table = comparison_table(results) if kind == "comparison" else reuse_table(results)
-    chosen: Format = fmt or (format_of(output) if output else "markdown")
     write_output(render_table(table, chosen), output)
