@@ -1,4 +1,4 @@
-"""Checks made before a command starts working (output paths, sizes), and the one-line message
+"""Checks made before a command starts working (output paths), and the one-line message
 for each error that reaches ``main`` from the system rather than from tenet's own checks."""
 
 from __future__ import annotations
