@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 import click
@@ -21,6 +21,7 @@ __all__ = [
     "parse_params",
     "write_output",
     "progress",
+    "QUIET_SECONDS",
     "param_option",
     "output_option",
     "format_option",
@@ -82,12 +83,42 @@ def write_output(text: str, output: str | None) -> None:
     write_atomically(output, lambda tmp: tmp.write_text(text + "\n"))
 
 
+QUIET_SECONDS = 2.0
+"""Without a terminal, progress lines start once the command has run this long (seconds), so
+that quick commands print only their result (and errors their one line)."""
+_STARTED = time.monotonic()
+
+
 def progress(
-    items: Iterable[Item], total: int | None = None, desc: str = "evaluating"
+    items: Iterable[Item], total: int | None = None, desc: str = "evaluating", each: bool = True
 ) -> Iterable[Item]:
-    """Wrap ``items`` in a progress bar on stderr; off when stderr is not a TTY or CI is set."""
-    disable = bool(os.environ.get("CI")) or not sys.stderr.isatty()
-    return tqdm(items, total=total, desc=desc, file=sys.stderr, disable=disable)
+    """Report progress over ``items`` on stderr: a bar on a terminal; otherwise (a log, a pipe)
+    a line per finished item (``each``), or one line when all are done, once the command has
+    run for :data:`QUIET_SECONDS`."""
+    if sys.stderr.isatty():
+        return tqdm(items, total=total, desc=desc, file=sys.stderr)
+    return _progress_lines(items, total, desc, each)
+
+
+def _progress_lines(
+    items: Iterable[Item], total: int | None, desc: str, each: bool
+) -> Iterator[Item]:
+    start = time.monotonic()
+    done = 0
+
+    def line() -> None:
+        now = time.monotonic()
+        if now - _STARTED >= QUIET_SECONDS:
+            count = f"{done}/{total}" if total is not None else str(done)
+            click.echo(f"{desc}: {count} done ({now - start:.1f} s)", err=True)
+
+    for item in items:
+        yield item
+        done += 1
+        if each:
+            line()
+    if not each:
+        line()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
