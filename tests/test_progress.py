@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from tqdm import tqdm
@@ -92,3 +93,19 @@ def test_cli_sweep_prints_a_line_per_exploration(
         "exploration 1/2 (gemm on systolic-2d-8x8)",
         "exploration 2/2 (gemm on multicast-2d-8x8)",
     ]
+
+
+def test_cli_quick_command_prints_no_progress(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the quiet time counts from the command's start (a clock that stands still here), not
+    # from this process's (older) start
+    monkeypatch.setattr(app, "time", SimpleNamespace(monotonic=lambda: 1000.0))
+    experiments = Path(__file__).parents[1] / "examples" / "tenet" / "experiment"
+    paths = [str(experiments / "experiment_1"), str(experiments / "experiment_2")]
+    code, out, err = _run(capsys, "eval", *paths, "--format", "json")
+    assert code == 0 and out and err == ""
+
+
+def test_progress_started_outside_a_command() -> None:
+    assert app._started(12.5) == 12.5

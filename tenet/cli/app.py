@@ -86,7 +86,15 @@ def write_output(text: str, output: str | None) -> None:
 QUIET_SECONDS = 2.0
 """Without a terminal, progress lines start once the command has run this long (seconds), so
 that quick commands print only their result (and errors their one line)."""
-_STARTED = time.monotonic()
+
+
+def _started(default: float) -> float:
+    """When the running ``tenet`` command started (``default`` outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    if root is not None and isinstance(root.obj, dict):
+        return float(root.obj.get("started", default))
+    return default
 
 
 def progress(
@@ -104,11 +112,12 @@ def _progress_lines(
     items: Iterable[Item], total: int | None, desc: str, each: bool
 ) -> Iterator[Item]:
     start = time.monotonic()
+    started = _started(start)
     done = 0
 
     def line() -> None:
         now = time.monotonic()
-        if now - _STARTED >= QUIET_SECONDS:
+        if now - started >= QUIET_SECONDS:
             count = f"{done}/{total}" if total is not None else str(done)
             click.echo(f"{desc}: {count} done ({now - start:.1f} s)", err=True)
 
@@ -126,7 +135,7 @@ def _progress_lines(
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Exact relation-centric analysis of dataflows on spatial accelerators."""
-    ctx.obj = {"debug": debug}
+    ctx.obj = {"debug": debug, "started": time.monotonic()}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
