@@ -22,10 +22,13 @@ from tenet.isl_utils import bind_params, parse_map, parse_set
 
 __all__ = [
     "EXPERIMENTS",
+    "EXTRA_MAPPINGS",
     "FILES",
-    "PE_ARRAYS",
     "MAPPINGS",
-    "experiment_key",
+    "PE_ARRAYS",
+    "mapping_text",
+    "pe_array_text",
+    "statement_text",
     "write_tenet_data",
 ]
 
@@ -115,11 +118,6 @@ EXTRA_MAPPINGS = {
     "mapping/conv2d_ws_kcp.m": ("systolic-2d-16x64", "statement/conv2d.s"),
 }
 """Mappings no experiment uses -> the architecture and statement they are written for."""
-
-
-def experiment_key(path: Path) -> str:
-    """Return ``folder/experiment_N`` of an experiment file."""
-    return f"{path.parts[-3]}/{path.name}"
 
 
 def _bound(text: str, params: Mapping[str, int], kind: str) -> str:
