@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow lint install bench
+.PHONY: demo test test-slow test-shared lint install bench
 
 $(BIN)/tenet: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,11 @@ test: install
 	$(BIN)/python -m pytest -q
 
 test-slow: install
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m 'slow and not shared'
+
+# Comparisons with the original tools' own files: needs ../shared beside the repository.
+test-shared: install
+	$(BIN)/python -m pytest -q -m shared
 
 lint: install
 	$(BIN)/ruff check tenet tests benchmarks

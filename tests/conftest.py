@@ -1,4 +1,5 @@
-"""Shared fixtures: where ``../shared`` (the original tools' inputs and figures) lives."""
+"""Shared fixtures: the test data in the repository (``tests/data/``, TENET's experiments
+written from the zoo), and where ``../shared`` (the original tools' own files) lives."""
 
 from __future__ import annotations
 
@@ -7,16 +8,27 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.tenet_files import write_tenet_data
+
 ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+REFERENCE = DATA / "reference"
 SHARED = ROOT.parent / "shared"
 TENET_DATA = SHARED / "tenet-data"
-REFERENCE = SHARED / "reference"
+"""The original TENET's files: read only by tests marked ``shared`` (``make test-shared``)."""
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True, max_examples=40)
 settings.load_profile("ci")
 
 
 def need_shared() -> None:
-    """Skip when ``../shared`` is not beside the repository."""
+    """Skip when ``../shared`` is not beside the repository (tests marked ``shared`` only)."""
     if not TENET_DATA.is_dir():
         pytest.skip("../shared/tenet-data is not beside the repository")
+
+
+@pytest.fixture(scope="session")
+def tenet_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """TENET's experiments as TENET text files written from zoo names, at the original's
+    relative paths (``tests/tenet_files.py``)."""
+    return write_tenet_data(tmp_path_factory.mktemp("tenet-data"))

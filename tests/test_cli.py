@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from tenet.cli import main
-from tests.conftest import TENET_DATA, need_shared
 
 EVAL_GEMM_OS = ("eval", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic")
 TENSOR_KEYS = {
@@ -67,11 +66,12 @@ def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -
     assert result["macs"] == 8 * 64 * 64  # M=8, N=K=64 (the workload's defaults)
 
 
-def test_cli_eval_several_experiments_in_input_order(capsys: pytest.CaptureFixture[str]) -> None:
-    need_shared()
+def test_cli_eval_several_experiments_in_input_order(
+    capsys: pytest.CaptureFixture[str], tenet_data: Path
+) -> None:
     paths = [
-        TENET_DATA / "runtime/experiment/experiment_4",
-        TENET_DATA / "reuse_factor_experiment/experiment/experiment_15",
+        tenet_data / "runtime/experiment/experiment_4",
+        tenet_data / "reuse_factor_experiment/experiment/experiment_15",
     ]
     code, out, _ = run(capsys, "eval", *map(str, paths), "--format", "json")
     assert code == 0
@@ -80,9 +80,10 @@ def test_cli_eval_several_experiments_in_input_order(capsys: pytest.CaptureFixtu
     assert all(r["macs"] == 256**3 for r in results)  # both run matmul.s, 256³
 
 
-def test_cli_eval_every_tenet_experiment(capsys: pytest.CaptureFixture[str]) -> None:
-    need_shared()
-    paths = sorted(TENET_DATA.glob("*/experiment/experiment_*"))
+def test_cli_eval_every_tenet_experiment(
+    capsys: pytest.CaptureFixture[str], tenet_data: Path
+) -> None:
+    paths = sorted(tenet_data.glob("*/experiment/experiment_*"))
     assert len(paths) == 52
     code, out, _ = run(capsys, "eval", *map(str, paths), "--format", "json")
     assert code == 0
@@ -160,9 +161,10 @@ def test_cli_eval_neighbourhood_links_on_unskewed_gemm(
         assert result["tenet_compat"]["tensors"]["A"]["UniqueVolume"] == 64
 
 
-def test_cli_eval_reports_collisions_without_failing(capsys: pytest.CaptureFixture[str]) -> None:
-    need_shared()
-    experiment = TENET_DATA / "reuse_factor_experiment/experiment/experiment_4"
+def test_cli_eval_reports_collisions_without_failing(
+    capsys: pytest.CaptureFixture[str], tenet_data: Path
+) -> None:
+    experiment = tenet_data / "reuse_factor_experiment/experiment/experiment_4"
     code, out, _ = run(capsys, "eval", str(experiment), "--format", "json")
     # conv2d_os leaves rx and ry (3 x 3) out of both stamps: 9 instances share a point
     [violation] = json.loads(out)["legality"]

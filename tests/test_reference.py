@@ -1,4 +1,5 @@
-"""The TENET-compatible report equals the original's exact figures (``tenet-reference.csv``)."""
+"""The TENET-compatible report equals the original's exact figures (``tenet-reference.csv``),
+on TENET's experiments given by zoo names (``tests/zoo/tenet_experiments.yaml``)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,12 @@ import math
 import pytest
 
 from tenet import analyze
-from tests.conftest import REFERENCE, TENET_DATA, need_shared
+from tests.conftest import REFERENCE
+from tests.tenet_files import EXPERIMENTS
 
 
 def _rows() -> dict[tuple[str, str], list[dict[str, str]]]:
     path = REFERENCE / "tenet-reference.csv"
-    if not path.is_file():
-        return {}
     grouped: dict[tuple[str, str], list[dict[str, str]]] = {}
     with path.open() as f:
         for row in csv.DictReader(f):
@@ -29,9 +29,9 @@ RATIOS = ["ReuseFactor", "TemporalReuseVolume", "SpatialReuseVolume"]
 
 @pytest.mark.parametrize("key", sorted(ROWS), ids=lambda k: f"{k[0]}/{k[1]}")
 def test_reference_tenet_report_equals_exact_columns(key: tuple[str, str]) -> None:
-    need_shared()
     rows = ROWS[key]
-    report = analyze(experiment=TENET_DATA / key[0] / "experiment" / key[1]).tenet_compat
+    workload, params, architecture, dataflow = EXPERIMENTS[f"{key[0]}/{key[1]}"]
+    report = analyze(workload, architecture, dataflow, params=params).tenet_compat
     first = rows[0]
     for name in INTS:
         assert getattr(report, name) == int(first[f"exact_{name}"]), name
@@ -50,3 +50,7 @@ def test_reference_tenet_report_equals_exact_columns(key: tuple[str, str]) -> No
             assert math.isclose(
                 getattr(tensor, name), float(row[f"exact_{name}"]), rel_tol=1e-9, abs_tol=1e-12
             ), (row["tensor"], name)
+
+
+def test_reference_covers_27_experiments() -> None:
+    assert len(ROWS) == 27

@@ -1,23 +1,25 @@
 """Every zoo entry loads and evaluates; networks have their published sizes; TENET's experiments
-expressed by zoo names give the same figures as its text files."""
+expressed by zoo names give the same figures as its text files (the original's files: tests
+marked ``shared``; the same names written as TENET text: every run)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import reduce
 from pathlib import Path
 
 import islpy as isl
 import pytest
-import yaml
 
 import tenet
+from tenet.api import load_experiment, load_problem
 from tenet.networks import evaluate_network
 from tenet.spec import LayerSpec, load_workload, read_mapping, read_pe_array
 from tenet.spec.catalog import KINDS, zoo_entries
 from tenet.zoo import ZooEntry, combinations, entries
 from tests.conftest import TENET_DATA, need_shared
+from tests.tenet_files import EXPERIMENTS, FILES, MAPPINGS, PE_ARRAYS
 
-EXPERIMENTS = yaml.safe_load((Path(__file__).parent / "zoo" / "tenet_experiments.yaml").read_text())
 SLOW_EXPERIMENTS = {"alexnet/experiment_2"}  # about 6 s for each of the two evaluations
 
 
@@ -210,6 +212,7 @@ def test_zoo_bert_and_als_multiply_adds() -> None:
 # -- TENET's experiments by name ------------------------------------------------------------------
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(
     "key",
     [pytest.param(k, marks=pytest.mark.slow) if k in SLOW_EXPERIMENTS else k for k in EXPERIMENTS],
@@ -223,33 +226,41 @@ def test_zoo_tenet_experiment_by_name_equals_text(key: str) -> None:
     assert by_name.to_dict() | {"name": ""} == text.to_dict() | {"name": ""}
 
 
+@pytest.mark.shared
 def test_zoo_experiment_table_covers_every_tenet_experiment() -> None:
     need_shared()
-    found = {f"{p.parts[-3]}/{p.name}" for p in TENET_DATA.glob("*/experiment/experiment_*")}
-    assert found == set(EXPERIMENTS)
+    found = {f"{p.parts[-3]}/{p.name}": p for p in TENET_DATA.glob("*/experiment/experiment_*")}
+    assert set(found) == set(EXPERIMENTS) == set(FILES)
+    for key, path in found.items():
+        mapping, pe_array, statement = path.read_text().split()
+        assert FILES[key] == (statement, mapping, pe_array), key
 
 
-PE_ARRAYS = {
-    "systolic-2d-8x8": "pe_array/systolic.p",
-    "systolic-2d-8x8-reversed": "pe_array/pe_8_8.p",
-    "systolic-2d-16x64": "pe_array/pe_16_64.p",
-    "systolic-2d-up-8x8": "pe_array/1d_systolic1.p",
-    "systolic-2d-down-8x8": "pe_array/1d_systolic2.p",
-    "systolic-2d-left-8x8": "pe_array/1d_systolic3.p",
-    "systolic-2d-right-8x8": "pe_array/1d_systolic4.p",
-    "systolic-1d-64": "pe_array/lineral.p",
-    "switch-2d-8x8": "pe_array/switch.p",
-    "eyeriss-12x14": "pe_array/pe_12_14.p",
-    "maeri-3x3x7": "maeri/maeri.p",
-    "systolic-1d-16": "runtime/pe_array/16pes/1d_sys.p",
-    "systolic-1d-256": "runtime/pe_array/256pes/1d_sys.p",
-    "systolic-2d-up-4x4": "runtime/pe_array/16pes/2d_sys.p",
-    "systolic-2d-up-16x16": "runtime/pe_array/256pes/2d_sys.p",
-    "switch-2d-4x4": "runtime/pe_array/16pes/mesh.p",
-    "switch-2d-16x16": "runtime/pe_array/256pes/mesh.p",
-}
+def test_zoo_experiment_table_has_52_experiments_with_files() -> None:
+    assert len(EXPERIMENTS) == 52 and set(EXPERIMENTS) == set(FILES)
 
 
+@pytest.mark.parametrize("key", list(EXPERIMENTS))
+def test_zoo_tenet_experiment_by_name_equals_its_text(key: str, tenet_data: Path) -> None:
+    # the zoo names written as TENET text and read back give the same relations
+    folder, name = key.split("/")
+    workload, params, arch, dataflow = EXPERIMENTS[key]
+    text = load_experiment(tenet_data / folder / "experiment" / name)
+    by_name = load_problem(workload, arch, dataflow, params=params)
+    assert text.workload.domain.is_equal(by_name.workload.domain)
+    for tensor, access, relation in by_name.workload.accesses:
+        got = (text.workload.reads if access == "read" else text.workload.writes)[tensor]
+        assert got.is_equal(relation), (tensor, access)
+    assert text.architecture.pe_set.is_equal(by_name.architecture.pe_set)
+    links = [
+        reduce(isl.Map.union, [k.relation for k in p.architecture.links]) for p in (text, by_name)
+    ]
+    assert links[0].is_equal(links[1])
+    assert text.dataflow.space_stamp.is_equal(by_name.dataflow.space_stamp)
+    assert text.dataflow.time_stamp.is_equal(by_name.dataflow.time_stamp)
+
+
+@pytest.mark.shared
 @pytest.mark.parametrize("name", sorted(PE_ARRAYS))
 def test_zoo_architecture_equals_tenet_pe_array(name: str) -> None:
     need_shared()
@@ -264,44 +275,7 @@ def test_zoo_architecture_equals_tenet_pe_array(name: str) -> None:
         assert getattr(zoo, key) == getattr(text, key), key
 
 
-MAPPINGS = {
-    "mapping/1d_pointwise_1.m": ("pointwise-kp-1d", {}),
-    "mapping/1d_pointwise_2.m": ("pointwise-nlr", {}),
-    "mapping/2d_depthwise.m": ("depthwise-os", {}),
-    "mapping/2d_pointwise_1.m": ("pointwise-yxp", {}),
-    "mapping/2d_pointwise_2.m": ("pointwise-os", {}),
-    "mapping/2d_pointwise_3.m": ("pointwise-ws", {}),
-    "mapping/conv2d_eyeriss1d.m": ("conv2d-rs-1d", {}),
-    "mapping/conv2d_eyeriss2d.m": ("conv2d-rs", {}),
-    "mapping/conv2d_kp.m": ("conv2d-kp-1d", {}),
-    "mapping/conv2d_nlr.m": ("conv2d-nlr", {}),
-    "mapping/conv2d_os.m": ("conv2d-os", {}),
-    "mapping/conv2d_os_yxp.m": ("conv2d-yxp", {}),
-    "mapping/conv2d_ws.m": ("conv2d-ws", {}),
-    "mapping/conv2d_ws_kcp.m": ("conv2d-kcp", {}),
-    "mapping/jacobi_lineral_os.m": ("jacobi-os-1d", {}),
-    "mapping/jacobi_os_yxp.m": ("jacobi-os", {}),
-    "mapping/matmul_systolic_os.m": ("gemm-os-systolic", {}),
-    "mapping/matmul_systolic_ws.m": ("gemm-ws-systolic", {}),
-    "mapping/mttkrp_systolic1.m": ("mttkrp-ij-systolic", {}),
-    "mapping/mttkrp_systolic2.m": ("mttkrp-kj-systolic", {}),
-    "mapping/mttkrp_systolic3.m": ("mttkrp-kl-systolic", {}),
-    "mapping/ncf_nmk.m": ("gemm-nmk", {}),
-    "mapping/ncf_rs.m": ("gemm-rs-1d", {}),
-    "mapping/ncf_yxp_os.m": ("gemm-os-1d", {}),
-    "maeri/maeri.m": ("conv2d-maeri", {}),
-    "mobilenet/mapping/2d_depthwise.m": ("depthwise-yxp", {}),
-    "runtime/mapping/1d/conv2d.m": ("conv2d-os-1d", {"pes": 256}),
-    "runtime/mapping/1d/gemm.m": ("gemm-os-1d", {"pes": 256}),
-    "runtime/mapping/1d/jacobi.m": ("jacobi-os-1d", {"pes": 256}),
-    "runtime/mapping/1d/mttkrp.m": ("mttkrp-os-1d", {"pes": 256}),
-    "runtime/mapping/2d/conv2d.m": ("conv2d-os", {"rows": 16, "cols": 16}),
-    "runtime/mapping/2d/gemm.m": ("gemm-os-systolic", {"rows": 16, "cols": 16}),
-    "runtime/mapping/2d/jacobi.m": ("jacobi-os", {"rows": 16, "cols": 16}),
-    "runtime/mapping/2d/mttkrp.m": ("mttkrp-ij-systolic", {"rows": 16, "cols": 16}),
-}
-
-
+@pytest.mark.shared
 @pytest.mark.parametrize("path", sorted(MAPPINGS))
 def test_zoo_dataflow_equals_tenet_mapping(path: str) -> None:
     need_shared()

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 import click
@@ -26,6 +26,7 @@ __all__ = [
     "parse_params",
     "write_output",
     "progress",
+    "QUIET_SECONDS",
     "param_option",
     "output_option",
     "format_option",
@@ -93,12 +94,51 @@ def write_output(text: str, output: str | None) -> None:
     write_atomically(output, lambda tmp: tmp.write_text(text + "\n"))
 
 
+QUIET_SECONDS = 2.0
+"""Without a terminal, progress lines start once the command has run this long (seconds), so
+that quick commands print only their result (and errors their one line)."""
+
+
+def _started(default: float) -> float:
+    """When the running ``tenet`` command started (``default`` outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    if root is not None and isinstance(root.obj, dict):
+        return float(root.obj.get("started", default))
+    return default
+
+
 def progress(
-    items: Iterable[Item], total: int | None = None, desc: str = "evaluating"
+    items: Iterable[Item], total: int | None = None, desc: str = "evaluating", each: bool = True
 ) -> Iterable[Item]:
-    """Wrap ``items`` in a progress bar on stderr; off when stderr is not a TTY or CI is set."""
-    disable = bool(os.environ.get("CI")) or not sys.stderr.isatty()
-    return tqdm(items, total=total, desc=desc, file=sys.stderr, disable=disable)
+    """Report progress over ``items`` on stderr: a bar on a terminal; otherwise (a log, a pipe)
+    a line per finished item (``each``), or one line when all are done, once the command has
+    run for :data:`QUIET_SECONDS`."""
+    if sys.stderr.isatty():
+        return tqdm(items, total=total, desc=desc, file=sys.stderr)
+    return _progress_lines(items, total, desc, each)
+
+
+def _progress_lines(
+    items: Iterable[Item], total: int | None, desc: str, each: bool
+) -> Iterator[Item]:
+    start = time.monotonic()
+    started = _started(start)
+    done = 0
+
+    def line() -> None:
+        now = time.monotonic()
+        if now - started >= QUIET_SECONDS:
+            count = f"{done}/{total}" if total is not None else str(done)
+            click.echo(f"{desc}: {count} done ({now - start:.1f} s)", err=True)
+
+    for item in items:
+        yield item
+        done += 1
+        if each:
+            line()
+    if not each:
+        line()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -106,7 +146,7 @@ def progress(
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Exact relation-centric analysis of dataflows on spatial accelerators."""
-    ctx.obj = {"debug": debug}
+    ctx.obj = {"debug": debug, "started": time.monotonic()}
 
 
 def main(argv: Sequence[str] | None = None) -> None:

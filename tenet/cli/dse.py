@@ -218,8 +218,22 @@ def _check_before_work(
     return constraints
 
 
-def _bar(rows: Any, total: int) -> Any:
-    return progress(rows, total=total, desc="design points")
+def _bars(items: Sequence[Any], archs: Sequence[str]) -> Callable[[Any, int], Any]:
+    """A progress wrapper per exploration (workload x array, in the sweep's order): a line when
+    each one is done."""
+    names = [
+        f"{item[0] if isinstance(item, tuple) else getattr(item, 'name', item)} on {arch}"
+        for item in items
+        for arch in archs
+    ]
+    count = iter(range(len(names)))
+
+    def bar(rows: Any, total: int) -> Any:
+        k = next(count, len(names) - 1)
+        desc = f"exploration {k + 1}/{len(names)} ({names[k]}): design points"
+        return progress(rows, total=total, desc=desc, each=False)
+
+    return bar
 
 
 def _search(
@@ -265,7 +279,7 @@ def _search(
         workers=workers,
         address=address,
         time_budget=time_budget,
-        progress=_bar,
+        progress=_bars(items, archs),
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)

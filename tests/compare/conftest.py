@@ -1,18 +1,15 @@
-"""Paths of the MAESTRO inputs and reference figures the comparison tests read."""
+"""Paths of the MAESTRO inputs and reference figures the comparison tests read: our own
+mappings and hardware files (``tests/data/maestro/``), and MAESTRO's own examples in
+``../shared`` (tests marked ``shared`` only)."""
 
 from __future__ import annotations
 
-import pytest
+from tests.conftest import DATA, REFERENCE, SHARED
 
-from tests.conftest import REFERENCE, SHARED
-
+COMPARISON = DATA / "maestro"
+"""The dataflows of ``maestro-tenet-dataflows.csv`` (and a few more), in our own words."""
+HW = COMPARISON / "hw"
+CSV = REFERENCE / "maestro-tenet-dataflows.csv"
 MAESTRO_DATA = SHARED / "maestro-data"
 EXAMPLES = MAESTRO_DATA / "examples"
-COMPARISON = MAESTRO_DATA / "tenet-comparison"
-CSV = REFERENCE / "maestro-tenet-dataflows.csv"
-
-
-@pytest.fixture(autouse=True)
-def _need_maestro_data() -> None:
-    if not MAESTRO_DATA.is_dir():
-        pytest.skip("../shared/maestro-data is not beside the repository")
+"""MAESTRO's own example mappings (``../shared``)."""

@@ -9,21 +9,20 @@ from pathlib import Path
 import pytest
 
 from tenet.cli import main
-from tests.compare.conftest import COMPARISON, CSV, EXAMPLES
-from tests.conftest import TENET_DATA
+from tests.compare.conftest import COMPARISON, CSV, HW
 
-HW64 = str(COMPARISON / "hw" / "bw64_64pe.m")
+HW64 = str(HW / "bw64_64pe.m")
 
 
-def relation(statement: str, arch: str, mapping: str) -> list[str]:
-    """The --workload/--arch/--dataflow options for TENET's own files."""
+def relation(root: Path, statement: str, arch: str, mapping: str) -> list[str]:
+    """The --workload/--arch/--dataflow options for TENET text files under ``root``."""
     return [
         "-w",
-        str(TENET_DATA / "statement" / statement),
+        str(root / "statement" / statement),
         "-a",
-        str(TENET_DATA / "pe_array" / arch),
+        str(root / "pe_array" / arch),
         "-d",
-        str(TENET_DATA / "mapping" / mapping),
+        str(root / "mapping" / mapping),
     ]
 
 
@@ -46,7 +45,7 @@ def test_cli_maestro_json_matches_reference(capsys: pytest.CaptureFixture[str]) 
         for r in csv.DictReader(CSV.read_text().splitlines())
         if r["id"] == "B_gemm256_os_8x8__bw64_64pe"
     )
-    assert (record["network"], record["layer"]) == ("GEMM_OS", "GEMM256_OS")
+    assert (record["network"], record["layer"]) == ("gemm256_os_8x8", "gemm256_os_8x8_layer")
     assert record["runtime"] == int(ref["runtime"])
     assert record["filter_l2_buffer_read"] == int(ref["filter_l2_buffer_read"])
 
@@ -54,14 +53,14 @@ def test_cli_maestro_json_matches_reference(capsys: pytest.CaptureFixture[str]) 
 def test_cli_maestro_network_table_and_csv(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    hw = str(EXAMPLES / "hw" / "accelerator_1.m")
-    code, out, _ = run(capsys, "maestro", str(EXAMPLES / "vgg16_nlr.m"), "--hw", hw)
-    assert code == 0 and out.startswith("vgg16") and "CONV13" in out
+    hw = HW64
+    code, out, _ = run(capsys, "maestro", str(COMPARISON / "tiny_net_nlr.m"), "--hw", hw)
+    assert code == 0 and out.startswith("tiny_net") and "CONV3" in out
     target = tmp_path / "out.csv"
     code, _, _ = run(
         capsys,
         "maestro",
-        str(EXAMPLES / "vgg16_nlr.m"),
+        str(COMPARISON / "tiny_net_nlr.m"),
         "--hw",
         hw,
         "--format",
@@ -78,14 +77,14 @@ def test_cli_maestro_network_table_and_csv(
 
 
 def test_cli_maestro_reports_rejected_layers(capsys: pytest.CaptureFixture[str]) -> None:
-    hw = str(EXAMPLES / "hw" / "accelerator_1.m")
     code, out, err = run(
-        capsys, "maestro", str(EXAMPLES / "UNet_kcp_ws.m"), "--hw", hw, "--format", "json"
+        capsys, "maestro", str(COMPARISON / "rejected_rs.m"), "--hw", HW64, "--format", "json"
     )
     records = json.loads(out)
-    assert code == 0 and len(records) == 23
+    assert code == 0 and len(records) == 2
     assert "error" in records[0] and "whole filter" in records[0]["error"]
-    assert err.startswith("warning: layer CONV1_1:")
+    assert "error" not in records[1]
+    assert err.startswith("warning: layer CONV1:")
 
 
 @pytest.mark.parametrize(
@@ -131,19 +130,25 @@ def test_cli_compare_lowered_with_plot(capsys: pytest.CaptureFixture[str], tmp_p
     assert plot.stat().st_size > 0
 
 
-def test_cli_compare_relation_centric_only(capsys: pytest.CaptureFixture[str]) -> None:
-    args = relation("conv2d.s", "pe_8_8.p", "conv2d_ws.m")
+def test_cli_compare_relation_centric_only(
+    capsys: pytest.CaptureFixture[str], tenet_data: Path
+) -> None:
+    args = relation(tenet_data, "conv2d.s", "pe_8_8.p", "conv2d_ws.m")
     code, out, _ = run(capsys, "compare", *args, "--format", "csv")
     assert code == 0 and out.startswith("dataflow,quantity,tensor")
 
 
-def test_cli_compare_relation_centric_inexpressible(capsys: pytest.CaptureFixture[str]) -> None:
-    args = relation("matmul.s", "systolic.p", "matmul_systolic_os.m")
+def test_cli_compare_relation_centric_inexpressible(
+    capsys: pytest.CaptureFixture[str], tenet_data: Path
+) -> None:
+    args = relation(tenet_data, "matmul.s", "systolic.p", "matmul_systolic_os.m")
     code, _, err = run(capsys, "compare", *args)
     assert code == 2 and "skew" in err
 
 
-def test_cli_compare_counterpart_table(capsys: pytest.CaptureFixture[str]) -> None:
-    args = relation("matmul.s", "systolic.p", "matmul_systolic_os.m")
+def test_cli_compare_counterpart_table(
+    capsys: pytest.CaptureFixture[str], tenet_data: Path
+) -> None:
+    args = relation(tenet_data, "matmul.s", "systolic.p", "matmul_systolic_os.m")
     code, out, _ = run(capsys, "compare", str(COMPARISON / "gemm256_os_8x8.m"), "--hw", HW64, *args)
     assert code == 0 and "relative_error" in out and "volume_l2" in out

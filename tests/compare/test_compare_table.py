@@ -14,8 +14,7 @@ from tenet.compare.directives import Hardware
 from tenet.compare.reader import parse_mapping
 from tenet.errors import SpecError
 from tenet.spec import ArchitectureSpec
-from tests.compare.conftest import COMPARISON
-from tests.conftest import TENET_DATA
+from tests.compare.conftest import COMPARISON, HW
 
 GEMM = """Network g { Layer mnk { Type: GEMM Dimensions { M 8 N 8 K 8 }
   Dataflow { SpatialMap(1,1) M; TemporalMap(1,1) N; TemporalMap(1,1) K; } } }"""
@@ -47,11 +46,11 @@ def test_compare_data_centric_against_its_lowering() -> None:
     assert rows.loc[("runtime", ""), "exact"] == 64
 
 
-def test_compare_relation_centric_only_synthesises_directives() -> None:
+def test_compare_relation_centric_only_synthesises_directives(tenet_data: Path) -> None:
     problem = (
-        TENET_DATA / "statement" / "conv2d.s",
-        TENET_DATA / "pe_array" / "pe_8_8.p",
-        TENET_DATA / "mapping" / "conv2d_ws.m",
+        tenet_data / "statement" / "conv2d.s",
+        tenet_data / "pe_array" / "pe_8_8.p",
+        tenet_data / "mapping" / "conv2d_ws.m",
     )
     df = tenet.compare(workload=problem[0], architecture=problem[1], dataflow=problem[2])
     rows = _rows(df)
@@ -61,13 +60,13 @@ def test_compare_relation_centric_only_synthesises_directives() -> None:
     assert rows.loc[("volume_l2", "filter"), "estimate"] == 73728
 
 
-def test_compare_both_notations_given() -> None:
+def test_compare_both_notations_given(tenet_data: Path) -> None:
     df = tenet.compare(
         COMPARISON / "gemm256_ws_8x8.m",
-        COMPARISON / "hw" / "bw64_64pe.m",
-        workload=TENET_DATA / "statement" / "matmul.s",
-        architecture=TENET_DATA / "pe_array" / "systolic.p",
-        dataflow=TENET_DATA / "mapping" / "matmul_systolic_ws.m",
+        HW / "bw64_64pe.m",
+        workload=tenet_data / "statement" / "matmul.s",
+        architecture=tenet_data / "pe_array" / "systolic.p",
+        dataflow=tenet_data / "mapping" / "matmul_systolic_ws.m",
     )
     rows = _rows(df)
     # reference CSV (bw64_64pe): MAESTRO reads B once (65,536) and runs 263,201 cycles.
@@ -85,20 +84,20 @@ def test_compare_argument_errors() -> None:
         tenet.compare(parse_mapping(GEMM), Hardware(num_pes=8), layer="x")
 
 
-def test_match_tensors_conv_and_gemm() -> None:
+def test_match_tensors_conv_and_gemm(tenet_data: Path) -> None:
     conv = load_problem(
-        TENET_DATA / "statement" / "conv2d.s",
-        TENET_DATA / "pe_array" / "pe_8_8.p",
-        TENET_DATA / "mapping" / "conv2d_ws.m",
+        tenet_data / "statement" / "conv2d.s",
+        tenet_data / "pe_array" / "pe_8_8.p",
+        tenet_data / "mapping" / "conv2d_ws.m",
     )
     assert match_tensors(conv) == {"input": "I", "filter": "W", "output": "O"}
 
 
-def test_synthesize_conv_output_stationary() -> None:
+def test_synthesize_conv_output_stationary(tenet_data: Path) -> None:
     p = load_problem(
-        TENET_DATA / "statement" / "conv2d.s",
-        TENET_DATA / "pe_array" / "pe_8_8.p",
-        TENET_DATA / "mapping" / "conv2d_os.m",
+        tenet_data / "statement" / "conv2d.s",
+        tenet_data / "pe_array" / "pe_8_8.p",
+        tenet_data / "mapping" / "conv2d_os.m",
     )
     found = synthesize(p)
     # PE[oy%8, ox%8], T[k, oy/8, ox/8, c] (TENET's first window pair ox+rx is MAESTRO's Y):
@@ -114,9 +113,9 @@ def test_synthesize_conv_output_stationary() -> None:
     assert found.hardware.num_pes == 64
 
 
-def test_synthesize_one_dimensional_array() -> None:
+def test_synthesize_one_dimensional_array(tenet_data: Path) -> None:
     p = load_problem(
-        TENET_DATA / "statement" / "conv2d.s", LINE64, TENET_DATA / "mapping" / "conv2d_kp.m"
+        tenet_data / "statement" / "conv2d.s", LINE64, tenet_data / "mapping" / "conv2d_kp.m"
     )
     found = synthesize(p)
     assert found.layer.directives[0].text() == "SpatialMap(1,1) K"
@@ -131,11 +130,13 @@ def test_synthesize_one_dimensional_array() -> None:
         ("mttkrp.s", "systolic.p", "mttkrp_systolic1.m", "not expressible|not a MAESTRO operator"),
     ],
 )
-def test_synthesize_says_why_not(statement: str, arch: str, mapping: str, match: str) -> None:
+def test_synthesize_says_why_not(
+    statement: str, arch: str, mapping: str, match: str, tenet_data: Path
+) -> None:
     p = load_problem(
-        TENET_DATA / "statement" / statement,
-        TENET_DATA / "pe_array" / arch,
-        TENET_DATA / "mapping" / mapping,
+        tenet_data / "statement" / statement,
+        tenet_data / "pe_array" / arch,
+        tenet_data / "mapping" / mapping,
     )
     with pytest.raises(SpecError, match=match):
         synthesize(p)

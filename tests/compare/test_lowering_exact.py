@@ -10,7 +10,7 @@ from tenet.compare.directives import Hardware
 from tenet.compare.lowering import check_expressible, lower
 from tenet.compare.reader import load_hardware, load_mapping, parse_mapping
 from tenet.errors import SpecError
-from tests.compare.conftest import COMPARISON
+from tests.compare.conftest import COMPARISON, HW
 
 
 def _layer(body: str, dims: str, kind: str = "CONV"):  # type: ignore[no-untyped-def]
@@ -75,7 +75,7 @@ def test_lower_row_stationary_coupled_spatial_maps() -> None:
 def test_lower_matches_the_tenet_counterpart() -> None:
     # conv_kcp_ws_8x8.m's header names TENET's conv2d_ws.m: PE[k%8, c%8], T[k/8, c/8, oy, ox].
     layer = load_mapping(COMPARISON / "conv_kcp_ws_8x8.m").layers[0]
-    low = lower(layer, load_hardware(COMPARISON / "hw" / "bw64_64pe.m"), "mesh")
+    low = lower(layer, load_hardware(HW / "bw64_64pe.m"), "mesh")
     assert low.dataflow.space_stamp.endswith("PE[(k) mod 8, (c) mod 8] }")
     assert low.dataflow.time_stamp.endswith("T[floor((k)/8), floor((c)/8), oy, ox] }")
     assert len(low.architecture.interconnect) == 2

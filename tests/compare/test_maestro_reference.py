@@ -1,18 +1,19 @@
 """The estimator reproduces real MAESTRO's figures on the TENET-comparison dataflows
-(``../shared/reference/maestro-tenet-dataflows.csv``, MAESTRO commit 4eb08d1)."""
+(``tests/data/reference/maestro-tenet-dataflows.csv``, MAESTRO commit 4eb08d1), each dataflow
+written in our own words in ``tests/data/maestro/``."""
 
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import pytest
 
 from tenet.compare.maestro import estimate
 from tenet.compare.reader import load_hardware, load_mapping
-from tests.compare.conftest import CSV
-from tests.conftest import SHARED
+from tests.compare.conftest import COMPARISON, CSV, HW
 
-ROWS = list(csv.DictReader(CSV.read_text().splitlines())) if CSV.is_file() else []
+ROWS = list(csv.DictReader(CSV.read_text().splitlines()))
 
 DEFECTS: dict[str, str] = {}
 """Rows where MAESTRO's own arithmetic is defective, with the reason. None of the 40 rows is:
@@ -68,8 +69,9 @@ PRINTED = [  # MAESTRO prints 6 significant digits
 
 
 def _estimate(row: dict[str, str]):  # type: ignore[no-untyped-def]
-    layer = load_mapping(SHARED / row["mapping"]).layers[0]
-    return estimate(layer, load_hardware(SHARED / row["hw"])).to_dict()
+    # the row names MAESTRO's input files; ours have the same file names
+    layer = load_mapping(COMPARISON / Path(row["mapping"]).name).layers[0]
+    return estimate(layer, load_hardware(HW / Path(row["hw"]).name)).to_dict()
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])

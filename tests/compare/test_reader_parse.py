@@ -1,5 +1,5 @@
-"""MAESTRO's description language and hardware files: every shared file parses; bad input
-raises SpecError naming the file and line."""
+"""MAESTRO's description language and hardware files: every file of ours (and, tests marked
+``shared``, of MAESTRO's) parses; bad input raises SpecError naming the file and line."""
 
 from __future__ import annotations
 
@@ -10,26 +10,51 @@ import pytest
 from tenet.compare.directives import ClusterDirective, MapDirective
 from tenet.compare.reader import load_hardware, load_mapping, parse_hardware, parse_mapping
 from tenet.errors import SpecError
-from tests.compare.conftest import COMPARISON, EXAMPLES, MAESTRO_DATA
+from tests.compare.conftest import COMPARISON, EXAMPLES, HW, MAESTRO_DATA
+from tests.conftest import ROOT, need_shared
 
-MAPPINGS = sorted(p for p in MAESTRO_DATA.rglob("*.m") if p.parent.name != "hw")
-HARDWARE = sorted(p for p in MAESTRO_DATA.rglob("hw/*.m"))
+OURS = ROOT / "examples" / "maestro"
+MAPPINGS = sorted(COMPARISON.glob("*.m")) + [OURS / "gemm_os.m"]
+HARDWARE = sorted(HW.glob("*.m")) + [OURS / "hw_16pe.m"]
 
 
-@pytest.mark.parametrize("path", MAPPINGS, ids=lambda p: p.name)
-def test_reader_parses_every_mapping(path: Path) -> None:
+def _mapping_parses(path: Path) -> None:
     network = load_mapping(path)
     assert network.layers
     for layer in network.layers:
         assert layer.dims and layer.directives
 
 
-@pytest.mark.parametrize("path", HARDWARE, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", MAPPINGS, ids=lambda p: p.name)
+def test_reader_parses_every_mapping(path: Path) -> None:
+    _mapping_parses(path)
+
+
+@pytest.mark.parametrize("path", HARDWARE, ids=lambda p: p.name)
 def test_reader_parses_every_hardware_file(path: Path) -> None:
     assert load_hardware(path).num_pes > 0
 
 
+@pytest.mark.shared
+def test_reader_parses_every_maestro_file() -> None:
+    need_shared()
+    mappings = sorted(p for p in MAESTRO_DATA.rglob("*.m") if p.parent.name != "hw")
+    assert mappings
+    for path in mappings:
+        _mapping_parses(path)
+    for path in sorted(MAESTRO_DATA.rglob("hw/*.m")):
+        assert load_hardware(path).num_pes > 0
+
+
+def test_reader_counts_layers() -> None:
+    # tiny_net_nlr.m has 3 "Layer" lines, rejected_rs.m 2
+    assert len(load_mapping(COMPARISON / "tiny_net_nlr.m").layers) == 3
+    assert len(load_mapping(COMPARISON / "rejected_rs.m").layers) == 2
+
+
+@pytest.mark.shared
 def test_reader_counts_layers_of_examples() -> None:
+    need_shared()
     # Resnet50 has 66 "Layer" lines in its file (grep), MobileNetV2 56, vgg16 13.
     assert len(load_mapping(EXAMPLES / "Resnet50_nlr.m").layers) == 66
     assert len(load_mapping(EXAMPLES / "MobileNetV2_kcp_ws.m").layers) == 56
@@ -50,7 +75,20 @@ def test_reader_resolves_constants_and_sz() -> None:
     ]
 
 
+def test_reader_keeps_strides_names_and_lines_of_ours() -> None:
+    layer = load_mapping(COMPARISON / "tiny_net_nlr.m").layers[0]
+    assert layer.name == "CONV1"
+    assert layer.strides == {"X": 2, "Y": 2}
+    first = layer.directives[0]
+    # lines 1-2 are comments, 3 opens the network, 4 the layer, 9 holds the first directive
+    assert isinstance(first, MapDirective) and first.dim == "K" and first.line == 9
+    rs = load_mapping(COMPARISON / "conv_rs_12x14.m").layers[0]
+    assert isinstance(rs.directives[6], ClusterDirective)
+
+
+@pytest.mark.shared
 def test_reader_keeps_strides_names_and_lines() -> None:
+    need_shared()
     layer = load_mapping(EXAMPLES / "googlenet_rs.m").layers[0]
     assert layer.name == "Conv2d-1"
     assert layer.strides == {"X": 2, "Y": 2}

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from tenet.cli import main
-from tests.conftest import TENET_DATA, need_shared
 
 SMALL = ["-p", "M=8", "-p", "N=8", "-p", "K=8"]
 
@@ -85,14 +84,13 @@ def test_cli_check_legal(capsys: pytest.CaptureFixture[str]):
     assert out.strip().endswith("legal")
 
 
-def test_cli_check_names_witness(capsys: pytest.CaptureFixture[str]):
-    need_shared()
+def test_cli_check_names_witness(capsys: pytest.CaptureFixture[str], tenet_data: Path):
     # TENET's conv2d_os runs the 3 x 3 filter taps on one point: 9 instances per step
     experiment = "reuse_factor_experiment/experiment/experiment_4"
-    _, array, statement = (TENET_DATA / experiment).read_text().split()
+    _, array, statement = (tenet_data / experiment).read_text().split()
     mapping = "mapping/conv2d_os.m"
-    args = ["-w", str(TENET_DATA / statement), "-a", str(TENET_DATA / array)]
-    args += ["-d", str(TENET_DATA / mapping)]
+    args = ["-w", str(tenet_data / statement), "-a", str(tenet_data / array)]
+    args += ["-d", str(tenet_data / mapping)]
     code, out, err = run(capsys, "check", *args)
     assert code == 2
     assert "both run on PE[0, 0] at T[0, 0, 0, 0]" in out

@@ -21,6 +21,7 @@ from tenet.spec import (
     load_workload,
 )
 from tests.conftest import TENET_DATA, need_shared
+from tests.tenet_files import EXTRA_MAPPINGS, FILES, PE_ARRAYS
 
 # S[i, j], 0 <= i, j < 8, reading A[i, j] (no reuse) and B[j] (reused along i)
 PAIR = WorkloadSpec.from_mapping(
@@ -195,31 +196,45 @@ OPTIONS = {
 
 
 def _pairs() -> list[tuple[str, str, str]]:
-    if not TENET_DATA.is_dir():
-        return []
+    """(mapping, array, statement) for every mapping of TENET's data written from the zoo."""
+    found: dict[str, tuple[str, str]] = {}
+    for statement, mapping, array in FILES.values():
+        found.setdefault(mapping, (array, statement))
+    for mapping, (arch, statement) in EXTRA_MAPPINGS.items():
+        found.setdefault(mapping, (PE_ARRAYS[arch], statement))
+    return [(m, a, s) for m, (a, s) in sorted(found.items())]
+
+
+def _space_holds(root: Path, mapping: str, array: str, statement: str) -> None:
+    # TENET's conv mappings leave rx and ry (3 x 3) out of both stamps
+    options = {"instances_per_step": 9, **OPTIONS.get(Path(mapping).stem, {})}
+    space = DesignSpace.build(
+        load_workload(root / statement),
+        load_architecture(root / array),
+        options=SpaceOptions(**options),
+    )
+    assert find(space, load_dataflow(root / mapping)) is not None, mapping
+
+
+def test_pairs_cover_every_mapping(tenet_data: Path):
+    mappings = {str(p.relative_to(tenet_data)) for p in tenet_data.glob("**/*.m")}
+    assert mappings == {m for m, _, _ in _pairs()}
+
+
+@pytest.mark.parametrize("mapping, array, statement", _pairs(), ids=lambda v: Path(v).stem)
+def test_space_holds_tenet_mapping(mapping: str, array: str, statement: str, tenet_data: Path):
+    _space_holds(tenet_data, mapping, array, statement)
+
+
+@pytest.mark.shared
+def test_space_holds_every_original_tenet_mapping():
+    need_shared()
     found: dict[str, tuple[str, str]] = {}
     for experiment in sorted(TENET_DATA.glob("*/experiment/experiment_*")):
         mapping, array, statement = experiment.read_text().split()
         found.setdefault(mapping, (array, statement))
     for mapping, pair in UNPAIRED.items():
         found.setdefault(mapping, pair)
-    return [(m, a, s) for m, (a, s) in sorted(found.items())]
-
-
-def test_pairs_cover_every_mapping():
-    need_shared()
-    mappings = {str(p.relative_to(TENET_DATA)) for p in TENET_DATA.glob("**/*.m")}
-    assert mappings == {m for m, _, _ in _pairs()}
-
-
-@pytest.mark.parametrize("mapping, array, statement", _pairs(), ids=lambda v: Path(v).stem)
-def test_space_holds_tenet_mapping(mapping: str, array: str, statement: str):
-    need_shared()
-    # TENET's conv mappings leave rx and ry (3 x 3) out of both stamps
-    options = {"instances_per_step": 9, **OPTIONS.get(Path(mapping).stem, {})}
-    space = DesignSpace.build(
-        load_workload(TENET_DATA / statement),
-        load_architecture(TENET_DATA / array),
-        options=SpaceOptions(**options),
-    )
-    assert find(space, load_dataflow(TENET_DATA / mapping)) is not None
+    assert set(found) == {str(p.relative_to(TENET_DATA)) for p in TENET_DATA.glob("**/*.m")}
+    for mapping, (array, statement) in sorted(found.items()):
+        _space_holds(TENET_DATA, mapping, array, statement)

@@ -19,13 +19,9 @@ from tenet.oracle import reference_metrics
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, read_experiment
 from tenet.testing.strategies import RandomProblem, problems
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
-from tests.conftest import TENET_DATA, need_shared
 from tests.paper_example import GEMM, MULTICAST, SKEWED, SYSTOLIC, UNSKEWED
+from tests.tenet_files import EXPERIMENTS
 
-EXPERIMENTS = sorted(
-    TENET_DATA.glob("*/experiment/experiment_*"),
-    key=lambda p: (p.parts[-3], int(p.name.split("_")[1])),
-)
 MAX_INSTANCES = 1500
 
 
@@ -73,10 +69,10 @@ def _scaled(workload: WorkloadSpec) -> WorkloadSpec:
     return workload.model_copy(update={"domain": str(cut)})
 
 
-@pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: f"{p.parts[-3]}/{p.name}")
-def test_oracle_agrees_on_scaled_down_tenet_experiments(path: Path) -> None:
-    need_shared()
-    experiment = read_experiment(path)
+@pytest.mark.parametrize("key", list(EXPERIMENTS))
+def test_oracle_agrees_on_scaled_down_tenet_experiments(key: str, tenet_data: Path) -> None:
+    folder, name = key.split("/")
+    experiment = read_experiment(tenet_data / folder / "experiment" / name)
     workload = _scaled(experiment.workload)
     problem = load_problem(workload, experiment.architecture, experiment.dataflow)
     expected = reference_metrics(workload, experiment.architecture, experiment.dataflow)

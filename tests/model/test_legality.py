@@ -12,7 +12,7 @@ from tenet.errors import UnknownTensorError
 from tenet.model import Workload
 from tenet.model.legality import dependences
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, read_experiment
-from tests.conftest import TENET_DATA, need_shared
+from tests.tenet_files import EXPERIMENTS
 
 LINE4 = ArchitectureSpec.from_mapping(
     {"name": "line4", "pe": "{PE[p]: 0 <= p < 4}", "interconnect": [{"link": "{PE[p] -> PE[p+1]}"}]}
@@ -182,14 +182,10 @@ def test_dependences_reject_unknown_reduction():
         dependences(workload, reductions=["c"])
 
 
-def _experiments() -> list[Path]:
-    return sorted(TENET_DATA.glob("*/experiment/experiment_*"))
-
-
-@pytest.mark.parametrize("experiment", _experiments(), ids=lambda p: f"{p.parts[-3]}-{p.name}")
-def test_check_accepts_every_tenet_dataflow(experiment: Path):
-    need_shared()
-    data = read_experiment(experiment)
+@pytest.mark.parametrize("key", list(EXPERIMENTS))
+def test_check_accepts_every_tenet_dataflow(key: str, tenet_data: Path):
+    folder, name = key.split("/")
+    data = read_experiment(tenet_data / folder / "experiment" / name)
     # a TENET statement is a MAC: the reader marks its written tensor as a reduction (+=)
     assert data.workload.reductions == tuple(
         t for t, a in data.workload.accesses.items() if a.write
@@ -198,9 +194,8 @@ def test_check_accepts_every_tenet_dataflow(experiment: Path):
     assert result.legal, str(result)
 
 
-def test_check_reports_tenet_conv_points_when_not_allowed():
-    need_shared()
-    data = read_experiment(TENET_DATA / "reuse_factor_experiment/experiment/experiment_4")
+def test_check_reports_tenet_conv_points_when_not_allowed(tenet_data: Path):
+    data = read_experiment(tenet_data / "reuse_factor_experiment/experiment/experiment_4")
     # conv2d_os leaves rx and ry (3 x 3) out of both stamps: 9 instances per point
     result = check(data.workload, data.architecture, data.dataflow)
     assert [v.kind for v in result.violations] == ["collision"]

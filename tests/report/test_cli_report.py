@@ -11,7 +11,6 @@ from matplotlib.image import imread
 
 from tenet.cli import main
 from tenet.report import read_table
-from tests.conftest import TENET_DATA, need_shared
 
 EXAMPLE = ["-w", "gemm", "-a", "systolic-2d-8x8", "-p", "M=2", "-p", "N=2", "-p", "K=4"]
 
@@ -75,9 +74,10 @@ def test_cli_table_reuse_kind_to_a_file_by_its_suffix(
     assert table["volume_total_elements"].tolist() == [16, 16, 16]
 
 
-def test_cli_table_of_tenet_experiments(capsys: pytest.CaptureFixture[str]) -> None:
-    need_shared()
-    experiment = TENET_DATA / "reuse_factor_experiment" / "experiment" / "experiment_1"
+def test_cli_table_of_tenet_experiments(
+    capsys: pytest.CaptureFixture[str], tenet_data: Path
+) -> None:
+    experiment = tenet_data / "reuse_factor_experiment" / "experiment" / "experiment_1"
     code, out, _ = run(capsys, "table", str(experiment), "--format", "csv")
     assert code == 0
     header, row = out.strip().splitlines()

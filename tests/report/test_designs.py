@@ -11,7 +11,6 @@ import yaml
 from tenet.errors import SpecError
 from tenet.report import design_point, evaluate_designs, label_designs, load_designs
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
-from tests.conftest import TENET_DATA, need_shared
 from tests.paper_example import GEMM, SKEWED, SYSTOLIC
 
 GEMM_SPEC = WorkloadSpec.from_mapping(GEMM)
@@ -74,9 +73,8 @@ def test_designs_evaluate_keys_by_label_and_names(spec_files: dict[str, Path]) -
     assert metrics.macs == 16  # 2·2·4
 
 
-def test_designs_file_reads_tenet_experiments(tmp_path: Path) -> None:
-    need_shared()
-    experiment = TENET_DATA / "reuse_factor_experiment" / "experiment" / "experiment_1"
+def test_designs_file_reads_tenet_experiments(tmp_path: Path, tenet_data: Path) -> None:
+    experiment = tenet_data / "reuse_factor_experiment" / "experiment" / "experiment_1"
     path = tmp_path / "d.yaml"
     path.write_text(yaml.safe_dump({"designs": [{"experiment": str(experiment)}]}))
     [point] = load_designs(path)

@@ -10,7 +10,7 @@ import yaml
 
 from tenet import analyze
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
-from tests.conftest import ROOT, TENET_DATA, need_shared
+from tests.conftest import ROOT
 
 KINDS = {"domain": WorkloadSpec, "pe": ArchitectureSpec, "space_stamp": DataflowSpec}
 
@@ -27,10 +27,9 @@ def test_yaml_documented_examples_load(block: str) -> None:
     assert kind.from_mapping(data).name == data["name"]
 
 
-def test_yaml_zoo_gemm_equals_tenet_text_experiment() -> None:
-    need_shared()
+def test_yaml_zoo_gemm_equals_tenet_text_experiment(tenet_data: Path) -> None:
     # experiment_11: matmul 256³, output-stationary systolic mapping, systolic.p.
-    text = analyze(experiment=TENET_DATA / "reuse_factor_experiment/experiment/experiment_11")
+    text = analyze(experiment=tenet_data / "reuse_factor_experiment/experiment/experiment_11")
     zoo = analyze(
         "gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 256, "N": 256, "K": 256}
     )

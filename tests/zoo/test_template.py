@@ -12,7 +12,7 @@ import tenet
 from tenet.errors import SpecError
 from tenet.spec import DataflowSpec, NetworkSpec, load_dataflow, load_workload
 from tenet.spec.template import instantiate, read_entry, split_arguments
-from tests.conftest import ROOT, TENET_DATA, need_shared
+from tests.conftest import ROOT
 
 DATAFLOW = """\
 # A test dataflow.
@@ -161,10 +161,9 @@ def test_template_fits_outside_a_dataflow(tmp_path: Path) -> None:
         load_workload(_write(tmp_path, text))
 
 
-def test_template_arguments_on_a_tenet_text_file() -> None:
-    need_shared()
+def test_template_arguments_on_a_tenet_text_file(tenet_data: Path) -> None:
     with pytest.raises(SpecError, match=r"template arguments need a YAML dataflow"):
-        load_dataflow(f"{TENET_DATA / 'mapping' / 'conv2d_os.m'}:rows=4")
+        load_dataflow(f"{tenet_data / 'mapping' / 'conv2d_os.m'}:rows=4")
 
 
 def test_template_arguments_on_a_spec_object() -> None:
