@@ -46,14 +46,23 @@ from tenet.spec.layout import ScratchpadSpec, TransformSpec
 from tenet.vocab import Access, TensorName
 
 __all__ = [
+    "WALK_BELOW",
     "TensorLayoutFigures",
     "LayoutMetrics",
     "tensor_boxes",
     "build_layouts",
+    "Transfer",
     "fetched_per_step",
+    "line_cycles",
+    "transfer_figures",
     "layout_figures",
     "evaluate_layout",
 ]
+
+
+WALK_BELOW = 20_000
+"""Fetched (time-stamp, element) pairs up to which per-step figures are found by walking the
+points: on small problems that is much cheaper than barvinok's per-step counts."""
 
 
 @dataclass(frozen=True)
@@ -185,12 +194,7 @@ def _level_sets(per_point: isl.PwQPolynomial) -> list[tuple[isl.Set, int]] | Non
 
 
 def _walk(lines: isl.Map, rows: isl.Map) -> tuple[dict[object, int], dict[object, int]]:
-    size = count(lines) + count(rows)
-    if size > ENUMERATION_LIMIT:
-        raise CountingError(
-            f"per-step line and bank counts vary within barvinok's pieces, and the {size} "
-            f"points are more than the {ENUMERATION_LIMIT} the exact walk takes"
-        )
+    """Walk T -> Line and [T -> Bank] -> Row: lines per step, busiest bank's rows per step."""
     n_time = lines.dim(isl.dim_type.in_)
     per_step: dict[object, int] = defaultdict(int)
     per_bank: dict[object, dict[object, int]] = defaultdict(lambda: defaultdict(int))
@@ -215,29 +219,44 @@ def _walk(lines: isl.Map, rows: isl.Map) -> tuple[dict[object, int], dict[object
     return dict(per_step), busiest
 
 
-def _steps(lines: isl.Map, rows: isl.Map, line_cycles: Fraction) -> tuple[int, int, int]:
-    """Return (busiest-bank rows summed over steps, steps, cycles) from T -> Line and
-    [T -> Bank] -> Row."""
-    steps = count(lines.domain())
+def _steps(
+    lines: isl.Map, rows: isl.Map, line_cycles: Fraction, walk: bool
+) -> tuple[int, int, int, int]:
+    """Return (transactions, busiest-bank rows summed over steps, steps, cycles) from
+    T -> Line and [T -> Bank] -> Row, by walking the points or from barvinok's per-step
+    counts (walking anyway, up to ENUMERATION_LIMIT points, when they are not piecewise
+    constant)."""
 
     def port(n: int) -> int:
         return -(-n * line_cycles.numerator // line_cycles.denominator)
 
-    per_step = constant_pieces(lines.card())
-    levels = _level_sets(rows.card())
+    per_step = levels = None
+    if not walk:
+        per_step = constant_pieces(lines.card())
+        levels = _level_sets(rows.card())
     if per_step is None or levels is None:
+        if not walk:
+            size = count(lines) + count(rows)
+            if size > ENUMERATION_LIMIT:
+                raise CountingError(
+                    f"per-step line and bank counts vary within barvinok's pieces, and the "
+                    f"{size} points are more than the {ENUMERATION_LIMIT} the exact walk takes"
+                )
         by_step, busiest = _walk(lines, rows)
-        total = sum(busiest.values())
         cycles = sum(max(port(n), busiest.get(t, 0)) for t, n in by_step.items())
-        return total, steps, cycles
-    total = sum(value * count(s) for s, value in levels)
+        return sum(by_step.values()), sum(busiest.values()), len(by_step), cycles
     cycles = 0
     for s, n in per_step:
         for level, value in levels:
             both = s.intersect(level)
             if not both.is_empty():
                 cycles += count(both) * max(port(n), value)
-    return total, steps, cycles
+    return (
+        count(lines),
+        sum(value * count(s) for s, value in levels),
+        count(lines.domain()),
+        cycles,
+    )
 
 
 def _previous_access(held: isl.Map) -> isl.Map:
@@ -268,6 +287,45 @@ def _distances(addresses: isl.Map, previous: isl.Map) -> tuple[int, Fraction]:
     )
 
 
+@dataclass(frozen=True)
+class Transfer:
+    """The per-step transfer figures of one access under one layout."""
+
+    fetched: int
+    transactions: int
+    conflicts_bank: int
+    cycles: int
+
+
+def transfer_figures(
+    fetched: isl.Map,
+    layout: Layout,
+    scratchpad: ScratchpadSpec,
+    line_cycles: Fraction,
+    *,
+    fetched_count: int | None = None,
+    walk_below: int = WALK_BELOW,
+) -> Transfer:
+    """Count transactions, bank conflicts and cycles of the elements fetched per step
+    (``fetched``: T -> elements, from :func:`fetched_per_step`, with ``fetched_count`` pairs
+    if known), a line costing ``line_cycles`` cycles of the port. Up to ``walk_below``
+    fetched pairs the points are walked, above it barvinok counts per step."""
+    n = count(fetched) if fetched_count is None else fetched_count
+    addresses = fetched.apply_range(layout.relation)
+    lines = coalesce(addresses.apply_range(line_map(scratchpad)))
+    rows = coalesce(addresses.apply_range(bank_map(scratchpad))).uncurry()
+    transactions, busiest, steps, cycles = _steps(lines, rows, line_cycles, n <= walk_below)
+    return Transfer(n, transactions, busiest - steps, cycles)
+
+
+def line_cycles(problem: Problem, scratchpad: ScratchpadSpec) -> Fraction:
+    """Return the port cycles of one line: transaction_width · bits / bandwidth."""
+    architecture = problem.architecture
+    return Fraction(
+        scratchpad.transaction_width * architecture.bits_per_element, architecture.bandwidth
+    )
+
+
 def layout_figures(
     problem: Problem,
     access: TensorAccess,
@@ -293,20 +351,13 @@ def layout_figures(
     >>> layout_figures(p, p.accesses[0], pad, banks).conflicts_bank
     0
     """
-    architecture = problem.architecture
-    lines_of = line_map(scratchpad)
-    rows_of = bank_map(scratchpad)
-    fetched = fetched_per_step(problem, access).apply_range(layout.relation)
-    lines = coalesce(fetched.apply_range(lines_of))
-    rows = coalesce(fetched.apply_range(rows_of)).uncurry()
-    line_cycles = Fraction(
-        scratchpad.transaction_width * architecture.bits_per_element, architecture.bandwidth
+    transfer = transfer_figures(
+        fetched_per_step(problem, access), layout, scratchpad, line_cycles(problem, scratchpad)
     )
-    busiest, steps, cycles = _steps(lines, rows, line_cycles)
     held = _held(problem, access).apply_range(layout.relation)
     previous = _previous_access(held)
     held = held.flatten_domain()
-    touched = held.apply_range(lines_of)
+    touched = held.apply_range(line_map(scratchpad))
     misses = count(touched.subtract(previous.apply_range(touched)))
     largest, mean = _distances(held, previous)
     return TensorLayoutFigures(
@@ -314,10 +365,10 @@ def layout_figures(
         access=access.access,
         layout=layout.describe(),
         size=layout.size,
-        fetched=count(fetched),
-        transactions=count(lines),
-        conflicts_bank=busiest - steps,
-        cycles=cycles,
+        fetched=transfer.fetched,
+        transactions=transfer.transactions,
+        conflicts_bank=transfer.conflicts_bank,
+        cycles=transfer.cycles,
         misses_line=misses,
         distance_use_max=largest,
         distance_use_mean=mean,
