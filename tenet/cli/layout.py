@@ -21,11 +21,13 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.plot import save_figure
+from tenet.dse.explore import explore
+from tenet.dse.layout import LAYOUT_COLUMN, rank_by_layout
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import LayoutMetrics
 from tenet.layout.plots import bank_use, plot_bank_use
 from tenet.layout.search import SEARCHES, LayoutSearch, search_layout
-from tenet.spec import load_architecture
+from tenet.spec import load_architecture, load_workload
 from tenet.spec.io import write_atomically
 from tenet.spec.layout import ScratchpadSpec
 from tenet.vocab import Neighbourhood
@@ -173,3 +175,67 @@ def layout_command(
         write_output(json.dumps(_to_dict(metrics, found), indent=2), output)
     else:
         write_output(_render(metrics, found, fmt == "csv"), output)
+
+
+@cli.command("layout-rank")
+@click.option("--workload", "-w", required=True, help="Workload: YAML file or zoo name.")
+@click.option("--arch", "-a", required=True, help="Architecture: YAML file or zoo name.")
+@param_option
+@click.option(
+    "--objective", default="latency", show_default=True, help="Objective of the first cut."
+)
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--banks", type=click.IntRange(min=1), help="Banks (overrides the architecture).")
+@click.option("--bank-width", type=click.IntRange(min=1), help="Words per bank row.")
+@click.option("--transaction-width", type=click.IntRange(min=1), help="Words per transaction.")
+@click.option(
+    "--search",
+    "method",
+    type=click.Choice(["none", *SEARCHES]),
+    default="none",
+    show_default=True,
+    help="Search layouts for each design point before ranking.",
+)
+@format_option
+@output_option
+def layout_rank_command(
+    workload: str,
+    arch: str,
+    param: tuple[str, ...],
+    objective: str,
+    top: int,
+    banks: int | None,
+    bank_width: int | None,
+    transaction_width: int | None,
+    method: str,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Explore the design space of --workload on --arch, keep the --top points by
+    --objective, and rank them by the layout-aware ingress latency."""
+    workload_spec, architecture = load_workload(workload), load_architecture(arch)
+    params = parse_params(param)
+    exploration = explore(workload_spec, architecture, params=params, workers=1)
+    base = architecture.scratchpad or ScratchpadSpec()
+    given = {"banks": banks, "bank_width": bank_width, "transaction_width": transaction_width}
+    scratchpad = base.model_copy(update={k: v for k, v in given.items() if v is not None})
+    ranked = rank_by_layout(
+        exploration.results,
+        workload_spec,
+        architecture,
+        params,
+        scratchpad=scratchpad,
+        search=None if method == "none" else method,  # type: ignore[arg-type]
+        by=objective,
+        top=top,
+    )
+    columns = [
+        c for c in ("name", "latency_cycles", LAYOUT_COLUMN, "layouts") if c in ranked.columns
+    ]
+    table = ranked[columns]
+    if fmt == "json":
+        write_output(table.to_json(orient="records", indent=2), output)
+    elif fmt == "csv":
+        write_output(table.to_csv(index=False).rstrip("\n"), output)
+    else:
+        write_output(table.to_string(index=False), output)

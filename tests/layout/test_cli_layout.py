@@ -118,3 +118,33 @@ def test_layout_command_bad_layout_is_one_line_exit_2(capsys: pytest.CaptureFixt
     assert code == 2
     assert err.count("\n") == 1
     assert "crop-a.yaml: layouts.A.1: element" in err
+
+
+def test_layout_rank_orders_design_points_by_layout_latency(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        capsys,
+        "layout-rank",
+        "-w",
+        "gemm",
+        "-a",
+        "systolic-2d:rows=2,cols=2",
+        "-p",
+        "M=2",
+        "-p",
+        "N=2",
+        "-p",
+        "K=2",
+        "--banks",
+        "4",
+        "--top",
+        "3",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    rows = json.loads(out)
+    assert len(rows) == 3
+    latencies = [r["latency_ingress_layout_cycles"] for r in rows]
+    assert latencies == sorted(latencies)
