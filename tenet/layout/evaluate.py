@@ -26,7 +26,7 @@ from tenet.spec import (
 from tenet.spec.layout import LayoutSpec, ScratchpadSpec, TransformSpec
 from tenet.vocab import Neighbourhood, TensorName
 
-__all__ = ["LayoutProblem", "load_layout_problem", "load_layout_file", "analyze_layout"]
+__all__ = ["LayoutProblem", "load_layout_problem", "load_layout_file"]
 
 Source = str | Path
 Transforms = Mapping[TensorName, Sequence[TransformSpec]]
@@ -100,21 +100,3 @@ def load_layout_problem(
             if t in layouts
         }
     return LayoutProblem(problem, built, scratchpad or a.scratchpad or ScratchpadSpec())
-
-
-def analyze_layout(
-    workload: Source | WorkloadSpec,
-    architecture: Source | ArchitectureSpec,
-    dataflow: Source | DataflowSpec,
-    params: Mapping[str, int] | None = None,
-    **options: object,
-) -> LayoutMetrics:
-    """Load (as :func:`load_layout_problem`, same keyword options) and count the layout
-    figures."""
-    return load_layout_problem(
-        workload,
-        architecture,
-        dataflow,
-        params,
-        **options,  # type: ignore[arg-type]
-    ).evaluate()
