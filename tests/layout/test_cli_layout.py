@@ -148,3 +148,24 @@ def test_layout_rank_orders_design_points_by_layout_latency(
     assert len(rows) == 3
     latencies = [r["latency_ingress_layout_cycles"] for r in rows]
     assert latencies == sorted(latencies)
+
+
+def test_layout_plot_of_a_tensor_without_reads_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(
+        capsys,
+        "layout",
+        "-w",
+        str(BLOCK),
+        "-a",
+        str(THREE),
+        "-d",
+        str(COLUMNS),
+        "--plot",
+        str(tmp_path / "b.png"),
+        "--plot-tensor",
+        "Q",
+    )
+    assert code == 2
+    assert "tensor 'Q' is not in the workload (known: A)" in err
