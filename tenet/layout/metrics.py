@@ -157,14 +157,10 @@ def build_layouts(
     }
 
 
-def _held(problem: Problem, access: TensorAccess) -> isl.Map:
-    return problem.assignment(access)
-
-
 def fetched_per_step(problem: Problem, access: TensorAccess) -> isl.Map:
     """Return T -> the elements fetched at that time-stamp (held at some PE and not found at
     a neighbour of the problem's neighbourhood)."""
-    held = _held(problem, access)
+    held = problem.assignment(access)
     found = held.intersect(problem.reuse_neighbours.apply_range(held))
     fetched = held.subtract(found)
     return coalesce(fetched.apply_domain(problem.occupied.unwrap().range_map()))
@@ -354,7 +350,7 @@ def layout_figures(
     transfer = transfer_figures(
         fetched_per_step(problem, access), layout, scratchpad, line_cycles(problem, scratchpad)
     )
-    held = _held(problem, access).apply_range(layout.relation)
+    held = problem.assignment(access).apply_range(layout.relation)
     previous = _previous_access(held)
     held = held.flatten_domain()
     touched = held.apply_range(line_map(scratchpad))
