@@ -20,6 +20,7 @@ __all__ = [
     "NotAFunctionError",
     "OutsideArrayError",
     "CountingError",
+    "NotABijectionError",
 ]
 
 
@@ -94,3 +95,7 @@ class OutsideArrayError(DataflowError):
 
 class CountingError(TenetError, ValueError):
     """A count cannot be made exactly (unbound parameter, value outside the domain, ...)."""
+
+
+class NotABijectionError(SpecError):
+    """A layout transform sends two tensor elements to one position (or out of its extents)."""

@@ -60,4 +60,12 @@ UNITS: dict[str, str] = {
     "accesses_l2_read": "accesses",
     "accesses_l2_write": "accesses",
     "energy": "energy units of the architecture (pJ in the zoo)",
+    "transactions": "transactions (lines)",
+    "conflicts_bank": "bank accesses",
+    "cycles": "cycles",
+    "misses_line": "lines",
+    "distance_use_max": "words",
+    "distance_use_mean": "words",
+    "latency_ingress_layout": "cycles",
+    "latency_egress_layout": "cycles",
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tenet.cli import dse as _dse  # noqa: F401
 from tenet.cli import evaluate as _evaluate  # noqa: F401  (registers its commands)
+from tenet.cli import layout as _layout  # noqa: F401
 from tenet.cli import maestro as _maestro  # noqa: F401
 from tenet.cli import network as _network  # noqa: F401
 from tenet.cli import plot as _plot  # noqa: F401

@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tenet.spec.base import SpecModel
+from tenet.spec.layout import ScratchpadSpec
 
 __all__ = ["LinkSpec", "EnergySpec", "ArchitectureSpec"]
 
@@ -56,3 +57,6 @@ class ArchitectureSpec(SpecModel):
         1, ge=1, description="Instances (MACs) one PE may run in one time-stamp."
     )
     energy: EnergySpec = Field(EnergySpec(), description="Energy table.")
+    scratchpad: ScratchpadSpec | None = Field(
+        None, description="Banks and transaction width of the scratchpad (for layouts)."
+    )

@@ -7,6 +7,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from tenet.spec.base import SpecModel
+from tenet.spec.layout import Layouts
 
 __all__ = ["DataflowSpec"]
 
@@ -32,4 +33,7 @@ class DataflowSpec(SpecModel):
     )
     tensors: tuple[str, ...] | None = Field(
         None, description="Tensors to analyse (default: all of the workload's)."
+    )
+    layout: Layouts = Field(
+        default_factory=dict, description="Scratchpad layout per tensor (default: row-major)."
     )

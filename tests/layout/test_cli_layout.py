@@ -1,0 +1,171 @@
+"""``tenet layout``: figures, search, saved layouts, the bank-use plot and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tenet.cli import main
+from tenet.spec.layout import LayoutSpec
+
+DATA = Path(__file__).parent / "data"
+BLOCK = DATA / "block.yaml"
+COLUMNS = DATA / "columns.yaml"
+THREE = DATA / "three-pes.yaml"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def test_layout_command_reports_roller_conflicts_as_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        capsys,
+        "layout",
+        "-w",
+        str(BLOCK),
+        "-a",
+        str(THREE),
+        "-d",
+        str(COLUMNS),
+        "--banks",
+        "4",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    report = json.loads(out)
+    # [3, 4] row-major over 4 banks read column by column: 2 conflicts per step, 4 steps;
+    # 3 cycles per step (busiest bank), latency 1: 12 cycles
+    assert report["tensors"][0]["conflicts_bank"] == 8
+    assert report["latency_ingress_layout"] == 12
+
+
+def test_layout_command_searches_saves_and_plots(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    saved, image = tmp_path / "found.yaml", tmp_path / "banks.png"
+    code, out, _ = run(
+        capsys,
+        "layout",
+        "-w",
+        str(BLOCK),
+        "-a",
+        str(THREE),
+        "-d",
+        str(COLUMNS),
+        "--banks",
+        "4",
+        "--search",
+        "exhaustive",
+        "--depth",
+        "1",
+        "--save",
+        str(saved),
+        "--plot",
+        str(image),
+    )
+    assert code == 0
+    assert "exhaustive search" in out and "ingress 12 -> 4 cycles" in out
+    assert LayoutSpec.from_yaml(saved).layouts["A"]
+    assert image.stat().st_size > 0
+    code, out, _ = run(
+        capsys,
+        "layout",
+        "-w",
+        str(BLOCK),
+        "-a",
+        str(THREE),
+        "-d",
+        str(COLUMNS),
+        "--banks",
+        "4",
+        "--layout",
+        str(saved),
+        "--format",
+        "csv",
+    )
+    assert code == 0
+    assert out.splitlines()[0].startswith("tensor,access,layout")
+
+
+def test_layout_command_bad_layout_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(
+        capsys,
+        "layout",
+        "-w",
+        "gemm",
+        "-a",
+        "systolic-2d:rows=2,cols=2",
+        "-d",
+        "gemm-os-systolic:rows=2,cols=2",
+        "-p",
+        "M=4",
+        "-p",
+        "N=4",
+        "-p",
+        "K=4",
+        "--layout",
+        str(DATA / "crop-a.yaml"),
+    )
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "crop-a.yaml: layouts.A.1: element" in err
+
+
+def test_layout_rank_orders_design_points_by_layout_latency(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        capsys,
+        "layout-rank",
+        "-w",
+        "gemm",
+        "-a",
+        "systolic-2d:rows=2,cols=2",
+        "-p",
+        "M=2",
+        "-p",
+        "N=2",
+        "-p",
+        "K=2",
+        "--banks",
+        "4",
+        "--top",
+        "3",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    rows = json.loads(out)
+    assert len(rows) == 3
+    latencies = [r["latency_ingress_layout_cycles"] for r in rows]
+    assert latencies == sorted(latencies)
+
+
+def test_layout_plot_of_a_tensor_without_reads_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(
+        capsys,
+        "layout",
+        "-w",
+        str(BLOCK),
+        "-a",
+        str(THREE),
+        "-d",
+        str(COLUMNS),
+        "--plot",
+        str(tmp_path / "b.png"),
+        "--plot-tensor",
+        "Q",
+    )
+    assert code == 2
+    assert "tensor 'Q' is not in the workload (known: A)" in err
