@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
 from pydantic import ValidationError
 
 from tenet.api import check
@@ -23,13 +22,16 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.plot import save_figure
-from tenet.dse.explore import Exploration, sweep
 from tenet.dse.objectives import OBJECTIVES, Constraint, parse_constraint
-from tenet.dse.plots import plot_pareto
 from tenet.dse.space import SpaceOptions
 from tenet.errors import DataflowError
 from tenet.spec import load_network, load_workload
 from tenet.vocab import Neighbourhood
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tenet.dse.explore import Exploration
 
 __all__ = ["dse_command", "sweep_command", "check_command"]
 
@@ -158,6 +160,8 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
     x, _, y = (pareto or "latency,energy").partition(",")
     from matplotlib.figure import Figure
 
+    from tenet.dse.plots import plot_pareto
+
     figure = Figure(figsize=(6, 4))
     plot_pareto(results, x.strip(), y.strip() or "energy", ax=figure.add_subplot())
     save_figure(figure, plot)
@@ -193,6 +197,8 @@ def _search(
     fmt: str,
     output: str | None,
 ) -> None:
+    from tenet.dse.explore import sweep
+
     constraints = [parse_constraint(c) for c in constraint]
     result = sweep(
         items,
@@ -212,6 +218,8 @@ def _search(
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)
+    import pandas as pd
+
     best = pd.concat(
         [e.ranked(objective, top, constraints) for e in result.explorations], ignore_index=True
     )
@@ -234,6 +242,8 @@ def dse_command(workload: str, arch: str, reduction: tuple[str, ...], **common: 
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:
+    import pandas as pd
+
     keep = pd.Series(True, index=results.index)
     for c in constraints:
         keep &= c.mask(results)

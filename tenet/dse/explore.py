@@ -12,9 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tenet.dse.engines import Engine, make_engine
 from tenet.dse.objectives import Constraint, pareto_front, rank
@@ -23,6 +21,9 @@ from tenet.dse.store import ResultStore, run_key
 from tenet.dse.worker import Context, Task, evaluate_tasks
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
 from tenet.vocab import Neighbourhood
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Exploration", "Sweep", "explore", "sweep"]
 
@@ -65,6 +66,8 @@ class Sweep:
     @property
     def results(self) -> pd.DataFrame:
         """Every row of every exploration."""
+        import pandas as pd
+
         return pd.concat([e.results for e in self.explorations], ignore_index=True)
 
     @property
@@ -75,6 +78,8 @@ class Sweep:
     def best(self, by: str = "latency", constraints: Sequence[Constraint] = ()) -> pd.DataFrame:
         """Return the best design point of each (workload, architecture) by objective ``by``."""
         rows = [e.ranked(by, 1, constraints) for e in self.explorations]
+        import pandas as pd
+
         return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 

@@ -41,11 +41,14 @@ def _lines(node: yaml.Node, prefix: str, out: dict[str, int]) -> None:
 def read_yaml(path: str | Path) -> tuple[dict[str, Any], dict[str, int]]:
     """Return the top-level mapping of a YAML file and the line of each dotted key path."""
     text = read_text(path)
+    loader = yaml.SafeLoader(text)  # parsed once: the node for the lines, then the data
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        data = None if node is None else loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise SpecError(f"not valid YAML ({exc})".replace("\n", " "), source=str(path)) from exc
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise SpecError("expected a mapping at the top level", source=str(path))
     lines: dict[str, int] = {}
