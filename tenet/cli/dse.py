@@ -120,6 +120,11 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
         click.option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
         click.option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
+        click.option(
+            "--every-figure",
+            is_flag=True,
+            help="Count every figure of every point (default: only what the ranking needs).",
+        ),
         neighbourhood_option("links"),
         click.option(
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
@@ -191,6 +196,7 @@ def _search(
     temporal_tiles: str,
     instances_per_step: int | None,
     prune_scratchpad: bool,
+    every_figure: bool,
     neighbourhood: Neighbourhood,
     pareto: str | None,
     plot: str | None,
@@ -200,6 +206,9 @@ def _search(
     from tenet.dse.explore import sweep
 
     constraints = [parse_constraint(c) for c in constraint]
+    # only the best `top` are shown: points that cannot enter them are not counted further,
+    # unless all rows are kept, filtered or plotted
+    ranking_only = not (every_figure or constraints or plot or store)
     result = sweep(
         items,
         list(archs),
@@ -215,6 +224,7 @@ def _search(
         address=address,
         time_budget=time_budget,
         progress=_bar,
+        best=(objective, top) if ranking_only else None,
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)

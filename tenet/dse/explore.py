@@ -8,6 +8,7 @@ it stopped and ends with the same rows.
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tenet.dse.engines import Engine, make_engine
-from tenet.dse.objectives import Constraint, pareto_front, rank
+from tenet.dse.figures import BOUNDED, Bound
+from tenet.dse.objectives import Constraint, objective, pareto_front, rank
 from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.store import ResultStore, run_key
 from tenet.dse.worker import Context, Task, evaluate_tasks
@@ -96,9 +98,35 @@ def _metadata(candidate: Candidate) -> dict[str, Any]:
     }
 
 
+class _Threshold:
+    """The value a design point must beat to enter the best ``top`` by ``objective``, from
+    the rows evaluated so far (None: prune nothing)."""
+
+    def __init__(self, best: tuple[str, int] | None) -> None:
+        usable = best is not None and best[0] in BOUNDED
+        self.goal = objective(best[0]) if best is not None and usable else None
+        self.top = best[1] if best is not None else 0
+        self.worst_kept: list[float] = []
+        """The best ``top`` values so far, negated (a heap: the worst of them first)."""
+
+    def add(self, rows: Iterable[dict[str, Any]]) -> None:
+        if self.goal is None:
+            return
+        for row in rows:
+            if row["status"] == "ok":
+                heapq.heappush(self.worst_kept, -row[self.goal.column])
+                if len(self.worst_kept) > self.top:
+                    heapq.heappop(self.worst_kept)
+
+    def bound(self) -> Bound | None:
+        if self.goal is None or len(self.worst_kept) < self.top:
+            return None
+        return (self.goal.name, -self.worst_kept[0])
+
+
 def _batches(
-    context: str, candidates: Sequence[Candidate], size: int
-) -> Iterator[tuple[str, list[Task]]]:
+    context: str, candidates: Sequence[Candidate], size: int, threshold: _Threshold
+) -> Iterator[tuple[str, list[Task], Bound | None]]:
     for start in range(0, len(candidates), size):
         chunk = candidates[start : start + size]
         yield (
@@ -107,6 +135,7 @@ def _batches(
                 (c.index, c.name, c.mapping.space_stamp_text, c.mapping.time_stamp_text)
                 for c in chunk
             ],
+            threshold.bound(),
         )
 
 
@@ -118,9 +147,12 @@ def _stream(
     todo: Sequence[Candidate],
     batch: int,
     deadline: float | None,
+    threshold: _Threshold,
 ) -> Iterator[dict[str, Any]]:
     known = {c.index: _metadata(c) for c in todo}
-    for rows in engine.run(evaluate_tasks, _batches(context, todo, batch), deadline):
+    jobs = _batches(context, todo, batch, threshold)
+    for rows in engine.run(evaluate_tasks, jobs, deadline):
+        threshold.add(rows)
         merged = [{**known[row["index"]], **row} for row in rows]
         store.add(run, merged)
         yield from merged
@@ -154,13 +186,15 @@ def _explore(
     batch: int,
     progress: Progress | None,
     label: str | None,
+    best: tuple[str, int] | None = None,
 ) -> Exploration:
     bound = {**workload.params, **params}
     space = DesignSpace(workload, architecture, bound, options)
     candidates = list(space)
     chosen = tuple(workload.reductions if reductions is None else reductions)
     context = Context.make(workload, architecture, bound, chosen, neighbourhood)
-    run = run_key({"context": context.text, "options": options.model_dump(mode="json")})
+    arguments = {"context": context.text, "options": options.model_dump(mode="json")}
+    run = run_key(arguments if best is None else {**arguments, "best": list(best)})
     store = session.store
     store.open_run(
         run, {"workload": workload.name, "architecture": architecture.name}, len(candidates)
@@ -168,8 +202,11 @@ def _explore(
     store.check_names(run, {c.index: c.name for c in candidates})
     done = store.done(run)
     todo = [c for c in candidates if c.index not in done]
+    threshold = _Threshold(best)
+    if best is not None and done:
+        threshold.add(store.rows(run).to_dict(orient="records"))
     rows: Iterable[dict[str, Any]] = _stream(
-        session.engine, store, run, context.text, todo, batch, deadline
+        session.engine, store, run, context.text, todo, batch, deadline, threshold
     )
     if progress is not None:
         rows = progress(rows, total=len(todo))
@@ -203,6 +240,7 @@ def explore(
     time_budget: float | None = None,
     batch: int = 4,
     progress: Progress | None = None,
+    best: tuple[str, int] | None = None,
 ) -> Exploration:
     """Evaluate every candidate of the design space of ``workload`` on ``architecture``.
 
@@ -231,6 +269,12 @@ def explore(
         Design points per task sent to a worker.
     progress
         Wraps the stream of rows (e.g. ``tqdm``).
+    best
+        ``(objective, top)``: count fully only the candidates that may enter the best
+        ``top`` by ``objective`` (``latency``, ``energy`` or ``edp``); the others are left
+        with status ``pruned`` once a sound lower bound of their objective exceeds the
+        ``top``-th best value found so far. The ranking by that objective is that of full
+        evaluation. None (the default): every figure of every candidate.
 
     Examples
     --------
@@ -261,6 +305,7 @@ def explore(
         time_budget=time_budget,
         batch=batch,
         progress=progress,
+        best=best,
     )
     return only.explorations[0]
 
@@ -282,6 +327,7 @@ def sweep(
     time_budget: float | None = None,
     batch: int = 4,
     progress: Progress | None = None,
+    best: tuple[str, int] | None = None,
 ) -> Sweep:
     """Explore every workload on every architecture with one engine and one store.
 
@@ -318,6 +364,7 @@ def sweep(
                         batch,
                         progress,
                         label,
+                        best,
                     )
                 )
     finally:
