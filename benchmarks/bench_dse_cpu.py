@@ -44,7 +44,7 @@ class InProcess(Engine):
 
 def _search(workload: WorkloadSpec, params: dict[str, int], best: Any) -> tuple[Exploration, float]:
     start = time.process_time()
-    result = explore(workload, ARRAY, params=params, engine=InProcess(), best=best, batch=8)
+    result = explore(workload, ARRAY, params=params, engine=InProcess(), best=best)
     return result, time.process_time() - start
 
 

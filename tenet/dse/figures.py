@@ -4,8 +4,9 @@ A design point's row (:data:`tenet.dse.worker.METRIC_COLUMNS`) needs, per tensor
 total, held, reused (under the exploration's neighbourhood) and spatially reused volumes; the
 window, temporal-only and linked counts of :func:`tenet.metrics.evaluate` (kept there for the
 original's report) are left out. What does not depend on the dataflow (the total volume of each
-access, the MACs, the PE count) is counted once per exploration, and the time-stamp relations
-once per distinct time-stamp (:class:`SharedCounts`, one per worker and exploration). The row
+access, the MACs, the PE count) is counted once per exploration, and the neighbour relations
+once per distinct (active PEs, time-stamps) (:class:`SharedCounts`, one per worker and
+exploration). The row
 is exactly ``metric_row(evaluate(problem))``.
 """
 
@@ -25,8 +26,8 @@ from tenet.model.problem import Problem
 
 __all__ = ["Bound", "BOUNDED", "SharedCounts", "design_row"]
 
-#: Distinct time-stamps whose relations a worker keeps.
-TIME_CACHE = 64
+#: Distinct (active PEs, time-stamps) whose neighbour relations a worker keeps.
+NEIGHBOUR_CACHE = 64
 
 
 @dataclass
@@ -39,24 +40,42 @@ class SharedCounts:
     """(tensor, access) -> elements accessed."""
     macs: int | None = None
     pe_count: int | None = None
-    times: OrderedDict[str, tuple[isl.Set, isl.Map]] = field(default_factory=OrderedDict)
-    """Time-stamp text -> (occupied time-stamps, step back), most recent last."""
+    around: OrderedDict[tuple[str, str], dict[str, isl.Map]] = field(default_factory=OrderedDict)
+    """(active PEs, occupied time-stamps) as text -> the neighbour relations built on them,
+    most recent last."""
 
     def prepare(self, problem: Problem) -> None:
-        """Give ``problem`` the time-stamp relations of an earlier point with the same
-        time-stamp (they depend on the time-stamp and the domain only)."""
-        found = self.times.get(str(problem.theta_time))
+        """Give ``problem`` the neighbour relations of an earlier point with the same active
+        PEs and time-stamps (they depend on these and the architecture only)."""
+        found = self.around.get(_key(problem))
         if found is not None:
-            self.times.move_to_end(str(problem.theta_time))
+            self.around.move_to_end(_key(problem))
             # cached_property values live in the instance dictionary
-            problem.__dict__["timestamps"], problem.__dict__["time_step"] = found
+            problem.__dict__.update(found)
 
     def keep(self, problem: Problem) -> None:
-        """Keep the time-stamp relations ``problem`` has built for later points."""
-        if "time_step" in problem.__dict__:
-            self.times[str(problem.theta_time)] = (problem.timestamps, problem.time_step)
-            if len(self.times) > TIME_CACHE:
-                self.times.popitem(last=False)
+        """Keep the neighbour relations ``problem`` has built, for later points."""
+        built = {name: problem.__dict__[name] for name in NEIGHBOURS if name in problem.__dict__}
+        if built:
+            self.around.setdefault(_key(problem), {}).update(built)
+            if len(self.around) > NEIGHBOUR_CACHE:
+                self.around.popitem(last=False)
+
+
+#: The cached properties of :class:`Problem` that depend on the active PEs, the time-stamps
+#: and the architecture only.
+NEIGHBOURS = (
+    "time_step",
+    "temporal_neighbours",
+    "spatial_neighbours",
+    "delivery_neighbours",
+    "default_neighbours",
+    "linked_neighbours",
+)
+
+
+def _key(problem: Problem) -> tuple[str, str]:
+    return str(problem.active_pes), str(problem.timestamps)
 
 
 Bound = tuple[str, float]
@@ -143,7 +162,7 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
         return f"{bound[0]} at least {low}, above {bound[1]}" if low > bound[1] else None
 
     uniques = list(floors)
-    spatial = 0
+    linked: list[isl.Map] = []
     for k, access in enumerate(accesses):
         if (reason := beyond(uniques)) is not None:
             return {"status": "pruned", "reason": reason}
@@ -151,7 +170,7 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
         # one instance per (PE, time-stamp): the (point, element) pairs are the accesses
         held = totals[k] if timing.instances_per_step_max == 1 else count(assignment)
         from_links = reused(assignment, problem.spatial_neighbours)
-        spatial += count(from_links)
+        linked.append(from_links)
         # under links, the neighbours are the temporal ones and the linked ones
         around = (
             from_links.union(reused(assignment, problem.temporal_neighbours))
@@ -161,6 +180,7 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
         uniques[k] = held - count(around)
     if (reason := beyond(uniques)) is not None:
         return {"status": "pruned", "reason": reason}
+    spatial = sum(count(r) for r in linked)
     unique_in = sum(u for u, a in zip(uniques, accesses, strict=True) if a.access == "read")
     unique_out = sum(uniques) - unique_in
     active_pes = count(problem.active_pes)
