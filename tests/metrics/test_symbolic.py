@@ -1,0 +1,141 @@
+"""Symbolic metrics: the formulas evaluated at random sizes (dividing the array or not, below
+it or above) equal the direct counts of ``evaluate`` at those sizes."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from tenet.api import load_problem
+from tenet.errors import CountingError
+from tenet.metrics import evaluate
+from tenet.metrics.symbolic import AT_SIZES, symbolic_metrics
+from tenet.spec import (
+    ArchitectureSpec,
+    DataflowSpec,
+    WorkloadSpec,
+    load_architecture,
+    load_dataflow,
+    load_workload,
+)
+from tenet.vocab import Neighbourhood
+from tenet.zoo import combinations
+from tests.paper_example import GEMM, SKEWED, SYSTOLIC
+
+# the paper's example with its sizes as parameters (M = N = 2, K = 4 in the paper); its
+# dataflow places S[i, j, k] on PE[i, j], inside the 2 x 2 array when M, N <= 2
+PAPER_GEMM = {
+    **GEMM,
+    "domain": "[M, N, K] -> {S[i, j, k]: 0 <= i < M and 0 <= j < N and 0 <= k < K and "
+    "M <= 2 and N <= 2}",
+    "params": {"M": 2, "N": 2, "K": 4},
+}
+
+
+def _direct(
+    specs: tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec],
+    sizes: dict[str, int],
+    around: Neighbourhood,
+) -> dict[str, int]:
+    m = evaluate(load_problem(*specs, params=sizes, neighbourhood=around))
+    out = {
+        "macs": m.macs,
+        "active_pes": m.active_pes,
+        "timestamps": m.timestamps,
+        "occupied_points": m.occupied_points,
+        **{name: getattr(m, name) for name in AT_SIZES},
+    }
+    for t in m.tensors:
+        key = f"[{t.tensor}.{t.access}]"
+        out |= {
+            f"volume_total{key}": t.volume_total,
+            f"volume_unique{key}": t.volume_unique,
+            f"volume_reuse{key}": t.volume_reuse,
+            f"volume_reuse_spatial{key}": t.volume_reuse_spatial,
+            f"volume_reuse_temporal{key}": t.volume_reuse_temporal,
+        }
+    return out
+
+
+def _agrees(
+    specs: tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec],
+    around: Neighbourhood,
+    seed: int,
+    largest: int,
+) -> None:
+    symbolic = symbolic_metrics(*specs, neighbourhood=around)
+    rng = random.Random(seed)
+    for _ in range(3):
+        sizes = {s: rng.randint(1, largest) for s in symbolic.symbols}
+        values = symbolic.at(**sizes)
+        expected = _direct(specs, sizes, around)
+        assert {k: values[k] for k in expected} == expected, sizes
+
+
+def _zoo(workload: str, arch: str, dataflow: str):
+    a = load_architecture(arch)
+    return load_workload(workload), a, load_dataflow(dataflow, architecture=a)
+
+
+@pytest.mark.parametrize("around", ["window", "links"])
+def test_paper_example_formulas_equal_direct_counts(around: Neighbourhood):
+    specs = (
+        WorkloadSpec.from_mapping(PAPER_GEMM),
+        ArchitectureSpec.from_mapping(SYSTOLIC),
+        DataflowSpec.from_mapping(SKEWED),
+    )
+    _agrees(specs, around, seed=0, largest=2)
+
+
+@pytest.mark.parametrize("around", ["window", "links"])
+def test_gemm_on_8x8_formulas_equal_direct_counts(around: Neighbourhood):
+    # sizes 1..20 on 8 x 8: below the array, not dividing it, above it
+    _agrees(_zoo("gemm", "systolic-2d-8x8", "gemm-os-systolic"), around, seed=1, largest=20)
+
+
+def test_paper_example_formulas_by_hand():
+    specs = (
+        WorkloadSpec.from_mapping(PAPER_GEMM),
+        ArchitectureSpec.from_mapping(SYSTOLIC),
+        DataflowSpec.from_mapping(SKEWED),
+    )
+    m = symbolic_metrics(*specs)
+    # one MAC per instance; time-stamps i + j + k run from 0 to (M-1) + (N-1) + (K-1)
+    assert m["macs"].pieces() == [("0 < M <= 2 and 0 < N <= 2 and K > 0", "M * N * K")]
+    assert m["timestamps"].at({"M": 2, "N": 2, "K": 4}) == 2 + 2 + 4 - 2
+    # the paper's figures (docs/metrics.md): A enters once per element (8), B too, C 4 pairs
+    at = m.at(M=2, N=2, K=4)
+    assert (at["volume_unique[A.read]"], at["volume_reuse_spatial[A.read]"]) == (8, 8)
+    assert at["latency_compute"] == 6
+
+
+def test_formulas_export_as_text_json_and_latex():
+    m = symbolic_metrics(*_zoo("gemm", "systolic-2d-8x8", "gemm-os-systolic"))
+    text = str(m)
+    assert "macs =\n  M * N * K    if M > 0 and N > 0 and K > 0" in text
+    data = json.loads(m.to_json())
+    assert data["symbols"] == ["M", "N", "K"]
+    assert {"latency_compute", "instances_per_step_max"} <= set(data["at_sizes_only"])
+    latex = m.to_latex()
+    assert r"\mathrm{macs} = \begin{cases}" in latex
+    assert r"\left\lfloor \frac{7 + M}{8} \right\rfloor" in latex
+
+
+def test_formula_needs_every_size():
+    m = symbolic_metrics(*_zoo("gemm", "systolic-2d-8x8", "gemm-os-systolic"))
+    with pytest.raises(CountingError, match="no value for size"):
+        m["macs"].at({"M": 2})
+
+
+def test_bound_sizes_are_not_symbols():
+    m = symbolic_metrics(*_zoo("gemm", "systolic-2d-8x8", "gemm-os-systolic"), params={"K": 16})
+    assert m.symbols == ("M", "N")
+    assert m["macs"].at({"M": 3, "N": 5}) == 3 * 5 * 16
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("combination", combinations(), ids="/".join)
+def test_every_zoo_combination_formulas_equal_direct_counts(combination):
+    _agrees(_zoo(*combination), "window", seed=hash(combination) % 1000, largest=10)
