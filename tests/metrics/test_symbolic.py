@@ -9,6 +9,7 @@ import random
 import pytest
 
 from tenet.api import load_problem
+from tenet.cli import main
 from tenet.errors import CountingError
 from tenet.metrics import evaluate
 from tenet.metrics.symbolic import AT_SIZES, symbolic_metrics
@@ -139,3 +140,31 @@ def test_bound_sizes_are_not_symbols():
 @pytest.mark.parametrize("combination", combinations(), ids="/".join)
 def test_every_zoo_combination_formulas_equal_direct_counts(combination):
     _agrees(_zoo(*combination), "window", seed=hash(combination) % 1000, largest=10)
+
+
+PAPER_ARGS = ("eval", "-w", "gemm", "-a", "systolic-2d:rows=2,cols=2", "-d", "gemm-os-systolic")
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stop:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(stop.value.code or 0), out, err
+
+
+def test_cli_prints_the_paper_example_formulas(capsys: pytest.CaptureFixture[str]):
+    code, out, _ = _cli(capsys, *PAPER_ARGS, "--symbolic", "-p", "M=2", "-p", "N=2")
+    assert code == 0
+    # A[i, k] enters PE[i, 0] once and moves right: 2K unique, 2K spatial reuses
+    assert "volume_unique[A.read] =\n  2 * K    if K > 0\n" in out
+    assert "volume_reuse_spatial[A.read] =\n  2 * K    if K > 0\n" in out
+    code, out, _ = _cli(capsys, *PAPER_ARGS, "--symbolic", "--format", "json")
+    assert code == 0 and json.loads(out)["symbols"] == ["M", "N", "K"]
+    code, out, _ = _cli(capsys, *PAPER_ARGS, "--symbolic", "--latex", "-p", "M=2", "-p", "N=2")
+    assert code == 0 and r"4 \cdot K & \text{if } K = 1" in out
+
+
+def test_cli_symbolic_needs_a_triple(capsys: pytest.CaptureFixture[str]):
+    code, _, err = _cli(capsys, "eval", "experiment_1", "--symbolic")
+    assert code == 2
+    assert "--symbolic needs --workload/--arch/--dataflow" in err
