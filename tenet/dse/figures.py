@@ -102,7 +102,8 @@ def design_row(
     ``{"status": "pruned", "reason": ...}`` when ``bound`` is given and a lower bound of its
     objective, from the counts made so far, already exceeds the bound's value.
 
-    The compute latency is counted first, then the unique volume of one tensor access after
+    A lower bound of the compute latency (time-stamps, MACs per active PE) is checked first,
+    then the compute latency is counted, then the unique volume of one tensor access after
     another (the volumes not yet counted are bounded below by the distinct elements of the
     access when every neighbour is earlier, by 0 otherwise).
 
@@ -141,8 +142,11 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
     floors = [
         shared.distinct[(a.tensor, a.access)] if _strictly_earlier(problem) else 0 for a in accesses
     ]
-    timing = schedule(problem)
-    compute = timing.latency_compute
+    active_pes = count(problem.active_pes)
+    timestamps = count(problem.timestamps)
+    # the busiest PE of each occupied time-stamp runs at least one instance, and at least the
+    # average over the active PEs: compute latency >= max(time-stamps, MACs / active PEs)
+    compute = max(timestamps, -(-macs // active_pes)) if active_pes else 0
     l1 = 2 * sum(totals)
 
     def transfer(volume: int) -> int:
@@ -162,6 +166,10 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
         return f"{bound[0]} at least {low}, above {bound[1]}" if low > bound[1] else None
 
     uniques = list(floors)
+    if (reason := beyond(uniques)) is not None:
+        return {"status": "pruned", "reason": reason}
+    timing = schedule(problem)
+    compute = timing.latency_compute
     linked: list[isl.Map] = []
     for k, access in enumerate(accesses):
         if (reason := beyond(uniques)) is not None:
@@ -183,8 +191,6 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
     spatial = sum(count(r) for r in linked)
     unique_in = sum(u for u, a in zip(uniques, accesses, strict=True) if a.access == "read")
     unique_out = sum(uniques) - unique_in
-    active_pes = count(problem.active_pes)
-    timestamps = count(problem.timestamps)
     occupied = count(problem.occupied)
     ingress, egress = transfer(unique_in), transfer(unique_out)
     latency = max(compute, ingress, egress)
