@@ -140,7 +140,8 @@ def _evaluate_one(parsed: _Parsed, task: Task, bound: Bound | None) -> dict[str,
         broken = check_dependences(parsed.workload, dataflow, parsed.dependences)
         if broken:
             return {**row, "status": "illegal", "reason": broken[0].message}
-        problem = Problem(
+        # design-space candidates place every instance once inside the array by construction
+        problem = Problem.placed(
             parsed.workload, parsed.architecture, dataflow, neighbourhood=parsed.neighbourhood
         )
         row.update(design_row(problem, parsed.shared, bound))
