@@ -63,7 +63,9 @@ def _compare(name: str, workload: WorkloadSpec, params: dict[str, int], full: bo
         f"{name}, every figure of every candidate: {every_seconds:.2f} CPU-s "
         f"({n / every_seconds:.1f} per CPU-s)"
     )
-    same = pruned.ranked("latency", TOP)[COLUMNS].equals(every.ranked("latency", TOP)[COLUMNS])
+    same = pruned.ranked("latency", TOP)[COLUMNS].to_dict(orient="records") == every.ranked(
+        "latency", TOP
+    )[COLUMNS].to_dict(orient="records")
     print(f"  same best {TOP} as full evaluation: {same}")
 
 

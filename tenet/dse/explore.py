@@ -20,7 +20,7 @@ from tenet.dse.figures import BOUNDED, Bound
 from tenet.dse.objectives import Constraint, objective, pareto_front, rank
 from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.store import ResultStore, run_key
-from tenet.dse.worker import Context, Task, evaluate_tasks
+from tenet.dse.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
 from tenet.vocab import Neighbourhood
 
@@ -213,6 +213,11 @@ def _explore(
     for _ in rows:
         pass
     results = store.rows(run)
+    if (results["status"] == "pruned").any():
+        # pruned rows have no figures: keep the counts integers beside them
+        for column, kind in METRIC_COLUMNS.items():
+            if kind == "INTEGER":
+                results[column] = results[column].astype("Int64")
     results.insert(0, "architecture", architecture.name)
     results.insert(0, "workload", label or workload.name)
     results["bandwidth_elements_per_cycle"] = architecture.bandwidth / architecture.bits_per_element
