@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Any
 
@@ -254,7 +254,9 @@ def symbolic_metrics(
     neighbourhood: Neighbourhood = "window",
 ) -> SymbolicMetrics:
     """Count every quantity of :data:`SYMBOLIC` as a formula in the workload's size
-    parameters; those in ``params`` (and the dataflow's) are bound instead.
+    parameters; those in ``params`` (and the dataflow's) are bound instead. The formulas hold
+    at the sizes where the dataflow keeps every instance inside the array (elsewhere they are
+    0, and :meth:`SymbolicMetrics.at` raises the placement error of those sizes).
 
     Examples
     --------
@@ -269,16 +271,22 @@ def symbolic_metrics(
     every = {**workload.params, **bound}
     w = _workload(workload, bound)
     symbols = tuple(param_names(w.domain))
-    problem = Problem(
-        w,
-        Architecture.from_spec(architecture, every),
-        Dataflow(
-            dataflow.name,
-            bind_params(parse_map(dataflow.space_stamp), every),
-            bind_params(parse_map(dataflow.time_stamp), every),
-        ),
-        neighbourhood=neighbourhood,
+    arch = Architecture.from_spec(architecture, every)
+    flow = Dataflow(
+        dataflow.name,
+        bind_params(parse_map(dataflow.space_stamp), every),
+        bind_params(parse_map(dataflow.time_stamp), every),
     )
+    # the sizes at which the dataflow keeps every instance inside the array
+    outside = flow.space_stamp.intersect_domain(w.domain).subtract_range(arch.pe_set)
+    fitting = outside.domain().params().complement()
+    w = replace(
+        w,
+        domain=w.domain.intersect_params(fitting),
+        reads={t: m.intersect_params(fitting) for t, m in w.reads.items()},
+        writes={t: m.intersect_params(fitting) for t, m in w.writes.items()},
+    )
+    problem = Problem(w, arch, flow, neighbourhood=neighbourhood)
     polynomials: dict[str, isl.PwQPolynomial] = {
         "macs": _card(problem.workload.domain),
         "active_pes": _card(problem.active_pes),
