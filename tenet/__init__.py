@@ -3,10 +3,12 @@ exactly with isl and barvinok."""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from tenet.api import analyze, check, load_experiment, load_problem
 from tenet.compare import compare
 from tenet.counting import count
-from tenet.dse.explore import explore
 from tenet.errors import (
     CountingError,
     DataflowError,
@@ -57,3 +59,18 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from tenet.dse.explore import explore
+
+#: Re-exports imported on first use (they need pandas, slow to import for every command).
+_LAZY = {"explore": "tenet.dse.explore"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a lazy re-export on first use."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tenet' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import Literal, overload
 
 from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.metrics.symbolic import SymbolicMetrics, symbolic_metrics
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Legality, check_dataflow
 from tenet.spec import (
@@ -116,6 +118,7 @@ def load_experiment(
     )
 
 
+@overload
 def analyze(
     workload: Source | WorkloadSpec | None = None,
     architecture: Source | ArchitectureSpec | None = None,
@@ -125,17 +128,55 @@ def analyze(
     params: Mapping[str, int] | None = None,
     tensors: Sequence[str] | None = None,
     neighbourhood: Neighbourhood = "window",
-) -> Metrics:
+    symbolic: Literal[False] = False,
+) -> Metrics: ...
+
+
+@overload
+def analyze(
+    workload: Source | WorkloadSpec | None = None,
+    architecture: Source | ArchitectureSpec | None = None,
+    dataflow: Source | DataflowSpec | None = None,
+    *,
+    experiment: Source | None = None,
+    params: Mapping[str, int] | None = None,
+    tensors: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "window",
+    symbolic: Literal[True],
+) -> SymbolicMetrics: ...
+
+
+def analyze(
+    workload: Source | WorkloadSpec | None = None,
+    architecture: Source | ArchitectureSpec | None = None,
+    dataflow: Source | DataflowSpec | None = None,
+    *,
+    experiment: Source | None = None,
+    params: Mapping[str, int] | None = None,
+    tensors: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "window",
+    symbolic: bool = False,
+) -> Metrics | SymbolicMetrics:
     """Evaluate a dataflow exactly: give ``workload``, ``architecture`` and ``dataflow``, or a
     TENET ``experiment``. The result has a pandas ``table()`` and ``to_dict()``; options as
-    in :func:`load_problem`.
+    in :func:`load_problem`. With ``symbolic``, every count is a formula in the workload's
+    size parameters not given in ``params`` (:mod:`tenet.metrics.symbolic`; all tensors).
 
     Examples
     --------
     >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "N": 8, "K": 8})
     >>> int(m.table().loc[("A", "read"), "volume_unique"])
     64
+    >>> s = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", symbolic=True)
+    >>> s.at(M=8, N=8, K=8)["volume_unique[A.read]"]
+    64
     """
+    if symbolic:
+        if workload is None or architecture is None or dataflow is None:
+            raise TypeError("symbolic metrics need workload, architecture and dataflow")
+        w, a = load_workload(workload), load_architecture(architecture)
+        d = load_dataflow(dataflow, architecture=a)
+        return symbolic_metrics(w, a, d, params, neighbourhood)
     if experiment is not None:
         if any(x is not None for x in (workload, architecture, dataflow)):
             raise TypeError("give either experiment or workload/architecture/dataflow")

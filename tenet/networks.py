@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tenet.api import load_problem
 from tenet.errors import SpecError
+from tenet.metrics.cache import CountCache
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.spec import ArchitectureSpec, LayerSpec, NetworkSpec, load_architecture, load_network
 from tenet.zoo import fits
@@ -135,12 +136,14 @@ def evaluate_network(
     dataflows: Sequence[str],
     *,
     progress: Callable[[Iterable[LayerSpec], int], Iterable[LayerSpec]] = _each,
+    cache: CountCache | None = None,
 ) -> NetworkResult:
     """Evaluate every layer of ``network`` on ``architecture``, each with the first of
     ``dataflows`` made for its workload; identical layers are counted once.
 
     ``progress`` wraps the layer iteration (e.g. a progress bar); it receives the layers and
-    their number.
+    their number. A ``cache`` (:class:`tenet.metrics.cache.CountCache`) evaluates each distinct
+    problem once across calls and, given a folder, across runs.
 
     Examples
     --------
@@ -160,6 +163,6 @@ def evaluate_network(
         key = (layer.workload, tuple(sorted(layer.params.items())), name)
         if key not in done:
             problem = load_problem(layer.workload, arch, name, params=layer.params)
-            done[key] = evaluate(problem)
+            done[key] = cache.evaluate(problem) if cache is not None else evaluate(problem)
         results.append(LayerResult(layer, name, done[key]))
     return NetworkResult(spec.name, arch.name, tuple(results))

@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
 from pydantic import ValidationError
 
 from tenet.api import check
@@ -25,15 +24,18 @@ from tenet.cli.app import (
 )
 from tenet.cli.checks import check_writable
 from tenet.cli.plot import image_path, save_figure
-from tenet.dse.explore import Exploration, sweep
 from tenet.dse.objectives import ALIASES, OBJECTIVES, Constraint, objective, parse_constraint
-from tenet.dse.plots import plot_pareto
 from tenet.dse.space import SpaceOptions
 from tenet.dse.store import ROW_COLUMNS, ResultStore
 from tenet.errors import DataflowError, SpecError
 from tenet.spec import load_network, load_workload
 from tenet.spec.io import strict_json
 from tenet.vocab import Neighbourhood
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tenet.dse.explore import Exploration
 
 __all__ = ["dse_command", "sweep_command", "check_command"]
 
@@ -122,6 +124,11 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
         click.option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
         click.option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
+        click.option(
+            "--every-figure",
+            is_flag=True,
+            help="Count every figure of every point (default: only what the ranking needs).",
+        ),
         neighbourhood_option("links"),
         click.option(
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
@@ -166,6 +173,8 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
         return
     x, _, y = (pareto or "latency,energy").partition(",")
     from matplotlib.figure import Figure
+
+    from tenet.dse.plots import plot_pareto
 
     figure = Figure(figsize=(6, 4))
     plot_pareto(results, x.strip(), y.strip() or "energy", ax=figure.add_subplot())
@@ -256,15 +265,21 @@ def _search(
     temporal_tiles: str,
     instances_per_step: int | None,
     prune_scratchpad: bool,
+    every_figure: bool,
     neighbourhood: Neighbourhood,
     pareto: str | None,
     plot: str | None,
     fmt: str,
     output: str | None,
 ) -> None:
+    from tenet.dse.explore import sweep
+
     constraints = _check_before_work(
         constraint, engine, address, time_budget, pareto, plot, store, output
     )
+    # only the best `top` are shown: points that cannot enter them are not counted further,
+    # unless all rows are kept, filtered or plotted
+    ranking_only = not (every_figure or constraints or plot or store)
     result = sweep(
         items,
         list(archs),
@@ -280,9 +295,12 @@ def _search(
         address=address,
         time_budget=time_budget,
         progress=_bars(items, archs),
+        best=(objective, top) if ranking_only else None,
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)
+    import pandas as pd
+
     best = pd.concat(
         [e.ranked(objective, top, constraints) for e in result.explorations], ignore_index=True
     )
@@ -305,6 +323,8 @@ def dse_command(workload: str, arch: str, reduction: tuple[str, ...], **common: 
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:
+    import pandas as pd
+
     keep = pd.Series(True, index=results.index)
     for c in constraints:
         keep &= c.mask(results)

@@ -62,6 +62,12 @@ def _render_table(metrics: Metrics, legality: Legality, csv: bool) -> str:
 @click.option("--tensor", "-t", multiple=True, help="Analyse only this tensor (repeatable).")
 @format_option
 @neighbourhood_option("window")
+@click.option(
+    "--symbolic",
+    is_flag=True,
+    help="Print each count as a formula in the sizes not given by -p (pieces with conditions).",
+)
+@click.option("--latex", is_flag=True, help="With --symbolic: the formulas as LaTeX.")
 @output_option
 def eval_command(
     experiments: tuple[str, ...],
@@ -72,6 +78,8 @@ def eval_command(
     tensor: tuple[str, ...],
     fmt: str,
     neighbourhood: Neighbourhood,
+    symbolic: bool,
+    latex: bool,
     output: str | None,
 ) -> None:
     """Evaluate TENET EXPERIMENTS files, or one --workload/--arch/--dataflow triple.
@@ -86,6 +94,17 @@ def eval_command(
         raise click.UsageError("give experiment files or --workload/--arch/--dataflow, not both")
     if not experiments and not all(triple):
         raise click.UsageError("give experiment files, or all of --workload, --arch, --dataflow")
+    if symbolic:
+        if experiments:
+            raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")
+        from tenet.api import analyze
+
+        formulas = analyze(
+            workload, arch, dataflow, params=params, neighbourhood=neighbourhood, symbolic=True
+        )
+        text = formulas.to_json() if fmt == "json" else str(formulas)
+        write_output(formulas.to_latex() if latex else text, output)
+        return
     if experiments:
         results = [
             _assess(load_experiment(e, params, tensors, neighbourhood), name=str(e))

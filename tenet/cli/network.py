@@ -29,14 +29,27 @@ def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
     required=True,
     help="Named dataflow (repeatable): each layer takes the first one made for its workload.",
 )
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False),
+    help="Folder keeping each distinct layer's exact metrics for later runs.",
+)
 @format_option
 @output_option
 def eval_network_command(
-    network: str, arch: str, dataflows: tuple[str, ...], fmt: str, output: str | None
+    network: str,
+    arch: str,
+    dataflows: tuple[str, ...],
+    cache: str | None,
+    fmt: str,
+    output: str | None,
 ) -> None:
     """Evaluate every layer of NETWORK (zoo name, YAML or ONNX file) and print a per-layer
     table with the totals (layers weighted by their count)."""
-    result = evaluate_network(network, arch, list(dataflows), progress=_bar)
+    from tenet.metrics.cache import CountCache
+
+    counts = CountCache(cache) if cache is not None else None
+    result = evaluate_network(network, arch, list(dataflows), progress=_bar, cache=counts)
     table = result.table()
     if fmt == "json":
         payload = {

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import click
-import pandas as pd
 
 from tenet.cli.app import cli, progress
 from tenet.cli.checks import writable_path
@@ -86,6 +85,8 @@ def _draw(
             utilisation_table(p.problem()).assign(**dict(zip(DESIGN_COLUMNS, p.key, strict=True)))
             for p in progress(points)
         ]
+        import pandas as pd
+
         return plot_utilisation(
             pd.concat(tables, ignore_index=True),
             new_axes(size, dpi),

@@ -8,22 +8,25 @@ it stopped and ends with the same rows.
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tenet.dse.engines import Engine, make_engine
-from tenet.dse.objectives import Constraint, pareto_front, rank
+from tenet.dse.figures import BOUNDED, Bound
+from tenet.dse.objectives import Constraint, objective, pareto_front, rank
 from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.store import ResultStore, run_key
-from tenet.dse.worker import Context, Task, evaluate_tasks
+from tenet.dse.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
 from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Exploration", "Sweep", "explore", "sweep"]
 
@@ -66,6 +69,8 @@ class Sweep:
     @property
     def results(self) -> pd.DataFrame:
         """Every row of every exploration."""
+        import pandas as pd
+
         return pd.concat([e.results for e in self.explorations], ignore_index=True)
 
     @property
@@ -76,6 +81,8 @@ class Sweep:
     def best(self, by: str = "latency", constraints: Sequence[Constraint] = ()) -> pd.DataFrame:
         """Return the best design point of each (workload, architecture) by objective ``by``."""
         rows = [e.ranked(by, 1, constraints) for e in self.explorations]
+        import pandas as pd
+
         return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
@@ -92,9 +99,35 @@ def _metadata(candidate: Candidate) -> dict[str, Any]:
     }
 
 
+class _Threshold:
+    """The value a design point must beat to enter the best ``top`` by ``objective``, from
+    the rows evaluated so far (None: prune nothing)."""
+
+    def __init__(self, best: tuple[str, int] | None) -> None:
+        usable = best is not None and best[0] in BOUNDED
+        self.goal = objective(best[0]) if best is not None and usable else None
+        self.top = best[1] if best is not None else 0
+        self.worst_kept: list[float] = []
+        """The best ``top`` values so far, negated (a heap: the worst of them first)."""
+
+    def add(self, rows: Iterable[dict[str, Any]]) -> None:
+        if self.goal is None:
+            return
+        for row in rows:
+            if row["status"] == "ok":
+                heapq.heappush(self.worst_kept, -row[self.goal.column])
+                if len(self.worst_kept) > self.top:
+                    heapq.heappop(self.worst_kept)
+
+    def bound(self) -> Bound | None:
+        if self.goal is None or len(self.worst_kept) < self.top:
+            return None
+        return (self.goal.name, -self.worst_kept[0])
+
+
 def _batches(
-    context: str, candidates: Sequence[Candidate], size: int
-) -> Iterator[tuple[str, list[Task]]]:
+    context: str, candidates: Sequence[Candidate], size: int, threshold: _Threshold
+) -> Iterator[tuple[str, list[Task], Bound | None]]:
     for start in range(0, len(candidates), size):
         chunk = candidates[start : start + size]
         yield (
@@ -103,6 +136,7 @@ def _batches(
                 (c.index, c.name, c.mapping.space_stamp_text, c.mapping.time_stamp_text)
                 for c in chunk
             ],
+            threshold.bound(),
         )
 
 
@@ -114,9 +148,12 @@ def _stream(
     todo: Sequence[Candidate],
     batch: int,
     deadline: float | None,
+    threshold: _Threshold,
 ) -> Iterator[dict[str, Any]]:
     known = {c.index: _metadata(c) for c in todo}
-    for rows in engine.run(evaluate_tasks, _batches(context, todo, batch), deadline):
+    jobs = _batches(context, todo, batch, threshold)
+    for rows in engine.run(evaluate_tasks, jobs, deadline):
+        threshold.add(rows)
         merged = [{**known[row["index"]], **row} for row in rows]
         store.add(run, merged)
         yield from merged
@@ -151,13 +188,15 @@ def _explore(
     batch: int,
     progress: Progress | None,
     label: str | None,
+    best: tuple[str, int] | None = None,
 ) -> Exploration:
     bound = {**workload.params, **params}
     space = DesignSpace(workload, architecture, bound, options)
     candidates = list(space)
     chosen = tuple(workload.reductions if reductions is None else reductions)
     context = Context.make(workload, architecture, bound, chosen, neighbourhood)
-    run = run_key({"context": context.text, "options": options.model_dump(mode="json")})
+    arguments = {"context": context.text, "options": options.model_dump(mode="json")}
+    run = run_key(arguments if best is None else {**arguments, "best": list(best)})
     store = session.store
     store.open_run(
         run, {"workload": workload.name, "architecture": architecture.name}, len(candidates)
@@ -165,14 +204,22 @@ def _explore(
     store.check_names(run, {c.index: c.name for c in candidates})
     done = store.done(run)
     todo = [c for c in candidates if c.index not in done]
+    threshold = _Threshold(best)
+    if best is not None and done:
+        threshold.add(store.rows(run).to_dict(orient="records"))
     rows: Iterable[dict[str, Any]] = _stream(
-        session.engine, store, run, context.text, todo, batch, deadline
+        session.engine, store, run, context.text, todo, batch, deadline, threshold
     )
     if progress is not None:
         rows = progress(rows, total=len(todo))
     for _ in rows:
         pass
     results = store.rows(run)
+    if (results["status"] == "pruned").any():
+        # pruned rows have no figures: keep the counts integers beside them
+        for column, kind in METRIC_COLUMNS.items():
+            if kind == "INTEGER":
+                results[column] = results[column].astype("Int64")
     results.insert(0, "architecture", architecture.name)
     results.insert(0, "workload", label or workload.name)
     results["bandwidth_elements_per_cycle"] = architecture.bandwidth / architecture.bits_per_element
@@ -200,6 +247,7 @@ def explore(
     time_budget: float | None = None,
     batch: int = 4,
     progress: Progress | None = None,
+    best: tuple[str, int] | None = None,
 ) -> Exploration:
     """Evaluate every candidate of the design space of ``workload`` on ``architecture``.
 
@@ -228,6 +276,12 @@ def explore(
         Design points per task sent to a worker.
     progress
         Wraps the stream of rows (e.g. ``tqdm``).
+    best
+        ``(objective, top)``: count fully only the candidates that may enter the best
+        ``top`` by ``objective`` (``latency``, ``energy`` or ``edp``); the others are left
+        with status ``pruned`` once a sound lower bound of their objective exceeds the
+        ``top``-th best value found so far. The ranking by that objective is that of full
+        evaluation. None (the default): every figure of every candidate.
 
     Examples
     --------
@@ -258,6 +312,7 @@ def explore(
         time_budget=time_budget,
         batch=batch,
         progress=progress,
+        best=best,
     )
     return only.explorations[0]
 
@@ -279,6 +334,7 @@ def sweep(
     time_budget: float | None = None,
     batch: int = 4,
     progress: Progress | None = None,
+    best: tuple[str, int] | None = None,
 ) -> Sweep:
     """Explore every workload on every architecture with one engine and one store.
 
@@ -323,6 +379,7 @@ def sweep(
                         batch,
                         progress,
                         label,
+                        best,
                     )
                 )
     except BaseException as failure:

@@ -13,11 +13,12 @@ import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tenet.errors import SpecError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "Objective",
@@ -152,6 +153,7 @@ def rank(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"index": [0, 1, 2], "status": ["ok", "ok", "error"],
     ...                   "latency_cycles": [5, 3, None]})
     >>> rank(t)["index"].tolist()
@@ -175,6 +177,7 @@ def pareto_front(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"index": [0, 1, 2, 3], "status": ["ok"] * 4,
     ...                   "latency_cycles": [1, 2, 3, 3], "energy_pj": [9.0, 4.0, 5.0, 1.0]})
     >>> pareto_front(t)["index"].tolist()

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from tenet.dse.objectives import feasible, objective, pareto_front
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = ["plot_pareto"]
@@ -23,6 +22,7 @@ def plot_pareto(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"index": [0, 1, 2], "status": ["ok"] * 3,
     ...     "data_centric": [True, False, False], "latency_cycles": [1, 2, 3],
     ...     "energy_pj": [3.0, 1.0, 2.0]})

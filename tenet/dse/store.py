@@ -13,12 +13,13 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tenet.dse.worker import METRIC_COLUMNS
 from tenet.errors import SpecError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ResultStore", "run_key", "ROW_COLUMNS", "APPLICATION_ID"]
 
@@ -164,6 +165,8 @@ class ResultStore:
 
     def rows(self, run: str) -> pd.DataFrame:
         """Return the rows of ``run`` ordered by design point index."""
+        import pandas as pd
+
         frame = pd.read_sql_query(
             "SELECT * FROM results WHERE run = ? ORDER BY idx", self._db, params=(run,)
         )

@@ -11,11 +11,13 @@ from typing import Any
 
 import islpy as isl
 
+from tenet.dse.figures import Bound, SharedCounts, design_row
 from tenet.errors import TenetError
-from tenet.metrics import Metrics, evaluate
+from tenet.isl_utils import bind_params, parse_map
+from tenet.metrics import Metrics
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Dependence, check_dependences, dependences
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.spec import ArchitectureSpec, WorkloadSpec
 from tenet.vocab import Neighbourhood
 
 __all__ = [
@@ -86,6 +88,7 @@ class _Parsed:
     params: dict[str, int]
     dependences: tuple[Dependence, ...]
     neighbourhood: Neighbourhood
+    shared: SharedCounts
 
 
 @lru_cache(maxsize=8)
@@ -99,7 +102,14 @@ def _parse(text: str) -> _Parsed:
         params,
         dependences(workload, data["reductions"]),
         data["neighbourhood"],
+        SharedCounts(),
     )
+
+
+@lru_cache(maxsize=1024)
+def _stamp(text: str, params: tuple[tuple[str, int], ...]) -> isl.Map:
+    """Parse a stamp of a design point, its size parameters bound (points share stamps)."""
+    return bind_params(parse_map(text), dict(params))
 
 
 def metric_row(metrics: Metrics) -> dict[str, Any]:
@@ -121,29 +131,31 @@ def metric_row(metrics: Metrics) -> dict[str, Any]:
     }
 
 
-def _evaluate_one(parsed: _Parsed, task: Task) -> dict[str, Any]:
+def _evaluate_one(parsed: _Parsed, task: Task, bound: Bound | None) -> dict[str, Any]:
     index, name, space_stamp, time_stamp = task
     row: dict[str, Any] = {"index": index, "name": name, "status": "ok", "reason": ""}
-    spec = DataflowSpec.from_mapping(
-        {"name": name, "space_stamp": space_stamp, "time_stamp": time_stamp}
-    )
     try:
-        dataflow = Dataflow.from_spec(spec, parsed.params)
+        values = tuple(sorted(parsed.params.items()))
+        dataflow = Dataflow(name, _stamp(space_stamp, values), _stamp(time_stamp, values))
         broken = check_dependences(parsed.workload, dataflow, parsed.dependences)
         if broken:
             return {**row, "status": "illegal", "reason": broken[0].message}
-        problem = Problem(
+        # design-space candidates place every instance once inside the array by construction
+        problem = Problem.placed(
             parsed.workload, parsed.architecture, dataflow, neighbourhood=parsed.neighbourhood
         )
-        metrics = evaluate(problem)
-        row.update(metric_row(metrics))
+        row.update(design_row(problem, parsed.shared, bound))
     except (TenetError, isl.Error) as exc:
         return {**row, "status": "error", "reason": str(exc)}
     return row
 
 
-def evaluate_tasks(context: str, tasks: list[Task]) -> list[dict[str, Any]]:
-    """Evaluate a batch of design points of the exploration ``context`` (JSON text).
+def evaluate_tasks(
+    context: str, tasks: list[Task], bound: Bound | None = None
+) -> list[dict[str, Any]]:
+    """Evaluate a batch of design points of the exploration ``context`` (JSON text); with a
+    ``bound``, points that surely cannot beat it are left ``pruned`` (see
+    :func:`tenet.dse.figures.design_row`).
 
     Examples
     --------
@@ -156,4 +168,4 @@ def evaluate_tasks(context: str, tasks: list[Task]) -> list[dict[str, Any]]:
     ('ok', 22)
     """
     parsed = _parse(context)
-    return [_evaluate_one(parsed, task) for task in tasks]
+    return [_evaluate_one(parsed, task, bound) for task in tasks]

@@ -6,7 +6,10 @@ Checked with isl on the model objects, every failure named with a witness:
 - *function*: each instance gets one space-stamp and one time-stamp;
 - *array*: every instance runs on a PE of the array;
 - *collision*: at most ``instances_per_step`` instances share a (PE, time-stamp) (the array runs
-  that many per step; 1 unless it says otherwise);
+  that many per step; 1 unless it says otherwise). The largest number per (PE, time-stamp)
+  comes from barvinok's count of the instances of each (PE, time-stamp), maximised piece by
+  piece: read off where constant, by integer programming where quasi-affine; other pieces
+  are bounded, and walked only on the dimensions they involve when the bound is too high;
 - *dependence*: the memory-based dependences of the workload, in the program order of the
   domain (lexicographic), are kept: flow (write then read of an element), anti (read then
   write) and output (write then write). The sink must run at a later time-stamp than the
@@ -22,7 +25,7 @@ from typing import Literal
 
 import islpy as isl
 
-from tenet.errors import UnknownTensorError
+from tenet.errors import CountingError, UnknownTensorError
 from tenet.isl_utils import point_text, witness
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
@@ -213,23 +216,101 @@ def _collisions(space_time: isl.Map, per_step: int) -> list[Violation]:
     return [Violation("collision", message)]
 
 
+#: The most points of one piece of the per-(PE, time-stamp) count that the collision check
+#: walks when the count is neither constant nor quasi-affine on the piece.
+WALK_LIMIT = 200_000
+
+
 def _crowded_point(
     piece: isl.Set, count: isl.QPolynomial, per_step: int
 ) -> tuple[isl.Point, int] | None:
     """Return a (PE, time-stamp) point of ``piece`` running more than ``per_step`` instances
-    and how many, or None. A count that varies over the piece is evaluated point by point."""
+    and how many, or None.
+
+    A constant count is read off; a quasi-affine count (affine in the dimensions and in floors
+    of them) is maximised over the integer points of the piece by isl, with the floors lifted
+    to existential variables; any other count is bounded above by barvinok and, when the bound
+    exceeds ``per_step``, evaluated point by point (at most :data:`WALK_LIMIT` points).
+
+    Raises
+    ------
+    CountingError
+        A count that is not quasi-affine, may exceed ``per_step`` and has too many points to
+        walk.
+    """
     if not count.involves_dims(isl.dim_type.in_, 0, count.dim(isl.dim_type.in_)):
         value = int(count.get_constant_val().to_python())
         return (piece.sample_point(), value) if value > per_step else None
-    found: list[tuple[isl.Point, int]] = []
+    if count.isa_aff():
+        # isl maximises integer expressions: scale a count with rational coefficients (an
+        # integer on the piece, such as (1 + i) / 2 on odd i) by their common denominator
+        aff = count.as_aff()
+        denominator = aff.get_denominator_val()
+        aff = aff.scale_val(denominator)
+        largest = piece.max_val(aff)
+        if largest.is_int():
+            value = int(largest.to_python()) // int(denominator.to_python())
+            if value <= per_step:
+                return None
+            at_largest = isl.PwAff(aff).eq_set(
+                isl.PwAff(isl.Aff.val_on_domain(aff.get_domain_space(), largest))
+            )
+            return piece.intersect(at_largest).sample_point(), value
+    bound, _ = isl.PwQPolynomial.from_qpolynomial(count).intersect_domain(piece).bound(isl.fold.max)
+    folds: list[isl.QPolynomialFold] = []
+    bound.foreach_piece(lambda _, fold: folds.append(fold))
+    if all(_fold_at_most(fold, per_step) for fold in folds):
+        return None
+    return _walk(piece, count, per_step)
+
+
+def _fold_at_most(fold: isl.QPolynomialFold, per_step: int) -> bool:
+    """Whether every member of a constant ``fold`` is at most ``per_step`` (False when some
+    member is not constant)."""
+    found: list[isl.QPolynomial] = []
+    fold.foreach_qpolynomial(found.append)
+    return all(
+        not q.involves_dims(isl.dim_type.in_, 0, q.dim(isl.dim_type.in_))
+        and q.get_constant_val().le(isl.Val.int_from_si(q.get_ctx(), per_step))
+        for q in found
+    )
+
+
+def _walk(piece: isl.Set, count: isl.QPolynomial, per_step: int) -> tuple[isl.Point, int] | None:
+    """Evaluate ``count`` at every point of ``piece`` projected on the dimensions it involves:
+    return a point of the largest value above ``per_step`` and the value, or None."""
+    n = piece.dim(isl.dim_type.set)
+    involved = [k for k in range(n) if count.involves_dims(isl.dim_type.in_, k, 1)]
+    shadow = piece.flatten()
+    for k in reversed(range(n)):
+        if k not in involved:
+            shadow = shadow.project_out(isl.dim_type.set, k, 1)
+    size = shadow.count_val()
+    if not size.is_int() or size.gt(isl.Val.int_from_si(piece.get_ctx(), WALK_LIMIT)):
+        raise CountingError(
+            f"cannot bound the instances per PE and time-stamp exactly: {count} is not "
+            f"quasi-affine and varies over more than {WALK_LIMIT} points"
+        )
+    zero = isl.Point.zero(piece.get_space())
+    found: list[tuple[list[isl.Val], int]] = []
 
     def visit(point: isl.Point) -> None:
-        value = int(count.eval(point).to_python())
+        values = [point.get_coordinate_val(isl.dim_type.set, j) for j in range(len(involved))]
+        full = zero
+        for k, v in zip(involved, values, strict=True):
+            full = full.set_coordinate_val(isl.dim_type.set, k, v)
+        value = int(count.eval(full).to_python())
         if value > per_step and (not found or value > found[0][1]):
-            found[:] = [(point, value)]
+            found[:] = [(values, value)]
 
-    piece.foreach_point(visit)
-    return found[0] if found else None
+    shadow.foreach_point(visit)
+    if not found:
+        return None
+    values, value = found[0]
+    at = piece
+    for k, v in zip(involved, values, strict=True):
+        at = at.fix_val(isl.dim_type.set, k, v)
+    return at.sample_point(), value
 
 
 def _points(points: isl.Set, limit: int) -> list[isl.Point]:

@@ -75,6 +75,28 @@ class Problem:
     tensors: tuple[TensorName, ...] | None = None
     neighbourhood: Neighbourhood = "window"
 
+    @classmethod
+    def placed(
+        cls,
+        workload: Workload,
+        architecture: Architecture,
+        dataflow: Dataflow,
+        neighbourhood: Neighbourhood = "window",
+    ) -> Problem:
+        """Return the problem of a dataflow already known to give every instance of the
+        domain one PE of the array and one time-stamp (a design-space candidate), without
+        checking the placement again."""
+        problem = object.__new__(cls)
+        for name, value in (
+            ("workload", workload),
+            ("architecture", architecture),
+            ("dataflow", dataflow),
+            ("tensors", None),
+            ("neighbourhood", neighbourhood),
+        ):
+            object.__setattr__(problem, name, value)
+        return problem
+
     def __post_init__(self) -> None:
         if self.neighbourhood not in NEIGHBOURHOODS:
             raise SpecError(

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal
 
 from tenet.errors import SpecError
 from tenet.spec.io import strict_json, write_atomically
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FORMATS", "Format", "format_of", "read_table", "render_table", "write_table"]
 
@@ -61,6 +62,7 @@ def render_table(table: pd.DataFrame, fmt: Format) -> str:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> print(render_table(pd.DataFrame({"design": ["os"], "latency_cycles": [6]}), "markdown"))
     | design   |   latency_cycles |
     |:---------|-----------------:|
@@ -90,12 +92,15 @@ def read_table(path: str | Path) -> pd.DataFrame:
     Examples
     --------
     >>> import tempfile
+    >>> import pandas as pd
     >>> table = pd.DataFrame({"design": ["os"], "utilisation": [2 / 3]})
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     back = read_table(write_table(table, Path(folder) / "t.json"))
     >>> back.equals(table)
     True
     """
+    import pandas as pd
+
     fmt = format_of(path)
     if fmt == "csv":
         return pd.read_csv(path)

@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.artist import Artist
     from matplotlib.axes import Axes
 
@@ -135,6 +134,7 @@ def plot_latency(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "desi
 
     Examples
     --------
+    >>> import pandas as pd
     >>> table = pd.DataFrame({"design": ["os"], "latency_compute_cycles": [6],
     ...     "latency_ingress_cycles": [4], "latency_egress_cycles": [1], "latency_cycles": [6]})
     >>> [float(p.get_height()) for p in plot_latency(table).patches]
@@ -169,6 +169,7 @@ def plot_bandwidth(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "de
 
     Examples
     --------
+    >>> import pandas as pd
     >>> table = pd.DataFrame({"architecture": ["a", "b"],
     ...     "bandwidth_pe_elements_per_cycle": [8 / 3, 0.0],
     ...     "bandwidth_scratchpad_elements_per_cycle": [10 / 3, 5.0]})
@@ -196,6 +197,7 @@ def plot_utilisation(table: pd.DataFrame, ax: Axes | None = None, *, by: str | N
 
     Examples
     --------
+    >>> import pandas as pd
     >>> table = pd.DataFrame({"step": range(6), "utilisation": [0.25, 0.75, 1, 1, 0.75, 0.25]})
     >>> ax = plot_utilisation(table)
     >>> round(float(ax.lines[1].get_ydata()[0]), 4)  # the mean: 16 busy points / (4 PEs x 6 steps)

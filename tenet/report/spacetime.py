@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import islpy as isl
-import pandas as pd
 
 from tenet.counting import count
 from tenet.errors import SpecError
 from tenet.model import Problem
 from tenet.vocab import PE, TIME
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SPACE_TIME_COLUMNS", "space_time_table", "utilisation_table"]
 
@@ -91,6 +94,8 @@ def utilisation_table(problem: Problem, max_timestamps: int = 100_000) -> pd.Dat
     )
     counts.sort()
     pe_count = count(problem.architecture.pe_set)
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "step": range(len(counts)),
@@ -192,4 +197,6 @@ def space_time_table(
                     _name(TIME, source[1]) if source else None,
                 )
             )
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=list(SPACE_TIME_COLUMNS))

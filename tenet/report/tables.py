@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from tenet.metrics.evaluate import Metrics, TensorMetrics
 from tenet.report.designs import DESIGN_COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DATAFLOW_COLUMNS",
@@ -126,6 +128,8 @@ def reuse_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) -> pd.D
         for key, m in keyed
         for t in m.tensors
     ]
+    import pandas as pd
+
     return pd.DataFrame(
         rows, columns=[*_key_columns(keyed, names), "tensor", "access", *TENSOR_COLUMNS.values()]
     )
@@ -161,6 +165,8 @@ def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) ->
         tensor_columns.update(dict.fromkeys(c for c in row if c not in key))
         row.update({c: _value(getattr(m, f)) for f, c in DATAFLOW_COLUMNS.items()})
         rows.append(row)
+    import pandas as pd
+
     return pd.DataFrame(
         rows, columns=[*_key_columns(keyed, names), *tensor_columns, *DATAFLOW_COLUMNS.values()]
     )

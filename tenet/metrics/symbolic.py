@@ -1,0 +1,353 @@
+"""Symbolic metrics: every count as a piecewise quasi-polynomial in the size parameters.
+
+The problem is built with the workload's size parameters left as isl parameters (the
+dataflow's and the given ones bound), and each count of :func:`tenet.metrics.evaluate` is
+barvinok's parametric ``card``: a :class:`Formula` of pieces, each a condition on the sizes and
+a quasi-polynomial (a polynomial in the sizes and in floors of affine expressions of them),
+exact for every size. Maxima are not counts: the compute latency and the instances per
+(PE, time-stamp) are evaluated exactly at given sizes by :meth:`SymbolicMetrics.at` (by the
+direct count), and so are the quantities derived from them (latency, bandwidths).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import reduce
+from typing import Any
+
+import islpy as isl
+
+from tenet.errors import CountingError
+from tenet.isl_utils import bind_params, param_names, parse_map, parse_set
+from tenet.metrics.latency import schedule, transfer_latency
+from tenet.metrics.volume import reused
+from tenet.model.architecture import Architecture
+from tenet.model.dataflow import Dataflow
+from tenet.model.problem import Problem
+from tenet.model.workload import Workload
+from tenet.spec.architecture import ArchitectureSpec
+from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.workload import WorkloadSpec
+from tenet.vocab import Neighbourhood
+
+__all__ = ["Formula", "SymbolicMetrics", "symbolic_metrics", "SYMBOLIC", "AT_SIZES"]
+
+SYMBOLIC = (
+    "macs",
+    "active_pes",
+    "timestamps",
+    "occupied_points",
+    "volume_total",
+    "volume_held",
+    "volume_unique",
+    "volume_reuse",
+    "volume_reuse_spatial",
+    "volume_reuse_temporal",
+)
+"""The quantities given as formulas (the ``volume_*`` ones per tensor access)."""
+
+AT_SIZES = (
+    "latency_compute",
+    "instances_per_step_max",
+    "latency_ingress",
+    "latency_egress",
+    "latency",
+)
+"""The quantities :meth:`SymbolicMetrics.at` adds by direct counting at given sizes (maxima),
+or from the formulas' values (the transfer latencies, with a ceiling)."""
+
+
+def _inside(text: str) -> str:
+    """Return what is between the outer braces of isl text, stripped."""
+    return text[text.index("{") + 1 : text.rindex("}")].strip()
+
+
+_FLOOR = re.compile(r"floor\(\(([^()]*)\)/(\d+)\)")
+
+
+def _latex(text: str) -> str:
+    """Turn isl's text of an expression or condition into LaTeX."""
+    text = _FLOOR.sub(r"\\left\\lfloor \\frac{\1}{\2} \\right\\rfloor", text)
+    for old, new in ((">=", r"\geq"), ("<=", r"\leq"), (" and ", r" \wedge "), ("*", r"\cdot")):
+        text = text.replace(old, new)
+    return re.sub(r"\^(\d+)", r"^{\1}", text)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One quantity as a piecewise quasi-polynomial in the size parameters ``symbols``."""
+
+    name: str
+    polynomial: isl.PwQPolynomial
+
+    @property
+    def symbols(self) -> list[str]:
+        """The size parameters, in isl's order."""
+        return param_names(self.polynomial.domain())
+
+    def pieces(self) -> list[tuple[str, str]]:
+        """Return (condition on the sizes, value) of each piece, as isl writes them."""
+        found = []
+        for domain, polynomial in self.polynomial.get_pieces():
+            condition = _inside(str(domain)).lstrip(":").strip() or "always"
+            found.append((condition, _inside(str(polynomial))))
+        return found
+
+    def at(self, sizes: Mapping[str, int]) -> int:
+        """Return the exact value at ``sizes`` (every symbol needs a value; 0 outside every
+        piece).
+
+        Raises
+        ------
+        CountingError
+            A symbol without a value, or a value that is not an integer.
+        """
+        missing = [s for s in self.symbols if s not in sizes]
+        if missing:
+            raise CountingError(f"{self.name}: no value for size(s) {', '.join(missing)}")
+        space = self.polynomial.get_domain_space()
+        point = isl.Point.zero(space)
+        for k, symbol in enumerate(self.symbols):
+            value = isl.Val(str(int(sizes[symbol])), space.get_ctx())
+            point = point.set_coordinate_val(isl.dim_type.param, k, value)
+        value = self.polynomial.eval(point)
+        if not value.is_int():
+            raise CountingError(f"{self.name} is not an integer at {dict(sizes)}: {value}")
+        return int(value.to_python())
+
+    def __str__(self) -> str:
+        lines = [f"{self.name} ="]
+        lines += [f"  {value}    if {condition}" for condition, value in self.pieces()]
+        return "\n".join(lines) if self.pieces() else f"{self.name} = 0"
+
+    def latex(self) -> str:
+        """Return the formula as a LaTeX ``cases`` environment."""
+        rows = [f"{_latex(v)} & \\text{{if }} {_latex(c)}" for c, v in self.pieces()]
+        body = " \\\\\n  ".join(rows) or "0"
+        name = self.name.replace("_", r"\_")
+        return f"\\mathrm{{{name}}} = \\begin{{cases}}\n  {body}\n\\end{{cases}}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the pieces as JSON-ready data."""
+        return {
+            "name": self.name,
+            "pieces": [{"condition": c, "value": v} for c, v in self.pieces()],
+        }
+
+
+@dataclass(frozen=True)
+class SymbolicMetrics:
+    """The formulas of one dataflow, and the bound problem's specs for what is not symbolic."""
+
+    name: str
+    symbols: tuple[str, ...]
+    formulas: dict[str, Formula]
+    specs: tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]
+    bound: dict[str, int]
+    neighbourhood: Neighbourhood
+
+    def __getitem__(self, name: str) -> Formula:
+        return self.formulas[name]
+
+    def at(self, **sizes: int) -> dict[str, int]:
+        """Return every formula's value at ``sizes``, and the quantities of :data:`AT_SIZES`
+        (counted directly at these sizes), exactly.
+
+        Examples
+        --------
+        >>> m = symbolic_metrics(*_gemm_example())
+        >>> m.at(M=5, N=3, K=7)["volume_unique[A.read]"]
+        70
+
+        Each A[i, k] enters the array once per tile of columns (j < 2, then j = 2) and moves
+        right within it: 5 * 7 elements, twice.
+        """
+        values = {name: f.at(sizes) for name, f in self.formulas.items()}
+        workload, architecture, dataflow = self.specs
+        params = {**self.bound, **sizes}
+        problem = Problem(
+            Workload.from_spec(workload, params),
+            Architecture.from_spec(architecture, params),
+            Dataflow.from_spec(dataflow, params),
+            neighbourhood=self.neighbourhood,
+        )
+        timing = schedule(problem)
+        arch = problem.architecture
+
+        def moved(kind: str) -> int:
+            volume = sum(
+                v for k, v in values.items() if k.startswith("volume_unique[") and kind in k
+            )
+            return transfer_latency(volume, arch.bits_per_element, arch.bandwidth, arch.latency)
+
+        values["latency_compute"] = timing.latency_compute
+        values["instances_per_step_max"] = timing.instances_per_step_max
+        values["latency_ingress"] = moved(".read]")
+        values["latency_egress"] = moved(".write]")
+        values["latency"] = max(
+            values["latency_compute"], values["latency_ingress"], values["latency_egress"]
+        )
+        return values
+
+    def __str__(self) -> str:
+        head = f"{self.name}: formulas in {', '.join(self.symbols) or 'no size'}"
+        return "\n".join([head, *(str(f) for f in self.formulas.values())])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return JSON-ready data: the symbols and every formula's pieces."""
+        return {
+            "name": self.name,
+            "symbols": list(self.symbols),
+            "neighbourhood": self.neighbourhood,
+            "formulas": [f.to_dict() for f in self.formulas.values()],
+            "at_sizes_only": list(AT_SIZES),
+        }
+
+    def to_json(self) -> str:
+        """Return :meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    def to_latex(self) -> str:
+        """Return every formula as LaTeX, one display per formula."""
+        return "\n\n".join(f"\\[\n{f.latex()}\n\\]" for f in self.formulas.values())
+
+
+def _keep(obj: Any, values: Mapping[str, int]) -> Any:
+    """Bind the parameters of ``obj`` that ``values`` gives; leave the others symbolic."""
+    names = param_names(obj)
+    fixed = {n: values[n] for n in names if n in values}
+    if not fixed:
+        return obj
+    ctx = obj.get_ctx()
+    for name, value in fixed.items():
+        k = obj.find_dim_by_name(isl.dim_type.param, name)
+        obj = obj.fix_val(isl.dim_type.param, k, isl.Val(str(int(value)), ctx))
+        obj = obj.project_out(isl.dim_type.param, k, 1)
+    return obj
+
+
+def _workload(spec: WorkloadSpec, values: Mapping[str, int]) -> Workload:
+    domain = _keep(parse_set(spec.domain, source=spec.source), values)
+    target: dict[str, dict[str, isl.Map]] = {"read": {}, "write": {}}
+    for tensor, access in spec.accesses.items():
+        for kind, texts in (("read", access.read), ("write", access.write)):
+            if texts:
+                maps = [_keep(parse_map(t, source=spec.source), values) for t in texts]
+                target[kind][tensor] = reduce(isl.Map.union, maps).intersect_domain(domain)
+    return Workload(
+        spec.name, domain, target["read"], target["write"], tuple(spec.reductions), spec.source
+    )
+
+
+def _card(obj: isl.Set | isl.Map) -> isl.PwQPolynomial:
+    return (obj.wrap() if isinstance(obj, isl.Map) else obj).card()
+
+
+def symbolic_metrics(
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    dataflow: DataflowSpec,
+    params: Mapping[str, int] | None = None,
+    neighbourhood: Neighbourhood = "window",
+) -> SymbolicMetrics:
+    """Count every quantity of :data:`SYMBOLIC` as a formula in the workload's size
+    parameters; those in ``params`` (and the dataflow's) are bound instead. The formulas hold
+    at the sizes where the dataflow keeps every instance inside the array (elsewhere they are
+    0, and :meth:`SymbolicMetrics.at` raises the placement error of those sizes).
+
+    Examples
+    --------
+    >>> m = symbolic_metrics(*_gemm_example())
+    >>> m.symbols
+    ('M', 'N', 'K')
+    >>> print(m["macs"])
+    macs =
+      M * N * K    if M > 0 and N > 0 and K > 0
+    """
+    bound = {**dataflow.params, **(params or {})}
+    every = {**workload.params, **bound}
+    w = _workload(workload, bound)
+    symbols = tuple(param_names(w.domain))
+    arch = Architecture.from_spec(architecture, every)
+    flow = Dataflow(
+        dataflow.name,
+        bind_params(parse_map(dataflow.space_stamp), every),
+        bind_params(parse_map(dataflow.time_stamp), every),
+    )
+    # the sizes at which the dataflow keeps every instance inside the array
+    outside = flow.space_stamp.intersect_domain(w.domain).subtract_range(arch.pe_set)
+    fitting = outside.domain().params().complement()
+    w = replace(
+        w,
+        domain=w.domain.intersect_params(fitting),
+        reads={t: m.intersect_params(fitting) for t, m in w.reads.items()},
+        writes={t: m.intersect_params(fitting) for t, m in w.writes.items()},
+    )
+    problem = Problem(w, arch, flow, neighbourhood=neighbourhood)
+    polynomials: dict[str, isl.PwQPolynomial] = {
+        "macs": _card(problem.workload.domain),
+        "active_pes": _card(problem.active_pes),
+        "timestamps": _card(problem.timestamps),
+        "occupied_points": _card(problem.occupied),
+    }
+    for access in problem.accesses:
+        assignment = problem.assignment(access)
+        total, held = _card(access.relation), _card(assignment)
+        unique = held.sub(_card(reused(assignment, problem.reuse_neighbours)))
+        temporal = _card(reused(assignment, problem.temporal_neighbours))
+        key = f"[{access.tensor}.{access.access}]"
+        polynomials |= {
+            f"volume_total{key}": total,
+            f"volume_held{key}": held,
+            f"volume_unique{key}": unique,
+            f"volume_reuse{key}": total.sub(unique),
+            f"volume_reuse_spatial{key}": _card(reused(assignment, problem.spatial_neighbours)),
+            f"volume_reuse_temporal{key}": total.sub(held.sub(temporal)),
+        }
+    formulas = {name: Formula(name, p.coalesce()) for name, p in polynomials.items()}
+    return SymbolicMetrics(
+        dataflow.name,
+        symbols,
+        formulas,
+        (workload, architecture, dataflow),
+        bound,
+        neighbourhood,
+    )
+
+
+def _gemm_example() -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
+    """GEMM with sizes M, N, K on a 2x2 systolic array, output-stationary and skewed."""
+    return (
+        WorkloadSpec.from_mapping(
+            {
+                "name": "gemm",
+                "domain": "[M, N, K] -> {S[i, j, k]: 0 <= i < M and 0 <= j < N and 0 <= k < K}",
+                "accesses": {
+                    "A": {"read": "{S[i, j, k] -> A[i, k]}"},
+                    "B": {"read": "{S[i, j, k] -> B[k, j]}"},
+                    "C": {"write": "{S[i, j, k] -> C[i, j]}"},
+                },
+                "params": {"M": 2, "N": 2, "K": 4},
+            }
+        ),
+        ArchitectureSpec.from_mapping(
+            {
+                "name": "systolic-2x2",
+                "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
+                "interconnect": [
+                    {"link": "{PE[i, j] -> PE[i, j + 1]}"},
+                    {"link": "{PE[i, j] -> PE[i + 1, j]}"},
+                ],
+            }
+        ),
+        DataflowSpec.from_mapping(
+            {
+                "name": "os-skewed",
+                "space_stamp": "{S[i, j, k] -> PE[i % 2, j % 2]}",
+                "time_stamp": "{S[i, j, k] -> T[floor(i / 2), floor(j / 2), i % 2 + j % 2 + k]}",
+            }
+        ),
+    )
