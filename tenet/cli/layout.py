@@ -8,7 +8,6 @@ from fractions import Fraction
 from typing import Any
 
 import click
-import pandas as pd
 import yaml
 
 from tenet.cli.app import (
@@ -21,11 +20,8 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.plot import save_figure
-from tenet.dse.explore import explore
-from tenet.dse.layout import LAYOUT_COLUMN, rank_by_layout
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import LayoutMetrics
-from tenet.layout.plots import bank_use, plot_bank_use
 from tenet.layout.search import SEARCHES, LayoutSearch, search_layout
 from tenet.spec import load_architecture, load_workload
 from tenet.spec.io import write_atomically
@@ -62,6 +58,8 @@ def _to_dict(metrics: LayoutMetrics, found: LayoutSearch | None) -> dict[str, An
 
 
 def _render(metrics: LayoutMetrics, found: LayoutSearch | None, csv: bool) -> str:
+    import pandas as pd
+
     table = pd.DataFrame([{k: _plain(v) for k, v in r.items()} for r in metrics.rows()])
     if csv:
         return table.to_csv(index=False).rstrip("\n")
@@ -167,10 +165,12 @@ def layout_command(
         text = yaml.safe_dump({"version": 1, "layouts": layouts}, sort_keys=False)
         write_atomically(save, lambda tmp: tmp.write_text(text))
     if plot_file is not None:
+        from tenet.layout.plots import bank_use, plot_bank_use
+
         reads = [a.tensor for a in lp.problem.accesses if a.access == "read"]
         tensor = plot_tensor or (reads[0] if reads else "")
         ax = plot_bank_use(bank_use(lp, tensor), title=f"{tensor}: bank use per time-stamp")
-        save_figure(ax.figure, plot_file)  # type: ignore[arg-type]
+        save_figure(ax.figure, plot_file, "--plot")  # type: ignore[arg-type]
     if fmt == "json":
         write_output(json.dumps(_to_dict(metrics, found), indent=2), output)
     else:
@@ -213,6 +213,9 @@ def layout_rank_command(
 ) -> None:
     """Explore the design space of --workload on --arch, keep the --top points by
     --objective, and rank them by the layout-aware ingress latency."""
+    from tenet.dse.explore import explore
+    from tenet.dse.layout import LAYOUT_COLUMN, rank_by_layout
+
     workload_spec, architecture = load_workload(workload), load_architecture(arch)
     params = parse_params(param)
     exploration = explore(workload_spec, architecture, params=params, workers=1)
