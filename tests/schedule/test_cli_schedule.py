@@ -1,0 +1,63 @@
+"""The ``tenet deps`` and ``tenet schedule`` commands, with an error path each."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tenet.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stop:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(stop.value.code or 0), out, err
+
+
+def test_cli_deps_prints_distances(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "deps", "-w", "stencil-1d-steps")
+    assert code == 0, err
+    assert out.startswith("flow a: (1, -1), (1, 0), (1, 1)")
+    assert "[N] -> { S[i, j] -> S[" in out
+
+
+def test_cli_deps_json_with_reuse_and_bound_size(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "deps", "-w", "gemm", "--reuse", "-p", "K=4", "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [(r["dependence"], r["distances"]) for r in rows] == [
+        ("reuse A", "(0, 1, 0)"),
+        ("reuse B", "(1, 0, 0)"),
+        ("reuse C", "(0, 0, 1)"),
+    ]
+    assert all(not r["polyhedron"].startswith("[M, N, K]") for r in rows)
+
+
+def test_cli_deps_unknown_reduction_is_an_input_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "deps", "-w", "gemm", "-r", "D")
+    assert code == 2
+    assert "tensor 'D' is not in the workload" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_schedule_prints_rows_and_map(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "schedule", "-w", "stencil-1d-steps")
+    assert code == 0, err
+    assert "(u, w, c) = (0, 1, (1, 0))" in out and "(u, w, c) = (0, 2, (1, 1))" in out
+    assert "schedule: [N] -> { S[i, j] -> [i, i + j]" in out
+
+
+def test_cli_schedule_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "schedule", "-w", "stencil-1d-steps", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert [(r["u"], r["w"], r["hyperplane"]) for r in data["rows"]] == [
+        ([0], 1, [1, 0]),
+        ([0], 2, [1, 1]),
+    ]
+
+
+def test_cli_schedule_unknown_workload(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "schedule", "-w", "no-such-workload")
+    assert code == 2 and err.startswith("error:")
