@@ -26,6 +26,7 @@ dependence: the time of a systolic array, every other dimension being free for s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -46,6 +47,8 @@ __all__ = [
     "find_schedule",
     "time_hyperplane",
     "hyperplane_text",
+    "nullspace",
+    "restrict_delta",
 ]
 
 
@@ -220,8 +223,15 @@ def _param_space(ctx: isl.Context, params: Sequence[str]) -> isl.Space:
     return space
 
 
-def _nullspace(rows: Sequence[Sequence[int]], m: int) -> list[tuple[int, ...]]:
-    """An integer basis of the vectors orthogonal to every row of ``rows``."""
+def nullspace(rows: Sequence[Sequence[int]], m: int) -> list[tuple[int, ...]]:
+    """Return an integer basis of the vectors of length ``m`` orthogonal to every row of
+    ``rows``.
+
+    Examples
+    --------
+    >>> nullspace([(1, 0, 0), (1, 1, 0)], 3)
+    [(0, 0, 1)]
+    """
     matrix = [[Fraction(v) for v in row] for row in rows]
     pivots: list[int] = []
     r = 0
@@ -243,17 +253,9 @@ def _nullspace(rows: Sequence[Sequence[int]], m: int) -> list[tuple[int, ...]]:
         vector[free] = Fraction(1)
         for i, col in enumerate(pivots):
             vector[col] = -matrix[i][free]
-        scale = 1
-        for v in vector:
-            scale = scale * v.denominator // _gcd(scale, v.denominator)
+        scale = math.lcm(*(v.denominator for v in vector))
         basis.append(tuple(int(v * scale) for v in vector))
     return basis
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
 
 
 def _solve(
@@ -278,7 +280,7 @@ def _solve(
                 feasible = feasible.intersect(farkas_constraints(piece, form, names, ctx))
     if found:
         sides = []
-        for r in _nullspace(found, loops):
+        for r in nullspace(found, loops):
             dot = " + ".join(f"{a}*{n}" for a, n in zip(r, c_names, strict=True) if a)
             sides += [f"{dot} >= 1", f"{dot} <= -1"]
         independent = isl.Set.read_from_str(
@@ -298,8 +300,14 @@ def _solve(
     )
 
 
-def _delta(relation: isl.Map, c: Sequence[int], op: str) -> isl.Map:
-    """``relation`` restricted to pairs with ``c·(sink - source) op 0``."""
+def restrict_delta(relation: isl.Map, c: Sequence[int], op: str) -> isl.Map:
+    """Return ``relation`` restricted to the pairs with ``c·(sink - source) op 0``.
+
+    Examples
+    --------
+    >>> restrict_delta(isl.Map("{S[i] -> S[j]: 0 <= i < j < 3}"), (1,), "=").is_empty()
+    True
+    """
     m = len(c)
     source = [f"x{k}" for k in range(m)]
     sink = [f"y{k}" for k in range(m)]
@@ -335,8 +343,8 @@ def _carried(
     for dependence, relation in zip(dependences, relations, strict=True):
         kept = relation
         for earlier in band:
-            kept = _delta(kept, earlier.c, "=")
-        if not _delta(kept, row.c, ">").is_empty():
+            kept = restrict_delta(kept, earlier.c, "=")
+        if not restrict_delta(kept, row.c, ">").is_empty():
             names.append(dependence.name)
     return tuple(dict.fromkeys(names))
 
@@ -388,7 +396,7 @@ def find_schedule(domain: isl.Set, dependences: Sequence[DependencePolyhedron]) 
         for k in live:
             kept = relations[k]
             for row in band:
-                kept = _delta(kept, row.c, "=")
+                kept = restrict_delta(kept, row.c, "=")
             relations[k] = kept
             if not kept.is_empty():
                 rest.append(k)
