@@ -24,7 +24,9 @@ from tenet.schedule import (
     find_schedule,
     parametric_workload,
 )
-from tenet.spec import load_workload
+from tenet.schedule.hyperplanes import hyperplane_text
+from tenet.schedule.spacetime import spacetime_mappings, time_candidates
+from tenet.spec import load_architecture, load_workload
 
 __all__ = ["deps_command", "schedule_command"]
 
@@ -120,13 +122,24 @@ def _schedule_rows(schedule: Schedule) -> list[dict[str, Any]]:
 
 @cli.command("schedule")
 @click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
+@click.option(
+    "--arch", "-a", help="Array (YAML or zoo name) for which to derive space-time mappings."
+)
 @param_option
 @reduction_option
 @reuse_option
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
 @output_option
 def schedule_command(
     workload: str,
+    arch: str | None,
     param: tuple[str, ...],
     reduction: tuple[str, ...],
     reuse: bool,
@@ -134,26 +147,48 @@ def schedule_command(
     output: str | None,
 ) -> None:
     """Find a Pluto-style schedule of a workload: its dependences, each hyperplane's
-    (u, w, c), the permutable bands and the schedule as an isl map."""
-    model, found = _dependences(workload, param, reduction, reuse)
+    (u, w, c), the permutable bands, the schedule as an isl map, the time hyperplanes and,
+    with --arch, the space-time mappings made from them (sizes from -p over the defaults)."""
+    model, found = _dependences(workload, (), reduction, reuse)
     schedule = find_schedule(model.domain, found)
+    times = [
+        {"origin": origin, "hyperplane": hyperplane_text(row, schedule.loops)}
+        for origin, row in time_candidates(schedule, found)
+    ]
+    mappings: list[dict[str, str]] = []
+    if arch is not None:
+        spec = load_workload(workload)
+        derived = spacetime_mappings(
+            spec,
+            load_architecture(arch),
+            parse_params(param),
+            reductions=(*spec.reductions, *reduction),
+            reuse=reuse,
+        )
+        mappings = [{"origin": m.origin, "dataflow": m.name} for m in derived]
     if fmt == "json":
         text = json.dumps(
             {
                 "dependences": _table(found).to_dict(orient="records"),
                 "rows": _schedule_rows(schedule),
                 "schedule": str(schedule.map),
+                "time_hyperplanes": times,
+                "mappings": mappings,
             },
             indent=2,
         )
     else:
-        text = "\n".join(
-            [
-                "dependences:",
-                _render(_table(found), "table"),
-                "schedule tree:",
-                schedule.tree(),
-                f"schedule: {schedule.map}",
-            ]
-        )
+        lines = [
+            "dependences:",
+            _render(_table(found), "table"),
+            "schedule tree:",
+            schedule.tree(),
+            f"schedule: {schedule.map}",
+            "time hyperplanes:",
+            *[f"  {t['hyperplane']}  ({t['origin']})" for t in times],
+        ]
+        if arch is not None:
+            lines.append(f"space-time mappings on {arch} (all legal):")
+            lines += [f"  {m['dataflow']}  ({m['origin']})" for m in mappings]
+        text = "\n".join(lines)
     write_output(text, output)

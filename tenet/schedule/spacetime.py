@@ -78,14 +78,14 @@ class SpaceTimeMapping:
         parts = []
         for d, size in enumerate(self.modulo):
             text = self._shifted(d)
-            parts.append(text if size is None else f"({text}) % {size}")
+            parts.append(text if size is None else f"{_grouped(text)} % {size}")
         return f"{PE}[{', '.join(parts)}]"
 
     @property
     def time_text(self) -> str:
         """The time tuple, e.g. ``T[floor((i + j)/8), i]``."""
         tiles = [
-            f"floor(({self._shifted(d)})/{size})"
+            f"floor({_grouped(self._shifted(d))}/{size})"
             for d, size in enumerate(self.modulo)
             if size is not None
         ]
@@ -107,6 +107,10 @@ class SpaceTimeMapping:
                 "time_stamp": f"{{ {head} -> {self.time_text} }}",
             }
         )
+
+
+def _grouped(text: str) -> str:
+    return f"({text})" if " " in text else text
 
 
 def _rank(rows: Sequence[Vector]) -> int:

@@ -61,3 +61,29 @@ def test_cli_schedule_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_schedule_unknown_workload(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "schedule", "-w", "no-such-workload")
     assert code == 2 and err.startswith("error:")
+
+
+def test_cli_schedule_with_arch_prints_legal_mappings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "schedule", "-w", "gemm", "--reuse", "-a", "systolic-2d-8x8",
+        "-p", "M=8", "-p", "N=8", "-p", "K=8",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "i + j + k  (time hyperplane)" in out
+    assert "PE[i, j] T[i + j + k]  (time hyperplane)" in out
+
+
+def test_cli_dse_from_schedule_shows_both_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "dse", "-w", "jacobi-1d", "-a", "systolic-1d-16", "--skew=-1,0,1",
+        "--from-schedule", "--workers", "1", "--top", "2", "--format", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [r["source"] for r in rows] == ["schedule", "schedule", "space", "space"]
+    assert all(r["latency_cycles"] > 0 for r in rows)
+
+
+def test_cli_dse_from_schedule_bad_array(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "dse", "-w", "jacobi-1d", "-a", "no-such-array", "--from-schedule")
+    assert code == 2 and err.startswith("error:")

@@ -128,3 +128,18 @@ def test_zoo_skewed_dataflows_are_legal_for_other_array_sizes(name: str) -> None
     for pes in (2, 5):
         result = check(name, f"systolic-1d:pes={pes}", f"{name}-skewed:pes={pes}", params)
         assert result.legal, str(result)
+
+
+@pytest.mark.parametrize(
+    "name, arch",
+    [
+        ("jacobi-1d", "systolic-1d:pes=3"),
+        pytest.param("seidel-2d", "systolic-2d:rows=2,cols=3", marks=pytest.mark.slow),
+    ],
+)
+def test_explore_schedule_rows_are_all_legal_and_evaluated(name: str, arch: str) -> None:
+    from tenet.dse.schedules import explore_schedule
+
+    rows = explore_schedule(name, arch, params=_small(name))
+    assert len(rows) > 0 and set(rows["status"]) == {"ok"}
+    assert (rows["latency_compute_cycles"] > 0).all()
