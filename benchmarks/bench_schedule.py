@@ -24,7 +24,7 @@ from tenet.dse.worker import Context, evaluate_tasks
 
 CASES = {
     "jacobi-1d": ({"T": 4, "N": 10}, {"T": 8, "N": 32}),
-    "seidel-2d": ({"T": 2, "N": 4}, {"T": 4, "N": 8}),
+    "seidel-2d": ({"T": 2, "N": 4}, {"T": 3, "N": 6}),
 }
 ARRAYS = ("systolic-1d-16", "systolic-2d-8x8")
 
