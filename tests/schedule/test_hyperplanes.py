@@ -164,10 +164,17 @@ def _instances(spec: WorkloadSpec, params: dict[str, int]) -> list[tuple[int, ..
 
 
 def assert_schedule_legal(name: str, params: dict[str, int], reuse: bool = False) -> None:
-    """The schedule of ``name`` is full rank, legal for the legality module on one PE and
+    """The schedule of zoo workload ``name`` is legal (:func:`assert_schedule_legal_spec`)."""
+    assert_schedule_legal_spec(load_workload(name), params, reuse)
+
+
+def assert_schedule_legal_spec(
+    spec: WorkloadSpec, params: dict[str, int], reuse: bool = False
+) -> None:
+    """The schedule of ``spec`` is full rank, legal for the legality module on one PE and
     for the oracle (every dependent pair strictly later)."""
-    spec = load_workload(name)
-    schedule = _schedule(name, reuse)
+    model = parametric_workload(spec)
+    schedule = find_schedule(model.domain, dependence_polyhedra(model, reuse=reuse))
     m = len(schedule.loops)
     assert len(schedule.rows) == m
     # Legality module.

@@ -5,6 +5,7 @@ from a schedule legal by brute force and evaluated."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
 
 import tenet
 from tenet.api import check
@@ -12,9 +13,10 @@ from tenet.isl_utils import bind_params
 from tenet.oracle import enumerate_problem, reference_dependences, reference_order_violations
 from tenet.schedule import dependence_polyhedra, find_schedule, parametric_workload
 from tenet.schedule.spacetime import spacetime_mappings
-from tenet.spec import load_architecture, load_workload
+from tenet.spec import WorkloadSpec, load_architecture, load_workload
+from tenet.testing.strategies import stencils
 from tests.schedule.test_dependences import _pairs
-from tests.schedule.test_hyperplanes import assert_schedule_legal
+from tests.schedule.test_hyperplanes import assert_schedule_legal, assert_schedule_legal_spec
 
 DEPENDENT = [
     "stencil-1d-steps",
@@ -143,3 +145,29 @@ def test_explore_schedule_rows_are_all_legal_and_evaluated(name: str, arch: str)
     rows = explore_schedule(name, arch, params=_small(name))
     assert len(rows) > 0 and set(rows["status"]) == {"ok"}
     assert (rows["latency_compute_cycles"] > 0).all()
+
+
+# -- random stencils -----------------------------------------------------------------------------
+
+
+@given(stencils())
+@settings(max_examples=15)
+def test_random_stencil_dependences_and_schedule_agree_with_the_oracle(spec: WorkloadSpec) -> None:
+    found = dependence_polyhedra(parametric_workload(spec))
+    bound = [(d, bind_params(d.relation, {"N": 3})) for d in found]
+    got = {(d.kind, d.tensor, s, t) for d, relation in bound for s, t in _pairs(relation)}
+    assert got == reference_dependences(spec, {"N": 3})
+    assert_schedule_legal_spec(spec, {"N": 3})
+
+
+@given(stencils(max_dims=2))
+@settings(max_examples=8)
+def test_random_stencil_mappings_legal_by_the_oracle(spec: WorkloadSpec) -> None:
+    arch = load_architecture("systolic-1d:pes=2")
+    params = {"N": 3}
+    pairs = [(s, t) for _, _, s, t in reference_dependences(spec, params)]
+    for mapping in spacetime_mappings(spec, arch, params):
+        listed = enumerate_problem(spec, arch, mapping.spec(), params)
+        stamps = [(listed.space[x], listed.time[x]) for x in listed.instances]
+        assert len(set(stamps)) == len(stamps), mapping.name
+        assert reference_order_violations(pairs, listed.time, listed.space) == [], mapping.name
