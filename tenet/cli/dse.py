@@ -252,6 +252,8 @@ def dse_command(
     spec = load_workload(workload)
     reductions = (*spec.reductions, *reduction)
     scheduled = None
+    if reuse and not from_schedule:
+        raise click.UsageError("--reuse needs --from-schedule")
     if from_schedule:
         scheduled = explore_schedule(
             spec,

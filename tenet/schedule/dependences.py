@@ -140,13 +140,15 @@ def reuse_chains(workload: Workload) -> tuple[DependencePolyhedron, ...]:
     before = domain.lex_lt_set(domain)
     found = []
     for tensor in workload.tensors:
-        touched = [m for m in (workload.reads.get(tensor), workload.writes.get(tensor)) if m]
+        maps = (workload.reads.get(tensor), workload.writes.get(tensor))
+        touched = [m for m in maps if m is not None]
         access = reduce(isl.Map.union, touched)
         # [source -> element] -> sink, for sinks after the source; then the first sink.
         pairs = access.range_map().apply_range(access.reverse())
         nearest = pairs.intersect(access.domain_map().apply_range(before)).lexmin()
         relation = access.domain_map().reverse().apply_range(nearest)
-        found.append(DependencePolyhedron("reuse", tensor, relation.coalesce()))
+        if not relation.is_empty():
+            found.append(DependencePolyhedron("reuse", tensor, relation.coalesce()))
     return tuple(found)
 
 

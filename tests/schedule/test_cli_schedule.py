@@ -87,3 +87,8 @@ def test_cli_dse_from_schedule_shows_both_sources(capsys: pytest.CaptureFixture[
 def test_cli_dse_from_schedule_bad_array(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "dse", "-w", "jacobi-1d", "-a", "no-such-array", "--from-schedule")
     assert code == 2 and err.startswith("error:")
+
+
+def test_cli_dse_reuse_needs_from_schedule(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "dse", "-w", "gemm", "-a", "systolic-2d-8x8", "--reuse")
+    assert code == 2 and "--reuse needs --from-schedule" in err
