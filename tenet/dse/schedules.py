@@ -31,7 +31,8 @@ def explore_schedule(
     neighbourhood: Neighbourhood = "links",
 ) -> pd.DataFrame:
     """Evaluate the dataflows made from the schedule of ``workload`` on ``architecture``; one
-    row per dataflow (columns of the design-space rows, plus ``origin``), in their order.
+    row per dataflow (columns of the design-space rows, plus ``origin``), in their order. The
+    movement of tensors is not classified (``scratchpad`` is ``-``).
 
     ``reuse`` adds each tensor's reuse chain to the dependences (e.g. GEMM's systolic
     dataflows); the other arguments are those of :func:`tenet.dse.explore.explore`.
@@ -54,6 +55,8 @@ def explore_schedule(
     table.insert(0, "architecture", a.name)
     table.insert(0, "workload", w.name)
     table["origin"] = [m.origin for m in mappings]
+    table["data_centric"] = [m.rectangular for m in mappings]
+    table["scratchpad"] = "-"
     table["space_stamp"] = [s.space_stamp for s in specs]
     table["time_stamp"] = [s.time_stamp for s in specs]
     table["bandwidth_elements_per_cycle"] = a.bandwidth / a.bits_per_element

@@ -73,6 +73,13 @@ class SpaceTimeMapping:
         return f"{text} - {offset}" if offset > 0 else f"{text} + {-offset}"
 
     @property
+    def rectangular(self) -> bool:
+        """Whether every space and time row is one loop (no skew): what data-centric
+        directives can write."""
+        rows = [*self.space, *self.time]
+        return all(sum(1 for c in row if c) == 1 and max(row) == 1 for row in rows)
+
+    @property
     def pe_text(self) -> str:
         """The PE tuple, e.g. ``PE[(i + j) % 8]``."""
         parts = []

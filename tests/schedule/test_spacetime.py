@@ -171,3 +171,16 @@ def test_random_stencil_mappings_legal_by_the_oracle(spec: WorkloadSpec) -> None
         stamps = [(listed.space[x], listed.time[x]) for x in listed.instances]
         assert len(set(stamps)) == len(stamps), mapping.name
         assert reference_order_violations(pairs, listed.time, listed.space) == [], mapping.name
+
+
+def test_spacetime_without_dependences_includes_rectangular_mappings() -> None:
+    # GEMM with C a reduction has no dependence: the schedule is the loop order, the time
+    # hyperplane a single loop, and PE[i, j] T[k] (output stationary) is among the mappings.
+    found = spacetime_mappings(
+        load_workload("gemm"),
+        load_architecture("systolic-2d:rows=4,cols=4"),
+        {"M": 4, "N": 4, "K": 4},
+    )
+    rectangular = {m.name for m in found if m.rectangular}
+    assert "PE[i, j] T[k]" in rectangular
+    assert all(not m.rectangular for m in found if "+" in m.name)
