@@ -7,6 +7,9 @@ import json
 import pytest
 
 from tenet.cli import main
+from tests.conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "schedule"
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -92,3 +95,19 @@ def test_cli_dse_from_schedule_bad_array(capsys: pytest.CaptureFixture[str]) -> 
 def test_cli_dse_reuse_needs_from_schedule(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "dse", "-w", "gemm", "-a", "systolic-2d-8x8", "--reuse")
     assert code == 2 and "--reuse needs --from-schedule" in err
+
+
+def test_cli_check_rejects_the_interchange_with_a_witness(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(
+        capsys, "check", "-w", "stencil-1d-steps", "-a", "systolic-1d:pes=1",
+        "-d", str(EXAMPLES / "stencil-interchange.yaml"), "-p", "N=4",
+    )  # fmt: skip
+    assert code == 2 and "not a legal dataflow" in err
+    assert "S[1, 0] reads a[1, 1] at T[0, 1] before S[0, 1] writes it at T[1, 0]" in out
+    code, out, _ = run(
+        capsys, "check", "-w", "stencil-1d-steps", "-a", "systolic-1d:pes=1",
+        "-d", str(EXAMPLES / "stencil-skewed.yaml"), "-p", "N=4",
+    )  # fmt: skip
+    assert code == 0 and out.strip() == "skewed: legal"
