@@ -37,3 +37,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_maestro.py
 	$(BIN)/python benchmarks/bench_dse.py --quick
 	$(BIN)/python benchmarks/bench_layout.py --quick
+	$(BIN)/python benchmarks/bench_schedule.py --quick

@@ -24,7 +24,14 @@ from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import Neighbourhood
 
-__all__ = ["Point", "enumerate_problem", "Enumerated", "reference_metrics"]
+__all__ = [
+    "Point",
+    "enumerate_problem",
+    "Enumerated",
+    "reference_metrics",
+    "reference_dependences",
+    "reference_order_violations",
+]
 
 Point = tuple[int, ...]
 SpaceTime = tuple[Point, Point]
@@ -300,3 +307,65 @@ def _tenet_report(
         "MacNum": macs,
         "PENum": active,
     }
+
+
+def reference_dependences(
+    workload: WorkloadSpec,
+    params: Mapping[str, int] | None = None,
+    reductions: Sequence[str] | None = None,
+) -> set[tuple[str, str, Point, Point]]:
+    """Return every dependent pair ``(kind, tensor, source, sink)`` by enumeration: two
+    instances, the source first in the lexicographic order of the domain, touching the same
+    element, one of them writing it (``flow``: write then read, ``anti``: read then write,
+    ``output``: write then write); tensors in ``reductions`` (default the workload's) are left
+    out.
+
+    Examples
+    --------
+    >>> w = WorkloadSpec.from_mapping({"name": "w", "domain": "{S[i]: 0 <= i < 3}",
+    ...     "accesses": {"A": {"read": "{S[i] -> A[i - 1]}", "write": "{S[i] -> A[i]}"}}})
+    >>> sorted(reference_dependences(w))
+    [('flow', 'A', (0,), (1,)), ('flow', 'A', (1,), (2,))]
+    """
+    bound = {**workload.params, **(params or {})}
+    skipped = set(workload.reductions if reductions is None else reductions)
+    domain = bind_params(parse_set(workload.domain), bound)
+    found: set[tuple[str, str, Point, Point]] = set()
+    for tensor, spec in workload.accesses.items():
+        if tensor in skipped:
+            continue
+        touching: dict[Point, list[tuple[Point, str]]] = defaultdict(list)
+        for kind, texts in (("read", spec.read), ("write", spec.write)):
+            for text in texts:
+                relation = bind_params(parse_map(text), bound).intersect_domain(domain)
+                for instance, element in _pairs(relation):
+                    touching[element].append((instance, kind))
+        for accesses in touching.values():
+            for source, first in accesses:
+                for sink, then in accesses:
+                    if source < sink and "write" in (first, then):
+                        name = "anti" if first == "read" else "flow" if then == "read" else "output"
+                        found.add((name, tensor, source, sink))
+    return found
+
+
+def reference_order_violations(
+    pairs: Iterable[tuple[Point, Point]],
+    time: Mapping[Point, Point],
+    space: Mapping[Point, Point] | None = None,
+) -> list[tuple[Point, Point]]:
+    """Return the dependent pairs (source, sink) that a schedule runs out of order: the sink
+    at an earlier time-stamp than the source, or at the same one on another PE (``space``;
+    None: one PE, where instances at one time-stamp run in program order).
+
+    Examples
+    --------
+    >>> reference_order_violations([((0,), (1,))], {(0,): (1,), (1,): (0,)})
+    [((0,), (1,))]
+    """
+    return [
+        (source, sink)
+        for source, sink in pairs
+        if time[sink] < time[source]
+        or (time[sink] == time[source] and space is not None and space[sink] != space[source])
+    ]

@@ -24,7 +24,14 @@ from tenet.cli.app import (
 )
 from tenet.cli.checks import check_writable
 from tenet.cli.plot import image_path, save_figure
-from tenet.dse.objectives import ALIASES, OBJECTIVES, Constraint, objective, parse_constraint
+from tenet.dse.objectives import (
+    ALIASES,
+    OBJECTIVES,
+    Constraint,
+    objective,
+    parse_constraint,
+    rank,
+)
 from tenet.dse.space import SpaceOptions
 from tenet.dse.store import ROW_COLUMNS, ResultStore
 from tenet.errors import DataflowError, SpecError
@@ -40,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["dse_command", "sweep_command", "check_command"]
 
 SHOWN = [
+    "source",
     "workload",
     "architecture",
     "index",
@@ -271,6 +279,7 @@ def _search(
     plot: str | None,
     fmt: str,
     output: str | None,
+    scheduled: pd.DataFrame | None = None,
 ) -> None:
     from tenet.dse.explore import sweep
 
@@ -305,6 +314,10 @@ def _search(
         [e.ranked(objective, top, constraints) for e in result.explorations], ignore_index=True
     )
     head = f"best {top} by {objective}" + (" per workload and array" if len(best) > top else "")
+    if scheduled is not None:
+        ours = rank(scheduled, objective, top, constraints)
+        best = pd.concat([ours.assign(source="schedule"), best.assign(source="space")])
+        head = f"best {top} by {objective} from the schedule and from the space"
     write_output(_render(best, fmt, head), output)
     _plot(_constrained(result.results, constraints), pareto, plot)
 
@@ -315,11 +328,39 @@ def _search(
 @click.option(
     "--reduction", "-r", multiple=True, help="Tensor updated by +=, besides the workload's."
 )
+@click.option(
+    "--from-schedule",
+    is_flag=True,
+    help="Also evaluate the dataflows made from the workload's schedule; show their best first.",
+)
+@click.option("--reuse", is_flag=True, help="With --from-schedule: schedule the reuse chains too.")
 @_space_options
-def dse_command(workload: str, arch: str, reduction: tuple[str, ...], **common: Any) -> None:
+def dse_command(
+    workload: str,
+    arch: str,
+    reduction: tuple[str, ...],
+    from_schedule: bool,
+    reuse: bool,
+    **common: Any,
+) -> None:
     """Search the affine space-time mappings of a workload on an array; print the best."""
     spec = load_workload(workload)
-    _search([spec], [arch], (*spec.reductions, *reduction), **common)
+    reductions = (*spec.reductions, *reduction)
+    scheduled = None
+    if reuse and not from_schedule:
+        raise click.UsageError("--reuse needs --from-schedule")
+    if from_schedule:
+        from tenet.dse.schedules import explore_schedule
+
+        scheduled = explore_schedule(
+            spec,
+            arch,
+            params=parse_params(common["param"]),
+            reductions=reductions,
+            reuse=reuse,
+            neighbourhood=common["neighbourhood"],
+        )
+    _search([spec], [arch], reductions, **common, scheduled=scheduled)
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:

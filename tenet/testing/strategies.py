@@ -17,7 +17,7 @@ from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
 
-__all__ = ["RandomProblem", "workloads", "arrays", "dataflows", "problems"]
+__all__ = ["RandomProblem", "workloads", "arrays", "dataflows", "problems", "stencils"]
 
 
 @dataclass(frozen=True)
@@ -153,3 +153,32 @@ def problems(draw: st.DrawFn) -> RandomProblem:
     workload = draw(workloads())
     array = draw(arrays())
     return RandomProblem(workload, array, draw(dataflows(workload, array)))
+
+
+@st.composite
+def stencils(draw: st.DrawFn, *, max_dims: int = 3, max_offset: int = 2) -> WorkloadSpec:
+    """Draw a statement over a parametric box of 2..``max_dims`` loops (extents ``N``, and 2 for
+    the last loops when there are three) that reads one tensor at 1..3 constant offsets and
+    writes it at one (in place or shifted): a stencil with flow, anti and output dependences."""
+    n = draw(st.integers(2, max_dims))
+    names = [f"i{k}" for k in range(n)]
+    loops = ", ".join(names)
+    bounds = " and ".join(f"0 <= {v} < {'N' if k < 2 else 2}" for k, v in enumerate(names))
+    offset = st.integers(-max_offset, max_offset)
+
+    def access(shift: tuple[int, ...]) -> str:
+        index = ", ".join(
+            f"{v} + {d}" if d >= 0 else f"{v} - {-d}" for v, d in zip(names, shift, strict=True)
+        )
+        return f"{{S[{loops}] -> A[{index}]}}"
+
+    shifts = draw(st.lists(st.tuples(*[offset] * n), min_size=1, max_size=3, unique=True))
+    written = draw(st.tuples(*[st.integers(0, 1)] * n))
+    return WorkloadSpec.from_mapping(
+        {
+            "name": "stencil",
+            "params": {"N": 3},
+            "domain": f"[N] -> {{S[{loops}]: {bounds}}}",
+            "accesses": {"A": {"read": [access(d) for d in shifts], "write": access(written)}},
+        }
+    )
