@@ -4,10 +4,9 @@ schedule (bands of hyperplanes) found from them."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
 
 from tenet.cli.app import (
     cli,
@@ -27,6 +26,9 @@ from tenet.schedule import (
 from tenet.schedule.hyperplanes import hyperplane_text
 from tenet.schedule.spacetime import spacetime_mappings, time_candidates
 from tenet.spec import load_architecture, load_workload
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["deps_command", "schedule_command"]
 
@@ -55,6 +57,8 @@ def _dependences(
 
 
 def _table(found: tuple[DependencePolyhedron, ...]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {
