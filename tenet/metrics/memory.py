@@ -5,7 +5,7 @@ accesses, time and energy (definitions in ``docs/memory.md``). Counted on the re
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -246,6 +246,7 @@ def evaluate_memory(problem: Problem, latency_compute: int | None = None) -> Mem
     for tiled in tile_levels(problem):
         level = tiled.level
         total: isl.PwQPolynomial | None = None
+        level_records: list[LevelTensor] = []
         for tensor, (read, write) in relations.items():
             traffic = _traffic(tiled, read, write)
             footprint = _maximum(traffic.footprint)
@@ -258,7 +259,7 @@ def evaluate_memory(problem: Problem, latency_compute: int | None = None) -> Mem
                         level.name, tensor, footprint, limit, _witness(traffic.footprint, limit)
                     )
                 )
-            records.append(
+            level_records.append(
                 LevelTensor(
                     level.name,
                     tensor,
@@ -279,6 +280,8 @@ def evaluate_memory(problem: Problem, latency_compute: int | None = None) -> Mem
                     level.name, None, need, level.capacity, _witness(total, level.capacity)
                 )
             )
+            level_records = [replace(r, fits=False) for r in level_records]
+        records.extend(level_records)
     return _summarise(levels, records, footprints, latency_compute, violations)
 
 

@@ -145,6 +145,7 @@ def test_memory_capacity_violation_names_the_tile() -> None:
     assert not m.fits
     (violation,) = m.violations
     assert violation.level == "glb" and violation.need == 12
+    assert not m.record("glb", "A").fits and m.record("rf", "A").fits
     assert violation.message.startswith("tile glb[")
     assert "needs 12 elements of glb, which holds 11" in violation.message
 
