@@ -5,6 +5,7 @@ accesses, time and energy (definitions in ``docs/memory.md``). Counted on the re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -214,10 +215,15 @@ def _time(elements: int, bandwidth: Fraction | None) -> Fraction:
     return Fraction(0) if bandwidth is None or not elements else Fraction(elements) / bandwidth
 
 
-def evaluate_memory(problem: Problem, latency_compute: int | None = None) -> MemoryMetrics:
+def evaluate_memory(
+    problem: Problem,
+    latency_compute: int | None = None,
+    tiles: Sequence[tuple[str, isl.Map]] | None = None,
+) -> MemoryMetrics:
     """Count the memory figures of ``problem`` exactly (see ``docs/memory.md``).
 
-    ``latency_compute`` is the array's compute latency in cycles (counted when not given).
+    ``latency_compute`` is the array's compute latency in cycles (counted when not given);
+    ``tiles`` (level name, tile stamp) replace the dataflow's tile stamps when given.
 
     Examples
     --------
@@ -243,7 +249,7 @@ def evaluate_memory(problem: Problem, latency_compute: int | None = None) -> Mem
     ]
     violations: list[CapacityViolation] = []
     footprints: dict[str, int] = {levels[0].name: sum(r.footprint for r in records)}
-    for tiled in tile_levels(problem):
+    for tiled in tile_levels(problem, tiles):
         level = tiled.level
         total: isl.PwQPolynomial | None = None
         level_records: list[LevelTensor] = []

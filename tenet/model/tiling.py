@@ -8,6 +8,7 @@ keyed by ``[PE -> tile]``: each PE has its own buffer, following the level's til
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -19,7 +20,7 @@ from tenet.model.memory import MemoryLevel
 from tenet.model.problem import Problem
 from tenet.model.spacetime import identity, neighbours, step_back
 
-__all__ = ["TiledLevel", "tile_levels", "tile_stamps"]
+__all__ = ["TiledLevel", "tile_levels", "tile_stamps", "loop_indices", "halo_tensors"]
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,11 @@ class TiledLevel:
         return self.active_pes.product(self.tiles).unwrap().range_map()
 
 
-def tile_stamps(problem: Problem) -> dict[str, isl.Map]:
-    """Return the checked tile stamp of each tiled level, restricted to the domain.
+def tile_stamps(
+    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+) -> dict[str, isl.Map]:
+    """Return the checked tile stamp of each tiled level, restricted to the domain: those of
+    the dataflow, or ``tiles`` (level name, stamp) when given.
 
     Raises
     ------
@@ -95,7 +99,7 @@ def tile_stamps(problem: Problem) -> dict[str, isl.Map]:
     statement = tuple_signature(domain, isl.dim_type.set)
     src = dataflow.source
     stamps: dict[str, isl.Map] = {}
-    for name, stamp in dataflow.tiles:
+    for name, stamp in dataflow.tiles if tiles is None else tiles:
         where = f"tiles.{name}"
         if name not in names:
             raise SpecError(
@@ -134,8 +138,11 @@ def tile_stamps(problem: Problem) -> dict[str, isl.Map]:
     return stamps
 
 
-def tile_levels(problem: Problem) -> tuple[TiledLevel, ...]:
-    """Return the tiles of every level inside the outermost one, outermost first.
+def tile_levels(
+    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+) -> tuple[TiledLevel, ...]:
+    """Return the tiles of every level inside the outermost one, outermost first (tile stamps
+    of the dataflow, or ``tiles`` when given).
 
     Examples
     --------
@@ -147,7 +154,7 @@ def tile_levels(problem: Problem) -> tuple[TiledLevel, ...]:
     >>> [str(t.tiles) for t in tile_levels(p)]
     ['{ glb[] }']
     """
-    stamps = tile_stamps(problem)
+    stamps = tile_stamps(problem, tiles)
     domain = problem.workload.domain
     composite = isl.Map.from_domain(domain)
     result: list[TiledLevel] = []
@@ -157,3 +164,47 @@ def tile_levels(problem: Problem) -> tuple[TiledLevel, ...]:
         tile_of = coalesce(composite.set_tuple_name(isl.dim_type.out, level.name))
         result.append(TiledLevel(level, tile_of, problem.active_pes, problem.theta_space))
     return tuple(result)
+
+
+def _subscripts(relation: isl.Map) -> list[set[int]]:
+    """Return, per subscript of ``relation`` (S -> tensor), the loop dimensions it involves."""
+    functions = relation.as_pw_multi_aff()
+    n_in = relation.dim(isl.dim_type.in_)
+    result = []
+    for j in range(relation.dim(isl.dim_type.out)):
+        used: set[int] = set()
+        for _, aff in functions.get_pw_aff(j).get_pieces():
+            used |= {k for k in range(n_in) if aff.involves_dims(isl.dim_type.in_, k, 1)}
+        result.append(used)
+    return result
+
+
+def loop_indices(problem: Problem) -> dict[str, frozenset[str]]:
+    """Return, per analysed tensor, the loop dimensions its subscripts involve.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic")
+    >>> sorted(loop_indices(p)["A"])
+    ['i', 'k']
+    """
+    domain = problem.workload.domain
+    names = [
+        domain.get_dim_name(isl.dim_type.set, k) or f"i{k}"
+        for k in range(domain.dim(isl.dim_type.set))
+    ]
+    out: dict[str, frozenset[str]] = {}
+    for access in problem.accesses:
+        used = {names[k] for sub in _subscripts(access.relation) for k in sub}
+        out[access.tensor] = out.get(access.tensor, frozenset()) | used
+    return out
+
+
+def halo_tensors(problem: Problem) -> set[str]:
+    """Return the tensors with a subscript that adds several loop indices (e.g. ``ox + rx``)."""
+    return {
+        access.tensor
+        for access in problem.accesses
+        if any(len(sub) > 1 for sub in _subscripts(access.relation))
+    }
