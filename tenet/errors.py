@@ -20,6 +20,7 @@ __all__ = [
     "NotAFunctionError",
     "OutsideArrayError",
     "CountingError",
+    "CapacityError",
 ]
 
 
@@ -94,3 +95,7 @@ class OutsideArrayError(DataflowError):
 
 class CountingError(TenetError, ValueError):
     """A count cannot be made exactly (unbound parameter, value outside the domain, ...)."""
+
+
+class CapacityError(TenetError, ValueError):
+    """No tiling fits the capacities of the memory levels; the message names the smallest need."""

@@ -30,6 +30,7 @@ __all__ = [
     "CapacityViolation",
     "MemoryMetrics",
     "evaluate_memory",
+    "level_needs",
     "tensor_relations",
 ]
 
@@ -289,6 +290,28 @@ def evaluate_memory(
             level_records = [replace(r, fits=False) for r in level_records]
         records.extend(level_records)
     return _summarise(levels, records, footprints, latency_compute, violations)
+
+
+def level_needs(
+    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+) -> tuple[dict[str, int], bool]:
+    """Return the largest tile of every level inside the outermost (elements, summed over
+    tensors) and whether every tile fits (per tensor under ``split``); no fills counted."""
+    relations = tensor_relations(problem)
+    needs: dict[str, int] = {}
+    fits = True
+    for tiled in tile_levels(problem, tiles):
+        level = tiled.level
+        total: isl.PwQPolynomial | None = None
+        for tensor, (read, write) in relations.items():
+            per_key = tiled.key_of.reverse().apply_range(read.union(write)).card()
+            if level.split and _maximum(per_key) > (level.capacity_of(tensor) or 0):
+                fits = False
+            total = per_key if total is None else total.add(per_key)
+        needs[level.name] = _maximum(total) if total is not None else 0
+        if not level.split and level.capacity is not None and needs[level.name] > level.capacity:
+            fits = False
+    return needs, fits
 
 
 def _summarise(
