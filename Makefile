@@ -38,3 +38,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_dse.py --quick
 	$(BIN)/python benchmarks/bench_layout.py --quick
 	$(BIN)/python benchmarks/bench_schedule.py --quick
+	$(BIN)/python benchmarks/bench_memory.py --quick

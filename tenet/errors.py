@@ -21,6 +21,7 @@ __all__ = [
     "OutsideArrayError",
     "CountingError",
     "NotABijectionError",
+    "CapacityError",
 ]
 
 
@@ -99,3 +100,7 @@ class CountingError(TenetError, ValueError):
 
 class NotABijectionError(SpecError):
     """A layout transform sends two tensor elements to one position (or out of its extents)."""
+
+
+class CapacityError(TenetError, ValueError):
+    """No tiling fits the capacities of the memory levels; the message names the smallest need."""

@@ -18,6 +18,7 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.metrics.memory import MemoryMetrics, evaluate_memory
 from tenet.model import Problem
 from tenet.model.legality import Legality, check_dataflow
 from tenet.spec.io import strict_json
@@ -26,20 +27,41 @@ from tenet.vocab import Neighbourhood
 __all__ = ["eval_command"]
 
 
-def _assess(problem: Problem, name: str | None = None) -> tuple[Metrics, Legality]:
-    """Evaluate ``problem`` and check its legality (reported, not enforced)."""
+def _assess(problem: Problem, name: str | None = None) -> tuple[Metrics, Legality, MemoryMetrics]:
+    """Evaluate ``problem``, its memory levels, and check its legality (reported, not
+    enforced)."""
     legality = check_dataflow(problem.workload, problem.architecture, problem.dataflow)
-    return evaluate(problem, name=name), legality
+    metrics = evaluate(problem, name=name)
+    return metrics, legality, evaluate_memory(problem, metrics.latency_compute)
 
 
-def _to_dict(metrics: Metrics, legality: Legality) -> dict[str, Any]:
+def _to_dict(metrics: Metrics, legality: Legality, memory: MemoryMetrics) -> dict[str, Any]:
     return {
         **metrics.to_dict(),
-        "legality": [{"kind": v.kind, "message": v.message} for v in legality.violations],
+        "legality": [{"kind": v.kind, "message": v.message} for v in legality.violations]
+        + [{"kind": v.kind, "message": v.message} for v in memory.violations],
+        **memory.to_dict(),
     }
 
 
-def _render_table(metrics: Metrics, legality: Legality, csv: bool) -> str:
+def _render_memory(memory: MemoryMetrics) -> list[str]:
+    if len(memory.levels) < 2:
+        return []
+    lines = ["", memory.table().to_string(), ""]
+    lines += [
+        f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
+        f", reads {s.accesses_read}, writes {s.accesses_write}, latency {float(s.latency):g}"
+        f", energy {s.energy:g}"
+        for s in memory.levels
+    ]
+    lines.append(
+        f"{'memory latency':24} {float(memory.latency):g} (bottleneck: {memory.bottleneck})"
+    )
+    lines += [f"  capacity: {v.message}" for v in memory.violations]
+    return lines
+
+
+def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, csv: bool) -> str:
     table = metrics.table()
     if csv:
         return table.to_csv().rstrip("\n")
@@ -50,6 +72,7 @@ def _render_table(metrics: Metrics, legality: Legality, csv: bool) -> str:
     lines += [f"{key:24} {value}" for key, value in summary.items() if key != "name"]
     lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
     lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
+    lines += _render_memory(memory)
     return "\n".join(lines)
 
 

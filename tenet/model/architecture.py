@@ -9,6 +9,7 @@ import islpy as isl
 
 from tenet.errors import SpecError
 from tenet.isl_utils import bind_params, parse_map, parse_set, tuple_signature
+from tenet.model.memory import MemoryLevel, memory_levels
 from tenet.spec.architecture import ArchitectureSpec, EnergySpec
 
 __all__ = ["Architecture", "Link"]
@@ -37,6 +38,7 @@ class Architecture:
     energy: EnergySpec
     instances_per_step: int = 1
     source: str | None = None
+    levels: tuple[MemoryLevel, ...] = ()
 
     @property
     def sources(self) -> isl.Map:
@@ -87,4 +89,5 @@ class Architecture:
             spec.energy,
             spec.instances_per_step,
             src,
+            memory_levels(spec),
         )

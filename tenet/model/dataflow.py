@@ -22,6 +22,8 @@ class Dataflow:
     time_stamp: isl.Map
     source: str | None = None
     tensors: tuple[str, ...] | None = None
+    tiles: tuple[tuple[str, isl.Map], ...] = ()
+    """Tile stamp ``S -> LEVEL[...]`` of each tiled memory level, by level name."""
 
     @classmethod
     def from_spec(cls, spec: DataflowSpec, params: Mapping[str, int]) -> Dataflow:
@@ -38,4 +40,16 @@ class Dataflow:
                     location=where,
                 )
             )
-        return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors)
+        tiles = tuple(
+            (
+                level,
+                bind_params(
+                    parse_map(text, source=spec.source, location=spec.where(f"tiles.{level}")),
+                    params,
+                    source=spec.source,
+                    location=spec.where(f"tiles.{level}"),
+                ),
+            )
+            for level, text in spec.tiles.items()
+        )
+        return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors, tiles)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tenet.spec.base import SpecModel
 from tenet.spec.layout import ScratchpadSpec
 
-__all__ = ["LinkSpec", "EnergySpec", "ArchitectureSpec"]
+__all__ = ["LinkSpec", "EnergySpec", "LevelSpec", "ArchitectureSpec"]
 
 
 class LinkSpec(BaseModel):
@@ -31,6 +31,37 @@ class EnergySpec(BaseModel):
     mac: float = Field(1.0, description="Energy of one MAC.")
     l1: float = Field(1.68, description="Energy of one L1 (PE-local buffer) access.")
     l2: float = Field(18.61, description="Energy of one L2 (scratchpad) access.")
+
+
+class LevelSpec(BaseModel):
+    """One memory level of the hierarchy (listed from DRAM inward); see ``docs/memory.md``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="Name of the level, used by the dataflow's ``tiles``.")
+    capacity: int | None = Field(
+        None, gt=0, description="Capacity in elements (per PE when ``per_pe``); none: unbounded."
+    )
+    capacity_bytes: int | None = Field(
+        None, gt=0, description="Capacity in bytes, instead of ``capacity``."
+    )
+    bits_per_element: int | None = Field(
+        None, gt=0, description="Element width at this level (default: the architecture's)."
+    )
+    per_pe: bool = Field(False, description="One instance of the level in every PE.")
+    split: dict[str, int] | None = Field(
+        None, description="Capacity reserved for each tensor, in elements (instead of shared)."
+    )
+    read_bandwidth: float | None = Field(
+        None, gt=0, description="Elements read out of the level per cycle; none: unbounded."
+    )
+    write_bandwidth: float | None = Field(
+        None, gt=0, description="Elements written into the level per cycle; none: unbounded."
+    )
+    energy_read: float = Field(0.0, ge=0, description="Energy of one element read.")
+    energy_write: float = Field(0.0, ge=0, description="Energy of one element written.")
+    feeds_array: bool = Field(False, description="The level the PE array reads from.")
+    source: str | None = Field(None, description="Where the figures of this level come from.")
 
 
 class ArchitectureSpec(SpecModel):
@@ -59,4 +90,7 @@ class ArchitectureSpec(SpecModel):
     energy: EnergySpec = Field(EnergySpec(), description="Energy table.")
     scratchpad: ScratchpadSpec | None = Field(
         None, description="Banks and transaction width of the scratchpad (for layouts)."
+    )
+    levels: tuple[LevelSpec, ...] = Field(
+        (), description="Memory levels from DRAM inward (none: one unbounded DRAM)."
     )

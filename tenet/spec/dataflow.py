@@ -31,6 +31,10 @@ class DataflowSpec(SpecModel):
     params: dict[str, int] = Field(
         default_factory=dict, description="Values of size parameters this dataflow fixes."
     )
+    tiles: dict[str, str] = Field(
+        default_factory=dict,
+        description="Tile stamp of each memory level, isl map {S[...] -> LEVEL[...]}.",
+    )
     tensors: tuple[str, ...] | None = Field(
         None, description="Tensors to analyse (default: all of the workload's)."
     )

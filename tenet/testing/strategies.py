@@ -13,11 +13,20 @@ import islpy as isl
 from hypothesis import strategies as st
 
 from tenet.isl_utils import parse_set
+from tenet.spec import load_workload
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
 
-__all__ = ["RandomProblem", "workloads", "arrays", "dataflows", "problems", "stencils"]
+__all__ = [
+    "RandomProblem",
+    "workloads",
+    "arrays",
+    "dataflows",
+    "problems",
+    "tiled_problems",
+    "stencils",
+]
 
 
 @dataclass(frozen=True)
@@ -182,3 +191,59 @@ def stencils(draw: st.DrawFn, *, max_dims: int = 3, max_offset: int = 2) -> Work
             "accesses": {"A": {"read": [access(d) for d in shifts], "write": access(written)}},
         }
     )
+
+
+def _tile_stamp(draw: st.DrawFn, names: list[str], level: str) -> str:
+    chosen = draw(st.permutations(names))[: draw(st.integers(1, len(names)))]
+    terms = [f"floor({v}/{draw(st.integers(1, 4))})" for v in chosen]
+    return f"{{S[{', '.join(names)}] -> {level}[{', '.join(terms)}]}}"
+
+
+@st.composite
+def tiled_problems(draw: st.DrawFn) -> tuple[RandomProblem, dict[str, int]]:
+    """Draw a small GEMM or a convolution (stride and dilation 1..2) on a 1D array, with a
+    hierarchy of two or three levels (the innermost sometimes per PE) and random tile stamps
+    (orders and sizes 1..4, dividing or not); returns the problem and its size parameters."""
+    if draw(st.booleans()):
+        names, tensors = ["i", "j", "k"], ["A", "B", "C"]
+        params = {p: draw(st.integers(1, 5)) for p in ("M", "N", "K")}
+        workload_text = "gemm"
+    else:
+        names, tensors = ["k", "c", "ox", "oy", "rx", "ry"], ["I", "W", "O"]
+        params = {
+            "K": draw(st.integers(1, 2)),
+            "C": draw(st.integers(1, 2)),
+            "OX": draw(st.integers(1, 4)),
+            "OY": draw(st.integers(1, 2)),
+            "RX": draw(st.integers(1, 3)),
+            "RY": draw(st.integers(1, 2)),
+        }
+        workload_text = (
+            f"conv2d:stride={draw(st.integers(1, 2))},dilation={draw(st.integers(1, 2))}"
+        )
+    workload = load_workload(workload_text)
+    pes = draw(st.integers(1, 3))
+    three = draw(st.booleans())
+    levels: list[dict[str, object]] = [{"name": "dram"}, {"name": "glb", "capacity": 10_000}]
+    if three:
+        levels.append({"name": "rf", "per_pe": draw(st.booleans())})
+    architecture = ArchitectureSpec.from_mapping(
+        {"name": "tiled", "pe": f"{{PE[p]: 0 <= p < {pes}}}", "levels": levels}
+    )
+    spread = draw(st.sampled_from(names))
+    tiles = {
+        str(level["name"]): _tile_stamp(draw, names, str(level["name"]).upper())
+        for level in levels[1:]
+        if draw(st.integers(0, 4))
+    }
+    loops = ", ".join(names)
+    dataflow = DataflowSpec.from_mapping(
+        {
+            "name": "tiled",
+            "space_stamp": f"{{S[{loops}] -> PE[{spread} % {pes}]}}",
+            "time_stamp": f"{{S[{loops}] -> T[{loops}]}}",
+            "tiles": tiles,
+            "tensors": tensors,
+        }
+    )
+    return RandomProblem(workload, architecture, dataflow), params

@@ -1,0 +1,238 @@
+"""Tiling search: tile sizes per memory level (nested divisors of the loop extents) times the
+loop order inside each band, under the capacities, minimising the memory latency (or energy,
+or their product), each candidate counted exactly by :mod:`tenet.metrics.memory`.
+
+The search skips what cannot change a figure, never what might: tile sizes whose tiles do not
+fit (checked once per sizes, before any order), and orders that differ only in loops of one
+trip or in the point loops (no tile stamp depends on them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import permutations, product
+from math import factorial
+from typing import Literal, TypeVar
+
+import islpy as isl
+
+from tenet.counting import count
+from tenet.errors import CapacityError, SpecError
+from tenet.isl_utils import parse_map
+from tenet.metrics.latency import schedule
+from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
+from tenet.model.problem import Problem
+from tenet.spec.tiling import Band, Tiling, nested_sizes
+
+__all__ = [
+    "Objective",
+    "OBJECTIVES",
+    "TilingResult",
+    "TilingSearch",
+    "loop_extents",
+    "tilings",
+    "search_tiling",
+    "objective_value",
+]
+
+Objective = Literal["latency", "energy", "edp"]
+OBJECTIVES: tuple[Objective, ...] = ("latency", "energy", "edp")
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class TilingResult:
+    """One evaluated tiling: its exact memory figures and its objective value."""
+
+    tiling: Tiling
+    metrics: MemoryMetrics
+    value: Fraction
+
+    @property
+    def traffic_dram(self) -> int:
+        """Elements moved between the outermost level and the next (fills + writebacks)."""
+        inner = self.metrics.levels[1].level if len(self.metrics.levels) > 1 else None
+        return sum(r.fills + r.writebacks for r in self.metrics.records if r.level == inner)
+
+
+@dataclass(frozen=True)
+class TilingSearch:
+    """The best tiling and how much was looked at."""
+
+    best: TilingResult
+    candidates: int
+    """Tile sizes times loop orders enumerated."""
+    fitting: int
+    """Of those, the candidates whose tiles fit every level."""
+    evaluated: int
+    """Distinct exact evaluations made."""
+
+
+def loop_extents(problem: Problem) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Return the loop dimensions and their extents; the domain must be a box from 0.
+
+    Raises
+    ------
+    SpecError
+        A domain that is not a box starting at 0 (tile sizes are not defined on it).
+    """
+    domain = problem.workload.domain
+    n = domain.dim(isl.dim_type.set)
+    names = tuple(domain.get_dim_name(isl.dim_type.set, k) or f"i{k}" for k in range(n))
+    extents = []
+    for k in range(n):
+        line = domain.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(
+            isl.dim_type.set, 0, k
+        )
+        extents.append(count(line))
+    box = isl.Set(
+        f"{{S[{', '.join(names)}]: "
+        + " and ".join(f"0 <= {v} < {e}" for v, e in zip(names, extents, strict=True))
+        + "}"
+    ).set_tuple_name(domain.get_tuple_name())
+    if not box.is_equal(domain):
+        raise SpecError(
+            "the tiling search needs a box-shaped domain starting at 0",
+            source=problem.workload.source,
+            location="domain",
+        )
+    return names, tuple(extents)
+
+
+def tilings(
+    problem: Problem,
+    levels: Sequence[str],
+    dims: Sequence[str] | None = None,
+    sizes: Mapping[str, Sequence[int]] | None = None,
+) -> Iterator[Tiling]:
+    """Yield every tiling of ``problem`` over ``levels`` (outermost first): nested divisor
+    tile sizes of the tiled ``dims`` (default: all; ``sizes`` restricts a dimension's
+    choices; the others stay whole) times every order of the tiled dimensions in each band
+    and in the point loops, ``(d!)^(levels + 1)`` orders for ``d`` tiled dimensions.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
+    ...                  params={"M": 4, "N": 4, "K": 4})
+    >>> sum(1 for t in tilings(p, ["glb", "rf"]) if [b.sizes for b in t.bands] == [(4,) * 3,
+    ...     (2,) * 3])
+    216
+    """
+    names, extents = loop_extents(problem)
+    tiled = list(dims) if dims is not None else list(names)
+    for d in tiled:
+        if d not in names:
+            raise SpecError(f"no loop {d!r} to tile (loops: {', '.join(names)})")
+    indices = [names.index(d) for d in tiled]
+    restrict: dict[int, list[int]] = {k: [] for k in range(len(names)) if k not in indices}
+    restrict.update({names.index(d): list(v) for d, v in (sizes or {}).items()})
+    orders = list(permutations(indices))
+    rest = tuple(k for k in range(len(names)) if k not in indices)
+    for chosen in nested_sizes(extents, len(levels), restrict):
+        for combo in product(orders, repeat=len(levels) + 1):
+            bands = tuple(Band(level, chosen[k], combo[k]) for k, level in enumerate(levels))
+            yield Tiling(names, extents, bands, combo[-1] + rest)
+
+
+def objective_value(metrics: MemoryMetrics, objective: Objective) -> Fraction:
+    """Return the value ``objective`` minimises: cycles, energy, or their product."""
+    energy = Fraction(metrics.energy).limit_denominator(10**9)
+    if objective == "latency":
+        return metrics.latency
+    if objective == "energy":
+        return energy
+    return metrics.latency * energy
+
+
+def _stamps(tiling: Tiling) -> list[tuple[str, isl.Map]]:
+    return [(level, parse_map(text)) for level, text in tiling.stamps().items()]
+
+
+def _identity(items: Iterable[Item], total: int | None = None) -> Iterable[Item]:
+    return items
+
+
+def search_tiling(
+    problem: Problem,
+    levels: Sequence[str] | None = None,
+    *,
+    objective: Objective = "latency",
+    dims: Sequence[str] | None = None,
+    sizes: Mapping[str, Sequence[int]] | None = None,
+    progress: Callable[..., Iterable[Tiling]] = _identity,
+) -> TilingSearch:
+    """Return the tiling of ``problem`` that fits every level and minimises ``objective``
+    (ties: less DRAM traffic, then the first enumerated). ``levels`` are the tiled levels
+    (default: every level inside the outermost); ``dims`` and ``sizes`` as in
+    :func:`tilings`; ``progress`` wraps the candidates (called with ``total=``).
+
+    Raises
+    ------
+    CapacityError
+        No tiling fits; the message names the level and its smallest need.
+    """
+    names = [level.name for level in problem.architecture.levels]
+    levels = list(levels) if levels is not None else names[1:]
+    for name in levels:
+        if name not in names[1:]:
+            raise SpecError(
+                f"no memory level {name!r} to tile (levels inside the outermost: "
+                f"{', '.join(names[1:]) or 'none'})"
+            )
+    compute = schedule(problem).latency_compute
+    needs: dict[tuple[tuple[int, ...], ...], tuple[dict[str, int], bool]] = {}
+    smallest: dict[str, int] = {}
+    done: dict[tuple[tuple[int, ...], ...], TilingResult] = {}
+    best: tuple[tuple[Fraction, int, int], TilingResult] | None = None
+    candidates = fitting = 0
+    space = tilings(problem, levels, dims, sizes)
+    total = _space_size(problem, levels, dims, sizes)
+    for index, tiling in enumerate(progress(space, total=total)):
+        candidates += 1
+        chosen = tuple(b.sizes for b in tiling.bands)
+        if chosen not in needs:
+            needs[chosen] = level_needs(problem, _stamps(tiling))
+            for level, need in needs[chosen][0].items():
+                smallest[level] = min(smallest.get(level, need), need)
+        if not needs[chosen][1]:
+            continue
+        fitting += 1
+        key = tiling.key()
+        if key not in done:
+            metrics = evaluate_memory(problem, compute, _stamps(tiling))
+            done[key] = TilingResult(tiling, metrics, objective_value(metrics, objective))
+        result = done[key]
+        rank = (result.value, result.traffic_dram, index)
+        if best is None or rank < best[0]:
+            best = (rank, TilingResult(tiling, result.metrics, result.value))
+    if best is None:
+        raise CapacityError(_nothing_fits(problem, smallest))
+    return TilingSearch(best[1], candidates, fitting, len(done))
+
+
+def _space_size(
+    problem: Problem,
+    levels: Sequence[str],
+    dims: Sequence[str] | None,
+    sizes: Mapping[str, Sequence[int]] | None,
+) -> int:
+    names, extents = loop_extents(problem)
+    tiled = list(dims) if dims is not None else list(names)
+    restrict: dict[int, list[int]] = {k: [] for k, d in enumerate(names) if d not in tiled}
+    restrict.update({names.index(d): list(v) for d, v in (sizes or {}).items()})
+    n_sizes = sum(1 for _ in nested_sizes(extents, len(levels), restrict))
+    return n_sizes * factorial(len(tiled)) ** (len(levels) + 1)
+
+
+def _nothing_fits(problem: Problem, smallest: Mapping[str, int]) -> str:
+    for level in problem.architecture.levels[1:]:
+        need = smallest.get(level.name)
+        if need is not None and level.capacity is not None and need > level.capacity:
+            return (
+                f"no tiling fits: the smallest tile of {level.name} needs {need} elements, "
+                f"{level.name} holds {level.capacity}"
+            )
+    return "no tiling fits"  # pragma: no cover

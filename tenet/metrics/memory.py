@@ -1,0 +1,363 @@
+"""Exact figures of the memory hierarchy: per level and tensor, the footprint of a tile, the
+fills and writebacks summed over the tiles in order, the capacity check, and per level the
+accesses, time and energy (definitions in ``docs/memory.md``). Counted on the relations of
+:mod:`tenet.model.tiling`, never by walking points."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import islpy as isl
+
+from tenet.counting import constant_pieces, count
+from tenet.errors import CountingError, UnknownTensorError
+from tenet.isl_utils import witness
+from tenet.metrics.latency import schedule
+from tenet.model.memory import MemoryLevel
+from tenet.model.problem import Problem
+from tenet.model.tiling import TiledLevel, tile_levels
+from tenet.vocab import TensorName
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "LevelTensor",
+    "LevelSummary",
+    "CapacityViolation",
+    "MemoryMetrics",
+    "evaluate_memory",
+    "level_needs",
+    "tensor_relations",
+]
+
+
+@dataclass(frozen=True)
+class LevelTensor:
+    """Figures of one tensor at one level, in elements (per-PE levels: summed over PEs)."""
+
+    level: str
+    tensor: TensorName
+    footprint: int
+    fills: int
+    writebacks: int
+    capacity: int | None
+    fits: bool
+
+
+@dataclass(frozen=True)
+class LevelSummary:
+    """Figures of one level: largest tile (elements), accesses, time (cycles), energy."""
+
+    level: str
+    footprint: int
+    capacity: int | None
+    fits: bool
+    accesses_read: int
+    accesses_write: int
+    latency: Fraction
+    energy: float
+
+
+@dataclass(frozen=True)
+class CapacityViolation:
+    """A tile that does not fit its level, as a legality violation with a witness."""
+
+    level: str
+    tensor: TensorName | None
+    need: int
+    capacity: int
+    witness: str
+    kind: str = "capacity"
+
+    @property
+    def message(self) -> str:
+        """One line: which tile, how many elements against how many."""
+        what = f"{self.tensor} in " if self.tensor else ""
+        return (
+            f"tile {self.witness} needs {self.need} elements of {what}{self.level}, "
+            f"which holds {self.capacity}"
+        )
+
+
+@dataclass(frozen=True)
+class MemoryMetrics:
+    """The memory figures of one dataflow; latencies in cycles, energy in the arch's unit."""
+
+    records: tuple[LevelTensor, ...]
+    levels: tuple[LevelSummary, ...]
+    latency_compute: int
+    latency: Fraction
+    bottleneck: str
+    energy: float
+    violations: tuple[CapacityViolation, ...]
+
+    @property
+    def fits(self) -> bool:
+        """True when every tile of every level fits its capacity."""
+        return not self.violations
+
+    def record(self, level: str, tensor: TensorName) -> LevelTensor:
+        """Return the figures of ``tensor`` at ``level``."""
+        for r in self.records:
+            if r.level == level and r.tensor == tensor:
+                return r
+        raise KeyError((level, tensor))
+
+    def summary(self, level: str) -> LevelSummary:
+        """Return the figures of ``level``."""
+        for s in self.levels:
+            if s.level == level:
+                return s
+        raise KeyError(level)
+
+    def table(self) -> pd.DataFrame:
+        """Return one row per level and tensor, one column per figure (elements)."""
+        import pandas as pd
+
+        return pd.DataFrame([asdict(r) for r in self.records]).set_index(["level", "tensor"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return JSON-ready values: ``levels`` (per level and tensor), ``memory`` (per level)."""
+        return {
+            "levels": [asdict(r) for r in self.records],
+            "memory": {
+                "levels": [{**asdict(s), "latency": float(s.latency)} for s in self.levels],
+                "latency_compute": self.latency_compute,
+                "latency": float(self.latency),
+                "bottleneck": self.bottleneck,
+                "energy": self.energy,
+            },
+        }
+
+
+def tensor_relations(problem: Problem) -> dict[TensorName, tuple[isl.Map, isl.Map]]:
+    """Return, per analysed tensor, its (read, write) relations S -> tensor (maybe empty)."""
+    out: dict[TensorName, tuple[isl.Map, isl.Map]] = {}
+    for access in problem.accesses:
+        relation = access.relation.intersect_domain(problem.workload.domain)
+        empty = isl.Map.empty(relation.get_space())
+        read, write = out.get(access.tensor, (empty, empty))
+        if access.access == "read":
+            read = read.union(relation)
+        else:
+            write = write.union(relation)
+        out[access.tensor] = (read, write)
+    return out
+
+
+def _maximum(per_key: isl.PwQPolynomial) -> int:
+    value = per_key.max()
+    if value.is_nan() or value.is_infty() or value.is_neginfty():
+        return 0
+    if not value.is_int():
+        raise CountingError(f"footprint is not an integer: {value}")
+    return int(value.to_python())
+
+
+def _first_over(domain: isl.Set, poly: isl.QPolynomial, limit: int) -> str | None:
+    """Return the first point of ``domain`` where ``poly`` exceeds ``limit``, as text."""
+    found: list[str] = []
+
+    def visit(point: isl.Point) -> None:
+        if not found and poly.eval(point).to_python() > limit:
+            found.append(witness(isl.Set.from_point(point)))
+
+    domain.foreach_point(visit)
+    return found[0] if found else None
+
+
+def _witness(per_key: isl.PwQPolynomial, limit: int) -> str:
+    """Return a key whose count exceeds ``limit`` (a piece's points are listed only when its
+    count is not a constant)."""
+    pieces = constant_pieces(per_key)
+    if pieces is not None:
+        for domain, value in pieces:
+            if value > limit:
+                return witness(domain)
+    for domain, poly in per_key.get_pieces():
+        if _maximum(isl.PwQPolynomial.alloc(domain, poly)) > limit:
+            found = _first_over(domain, poly, limit)
+            if found is not None:
+                return found
+    raise AssertionError("no key exceeds the limit")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class _Traffic:
+    footprint: isl.PwQPolynomial
+    fills: int
+    writebacks: int
+
+
+def _traffic(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
+    """Count the footprint per key, fills and writebacks of one tensor at one level."""
+    accessed = read.union(write)
+    held = tiled.key_of.reverse().apply_range(accessed)
+    new = held.subtract(tiled.previous.apply_range(held))
+    writebacks = 0
+    if not write.is_empty():
+        written_tile = tiled.tile_of.reverse().apply_range(write)
+        written_before = tiled.tile_of_key.apply_range(
+            tiled.earlier_tiles.apply_range(written_tile)
+        )
+        needed = tiled.key_of.reverse().apply_range(read).union(written_before)
+        new = new.intersect(needed)
+        leaving = held.subtract(tiled.previous.reverse().apply_range(held))
+        dirty = tiled.up_to.apply_range(tiled.key_of.reverse().apply_range(write))
+        writebacks = count(leaving.intersect(dirty))
+    return _Traffic(held.card(), count(new), writebacks)
+
+
+def _time(elements: int, bandwidth: Fraction | None) -> Fraction:
+    return Fraction(0) if bandwidth is None or not elements else Fraction(elements) / bandwidth
+
+
+def evaluate_memory(
+    problem: Problem,
+    latency_compute: int | None = None,
+    tiles: Sequence[tuple[str, isl.Map]] | None = None,
+) -> MemoryMetrics:
+    """Count the memory figures of ``problem`` exactly (see ``docs/memory.md``).
+
+    ``latency_compute`` is the array's compute latency in cycles (counted when not given);
+    ``tiles`` (level name, tile stamp) replace the dataflow's tile stamps when given.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
+    ...                  params={"M": 8, "N": 8, "K": 4})
+    >>> [(r.level, r.tensor, r.footprint) for r in evaluate_memory(p).records]
+    [('dram', 'A', 32), ('dram', 'B', 32), ('dram', 'C', 64)]
+    """
+    levels = problem.architecture.levels
+    relations = tensor_relations(problem)
+    for level in levels:
+        for name in level.split:
+            if name not in problem.workload.tensors:
+                raise UnknownTensorError(
+                    name, problem.workload.tensors, source=problem.architecture.source
+                )
+    if latency_compute is None:
+        latency_compute = schedule(problem).latency_compute
+    records: list[LevelTensor] = [
+        LevelTensor(levels[0].name, t, count(r.union(w).range()), 0, 0, None, True)
+        for t, (r, w) in relations.items()
+    ]
+    violations: list[CapacityViolation] = []
+    footprints: dict[str, int] = {levels[0].name: sum(r.footprint for r in records)}
+    for tiled in tile_levels(problem, tiles):
+        level = tiled.level
+        total: isl.PwQPolynomial | None = None
+        level_records: list[LevelTensor] = []
+        for tensor, (read, write) in relations.items():
+            traffic = _traffic(tiled, read, write)
+            footprint = _maximum(traffic.footprint)
+            limit = level.capacity_of(tensor) if level.split else None
+            fits = limit is None or footprint <= limit
+            if not fits:
+                assert limit is not None
+                violations.append(
+                    CapacityViolation(
+                        level.name, tensor, footprint, limit, _witness(traffic.footprint, limit)
+                    )
+                )
+            level_records.append(
+                LevelTensor(
+                    level.name,
+                    tensor,
+                    footprint,
+                    traffic.fills,
+                    traffic.writebacks,
+                    limit if level.split else level.capacity,
+                    fits,
+                )
+            )
+            total = traffic.footprint if total is None else total.add(traffic.footprint)
+        need = _maximum(total) if total is not None else 0
+        footprints[level.name] = need
+        if not level.split and level.capacity is not None and need > level.capacity:
+            assert total is not None
+            violations.append(
+                CapacityViolation(
+                    level.name, None, need, level.capacity, _witness(total, level.capacity)
+                )
+            )
+            level_records = [replace(r, fits=False) for r in level_records]
+        records.extend(level_records)
+    return _summarise(levels, records, footprints, latency_compute, violations)
+
+
+def level_needs(
+    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+) -> tuple[dict[str, int], bool]:
+    """Return the largest tile of every level inside the outermost (elements, summed over
+    tensors) and whether every tile fits (per tensor under ``split``); no fills counted."""
+    relations = tensor_relations(problem)
+    needs: dict[str, int] = {}
+    fits = True
+    for tiled in tile_levels(problem, tiles):
+        level = tiled.level
+        total: isl.PwQPolynomial | None = None
+        for tensor, (read, write) in relations.items():
+            per_key = tiled.key_of.reverse().apply_range(read.union(write)).card()
+            if level.split and _maximum(per_key) > (level.capacity_of(tensor) or 0):
+                fits = False
+            total = per_key if total is None else total.add(per_key)
+        needs[level.name] = _maximum(total) if total is not None else 0
+        if not level.split and level.capacity is not None and needs[level.name] > level.capacity:
+            fits = False
+    return needs, fits
+
+
+def _summarise(
+    levels: tuple[MemoryLevel, ...],
+    records: list[LevelTensor],
+    footprints: dict[str, int],
+    latency_compute: int,
+    violations: list[CapacityViolation],
+) -> MemoryMetrics:
+    def total(level: str, what: str) -> int:
+        return sum(getattr(r, what) for r in records if r.level == level)
+
+    summaries: list[LevelSummary] = []
+    for k, level in enumerate(levels):
+        fills, writebacks = total(level.name, "fills"), total(level.name, "writebacks")
+        inner = levels[k + 1].name if k + 1 < len(levels) else None
+        fills_in = total(inner, "fills") if inner else 0
+        writebacks_in = total(inner, "writebacks") if inner else 0
+        reads, writes = fills_in + writebacks, fills + writebacks_in
+        latency = _time(fills_in, level.read_bandwidth) + _time(
+            writebacks_in, level.write_bandwidth
+        )
+        capacity = level.capacity if not level.split else sum(level.split.values())
+        summaries.append(
+            LevelSummary(
+                level.name,
+                footprints[level.name],
+                capacity,
+                not any(v.level == level.name for v in violations),
+                reads,
+                writes,
+                latency,
+                reads * level.energy_read + writes * level.energy_write,
+            )
+        )
+    slowest = max(summaries, key=lambda s: s.latency)
+    if slowest.latency > latency_compute:
+        latency, bottleneck = slowest.latency, slowest.level
+    else:
+        latency, bottleneck = Fraction(latency_compute), "compute"
+    return MemoryMetrics(
+        tuple(records),
+        tuple(summaries),
+        latency_compute,
+        latency,
+        bottleneck,
+        sum(s.energy for s in summaries),
+        tuple(violations),
+    )

@@ -1,0 +1,146 @@
+"""Memory levels of an architecture, from DRAM inward: capacities, bandwidths and energies,
+checked on load. An architecture without levels has one unbounded DRAM feeding the array."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from tenet.errors import SpecError
+from tenet.spec.architecture import ArchitectureSpec, LevelSpec
+
+__all__ = ["MemoryLevel", "memory_levels", "IMPLIED_DRAM"]
+
+
+@dataclass(frozen=True)
+class MemoryLevel:
+    """One memory level: capacity in elements (per PE when ``per_pe``; None is unbounded),
+    bandwidths in elements/cycle (None is unbounded), energies per element accessed."""
+
+    name: str
+    capacity: int | None = None
+    per_pe: bool = False
+    split: Mapping[str, int] = field(default_factory=dict)
+    read_bandwidth: Fraction | None = None
+    write_bandwidth: Fraction | None = None
+    energy_read: float = 0.0
+    energy_write: float = 0.0
+    feeds_array: bool = False
+    source: str | None = None
+
+    def capacity_of(self, tensor: str) -> int | None:
+        """Return the capacity ``tensor`` may use, in elements (None: unbounded)."""
+        if self.split:
+            return self.split.get(tensor, 0)
+        return self.capacity
+
+
+IMPLIED_DRAM = MemoryLevel("dram", feeds_array=True, source="implied: one unbounded DRAM")
+"""The hierarchy of an architecture that lists no levels."""
+
+
+def _fraction(value: float | None) -> Fraction | None:
+    return None if value is None else Fraction(str(value))
+
+
+def _level(spec: LevelSpec, arch: ArchitectureSpec, k: int) -> MemoryLevel:
+    src, bits = arch.source, arch.bits_per_element
+
+    def where(key: str) -> str:
+        return arch.where(f"levels.{k}.{key}")
+
+    capacity = spec.capacity
+    if spec.capacity_bytes is not None:
+        if capacity is not None:
+            raise SpecError(
+                "give capacity (elements) or capacity_bytes, not both",
+                source=src,
+                location=where("capacity_bytes"),
+            )
+        capacity = spec.capacity_bytes * 8 // (spec.bits_per_element or bits)
+        if capacity == 0:
+            raise SpecError(
+                f"capacity_bytes {spec.capacity_bytes} holds no element of "
+                f"{spec.bits_per_element or bits} bits",
+                source=src,
+                location=where("capacity_bytes"),
+            )
+    for tensor, size in (spec.split or {}).items():
+        if size < 0:
+            raise SpecError(
+                f"capacity of {tensor} must be >= 0, not {size}",
+                source=src,
+                location=where(f"split.{tensor}"),
+            )
+    return MemoryLevel(
+        spec.name,
+        capacity,
+        spec.per_pe,
+        dict(spec.split or {}),
+        _fraction(spec.read_bandwidth),
+        _fraction(spec.write_bandwidth),
+        spec.energy_read,
+        spec.energy_write,
+        spec.feeds_array,
+        spec.source,
+    )
+
+
+def memory_levels(spec: ArchitectureSpec) -> tuple[MemoryLevel, ...]:
+    """Return the checked memory levels of ``spec``, outermost first.
+
+    The outermost level is shared; per-PE levels come after every shared one; one level feeds
+    the array (by default the innermost shared level).
+
+    Examples
+    --------
+    >>> spec = ArchitectureSpec.from_mapping({"name": "a", "pe": "{PE[i]: 0 <= i < 4}",
+    ...     "levels": [{"name": "dram"}, {"name": "glb", "capacity_bytes": 1024}]})
+    >>> [(v.name, v.capacity, v.feeds_array) for v in memory_levels(spec)]
+    [('dram', None, False), ('glb', 512, True)]
+    """
+    if not spec.levels:
+        return (IMPLIED_DRAM,)
+    src = spec.source
+    levels = [_level(s, spec, k) for k, s in enumerate(spec.levels)]
+    seen: set[str] = set()
+    for k, level in enumerate(levels):
+        if level.name in seen:
+            raise SpecError(
+                f"level {level.name!r} is listed twice",
+                source=src,
+                location=spec.where(f"levels.{k}.name"),
+            )
+        seen.add(level.name)
+        if level.per_pe and k == 0:
+            raise SpecError(
+                "the outermost level (DRAM) cannot be per PE",
+                source=src,
+                location=spec.where("levels.0.per_pe"),
+            )
+        if k and levels[k - 1].per_pe and not level.per_pe:
+            raise SpecError(
+                f"shared level {level.name!r} cannot sit inside per-PE level "
+                f"{levels[k - 1].name!r} (list levels from DRAM inward)",
+                source=src,
+                location=spec.where(f"levels.{k}.per_pe"),
+            )
+    feeding = [k for k, level in enumerate(levels) if level.feeds_array]
+    if len(feeding) > 1:
+        raise SpecError(
+            f"only one level feeds the array, not {', '.join(levels[k].name for k in feeding)}",
+            source=src,
+            location=spec.where(f"levels.{feeding[1]}.feeds_array"),
+        )
+    shared = [k for k, level in enumerate(levels) if not level.per_pe]
+    if not feeding:
+        last = shared[-1]
+        levels[last] = MemoryLevel(**{**levels[last].__dict__, "feeds_array": True})
+    elif levels[feeding[0]].per_pe:
+        raise SpecError(
+            "the level that feeds the array must be shared, not per PE",
+            source=src,
+            location=spec.where(f"levels.{feeding[0]}.feeds_array"),
+        )
+    return tuple(levels)

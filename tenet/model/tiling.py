@@ -1,0 +1,210 @@
+"""Tiling as relations: the tiles of each memory level, their lexicographic order and the
+consecutive-tile maps (the previous tile, every earlier tile) that the memory figures count on.
+
+A level's tile of an instance is the concatenation of the tile stamps of that level and every
+level outside it (a level without a stamp keeps its parent's tiles). A per-PE level's tiles are
+keyed by ``[PE -> tile]``: each PE has its own buffer, following the level's tile order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import islpy as isl
+
+from tenet.errors import DomainNotCoveredError, NotAFunctionError, SpecError
+from tenet.isl_utils import coalesce, tuple_signature, witness
+from tenet.model.memory import MemoryLevel
+from tenet.model.problem import Problem
+from tenet.model.spacetime import identity, neighbours, step_back
+
+__all__ = ["TiledLevel", "tile_levels", "tile_stamps", "loop_indices", "halo_tensors"]
+
+
+@dataclass(frozen=True)
+class TiledLevel:
+    """The tiles of one memory level inside the outermost one, as relations."""
+
+    level: MemoryLevel
+    tile_of: isl.Map
+    """Instance -> its tile, S -> LEVEL[...] (the stamps of this level and those outside)."""
+    active_pes: isl.Set
+    theta_space: isl.Map
+    """Instance -> its PE (the dataflow's space-stamp)."""
+
+    @cached_property
+    def tiles(self) -> isl.Set:
+        """The tiles, ordered lexicographically."""
+        return coalesce(self.tile_of.range())
+
+    @cached_property
+    def key_of(self) -> isl.Map:
+        """Instance -> its buffer's key: the tile, or ``[PE -> tile]`` for a per-PE level."""
+        if not self.level.per_pe:
+            return self.tile_of
+        return coalesce(self.theta_space.range_product(self.tile_of))
+
+    @cached_property
+    def previous_tile(self) -> isl.Map:
+        """Tile -> the tile just before it."""
+        return step_back(self.tiles)
+
+    @cached_property
+    def earlier_tiles(self) -> isl.Map:
+        """Tile -> every tile before it."""
+        return self.tiles.lex_gt_set(self.tiles)
+
+    def _per_key(self, on_tiles: isl.Map) -> isl.Map:
+        if not self.level.per_pe:
+            return on_tiles
+        return neighbours(identity(self.active_pes), on_tiles, exclude_self=False)
+
+    @cached_property
+    def previous(self) -> isl.Map:
+        """Key -> the key of the previous tile (same PE for a per-PE level)."""
+        return self._per_key(self.previous_tile)
+
+    @cached_property
+    def up_to(self) -> isl.Map:
+        """Key -> the keys of this tile and every earlier one (same PE for a per-PE level)."""
+        return self._per_key(self.tiles.lex_ge_set(self.tiles))
+
+    @cached_property
+    def tile_of_key(self) -> isl.Map:
+        """Key -> its tile."""
+        if not self.level.per_pe:
+            return identity(self.tiles)
+        return self.active_pes.product(self.tiles).unwrap().range_map()
+
+
+def tile_stamps(
+    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+) -> dict[str, isl.Map]:
+    """Return the checked tile stamp of each tiled level, restricted to the domain: those of
+    the dataflow, or ``tiles`` (level name, stamp) when given.
+
+    Raises
+    ------
+    SpecError
+        A stamp for a level the architecture does not have, for the outermost level, or over
+        another statement.
+    DomainNotCoveredError, NotAFunctionError
+        A stamp that misses an instance or gives one two tiles (with a witness).
+    """
+    dataflow, levels = problem.dataflow, problem.architecture.levels
+    names = [level.name for level in levels]
+    domain = problem.workload.domain
+    statement = tuple_signature(domain, isl.dim_type.set)
+    src = dataflow.source
+    stamps: dict[str, isl.Map] = {}
+    for name, stamp in dataflow.tiles if tiles is None else tiles:
+        where = f"tiles.{name}"
+        if name not in names:
+            raise SpecError(
+                f"the architecture has no memory level {name!r} (levels: {', '.join(names)})",
+                source=src,
+                location=where,
+            )
+        if name == names[0]:
+            raise SpecError(
+                f"{name!r} is the outermost level: it holds everything and has no tiles",
+                source=src,
+                location=where,
+            )
+        got = tuple_signature(stamp, isl.dim_type.in_)
+        if got != statement:
+            raise SpecError(
+                f"maps {got[0]} with {got[1]} indices, but the workload's domain is "
+                f"{statement[0]} with {statement[1]}",
+                source=src,
+                location=where,
+            )
+        missing = domain.subtract(stamp.domain())
+        if not missing.is_empty():
+            raise DomainNotCoveredError(
+                f"{src + ': ' if src else ''}{where}: instance {witness(missing)} has no tile"
+            )
+        stamp = stamp.intersect_domain(domain)
+        if not stamp.is_single_valued():
+            pairs = stamp.reverse().apply_range(stamp)
+            pairs = pairs.subtract(isl.Map.identity(pairs.get_space()))
+            a, b = witness(pairs.domain()), witness(pairs.range())
+            raise NotAFunctionError(
+                f"{src + ': ' if src else ''}{where}: an instance of tile {a} also lies in {b}"
+            )
+        stamps[name] = stamp
+    return stamps
+
+
+def tile_levels(
+    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+) -> tuple[TiledLevel, ...]:
+    """Return the tiles of every level inside the outermost one, outermost first (tile stamps
+    of the dataflow, or ``tiles`` when given).
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> from tenet.spec import ArchitectureSpec
+    >>> arch = ArchitectureSpec.from_mapping({"name": "a", "pe": "{PE[i]: 0 <= i < 2}",
+    ...     "levels": [{"name": "dram"}, {"name": "glb", "capacity": 64}]})
+    >>> p = load_problem("gemm", arch, "gemm-os-1d:pes=2", params={"M": 4, "N": 4, "K": 4})
+    >>> [str(t.tiles) for t in tile_levels(p)]
+    ['{ glb[] }']
+    """
+    stamps = tile_stamps(problem, tiles)
+    domain = problem.workload.domain
+    composite = isl.Map.from_domain(domain)
+    result: list[TiledLevel] = []
+    for level in problem.architecture.levels[1:]:
+        if level.name in stamps:
+            composite = composite.flat_range_product(stamps[level.name])
+        tile_of = coalesce(composite.set_tuple_name(isl.dim_type.out, level.name))
+        result.append(TiledLevel(level, tile_of, problem.active_pes, problem.theta_space))
+    return tuple(result)
+
+
+def _subscripts(relation: isl.Map) -> list[set[int]]:
+    """Return, per subscript of ``relation`` (S -> tensor), the loop dimensions it involves."""
+    functions = relation.as_pw_multi_aff()
+    n_in = relation.dim(isl.dim_type.in_)
+    result = []
+    for j in range(relation.dim(isl.dim_type.out)):
+        used: set[int] = set()
+        for _, aff in functions.get_pw_aff(j).get_pieces():
+            used |= {k for k in range(n_in) if aff.involves_dims(isl.dim_type.in_, k, 1)}
+        result.append(used)
+    return result
+
+
+def loop_indices(problem: Problem) -> dict[str, frozenset[str]]:
+    """Return, per analysed tensor, the loop dimensions its subscripts involve.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic")
+    >>> sorted(loop_indices(p)["A"])
+    ['i', 'k']
+    """
+    domain = problem.workload.domain
+    names = [
+        domain.get_dim_name(isl.dim_type.set, k) or f"i{k}"
+        for k in range(domain.dim(isl.dim_type.set))
+    ]
+    out: dict[str, frozenset[str]] = {}
+    for access in problem.accesses:
+        used = {names[k] for sub in _subscripts(access.relation) for k in sub}
+        out[access.tensor] = out.get(access.tensor, frozenset()) | used
+    return out
+
+
+def halo_tensors(problem: Problem) -> set[str]:
+    """Return the tensors with a subscript that adds several loop indices (e.g. ``ox + rx``)."""
+    return {
+        access.tensor
+        for access in problem.accesses
+        if any(len(sub) > 1 for sub in _subscripts(access.relation))
+    }

@@ -1,0 +1,184 @@
+"""Memory levels in the architecture spec: loading, defaults and errors naming file and path."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tenet.cli import cli
+from tenet.errors import SpecError
+from tenet.model import Architecture
+from tenet.model.memory import IMPLIED_DRAM, memory_levels
+from tenet.spec import ArchitectureSpec, load_architecture
+
+HERE = Path(__file__).parent
+
+
+def _write(tmp_path: Path, levels: str) -> str:
+    path = tmp_path / "arch.yaml"
+    path.write_text(f'name: a\npe: "{{PE[i]: 0 <= i < 2}}"\nlevels:\n{levels}')
+    return str(path)
+
+
+def test_levels_loaded_in_order() -> None:
+    levels = memory_levels(load_architecture(str(HERE / "line4.yaml")))
+    assert [v.name for v in levels] == ["dram", "glb", "rf"]
+    assert [v.feeds_array for v in levels] == [False, True, False]
+    assert levels[2].per_pe and levels[1].read_bandwidth == Fraction(4)
+
+
+def test_levels_capacity_in_bytes() -> None:
+    spec = ArchitectureSpec.from_mapping(
+        {
+            "name": "a",
+            "pe": "{PE[i]: i = 0}",
+            "bits_per_element": 8,
+            "levels": [
+                {"name": "dram"},
+                {"name": "glb", "capacity_bytes": 1024},
+                {"name": "acc", "capacity_bytes": 1024, "bits_per_element": 32},
+            ],
+        }
+    )
+    assert [v.capacity for v in memory_levels(spec)] == [None, 1024, 256]
+
+
+def test_levels_fractional_bandwidth_is_exact() -> None:
+    spec = ArchitectureSpec.from_mapping(
+        {"name": "a", "pe": "{PE[i]: i = 0}", "levels": [{"name": "dram", "read_bandwidth": 0.1}]}
+    )
+    assert memory_levels(spec)[0].read_bandwidth == Fraction(1, 10)
+
+
+@pytest.mark.parametrize("name", ["systolic-2d-8x8", "eyeriss", "mesh4"])
+def test_levels_default_to_one_dram(name: str) -> None:
+    spec = load_architecture(name)
+    if not spec.levels:
+        assert memory_levels(spec) == (IMPLIED_DRAM,)
+
+
+def test_levels_tenet_pe_array_keeps_working(tmp_path: Path) -> None:
+    path = tmp_path / "pe.p"
+    path.write_text("{PE[i,j]: 0<=i<2 and 0<=j<2}\n{PE[i,j]->PE[i+1,j]}\n256 1024 64 2\n")
+    arch = Architecture.from_spec(load_architecture(str(path)), {})
+    assert arch.levels == (IMPLIED_DRAM,)
+
+
+def test_levels_error_names_duplicate(tmp_path: Path) -> None:
+    path = _write(tmp_path, "  - {name: dram}\n  - {name: dram}\n")
+    with pytest.raises(SpecError, match=r"arch\.yaml: levels\.1\.name \(line 5\): .*listed twice"):
+        memory_levels(load_architecture(path))
+
+
+def test_levels_error_both_capacities(tmp_path: Path) -> None:
+    path = _write(tmp_path, "  - {name: dram}\n  - {name: glb, capacity: 4, capacity_bytes: 8}\n")
+    with pytest.raises(
+        SpecError, match=r"arch\.yaml: levels\.1\.capacity_bytes \(line 5\): .*not both"
+    ):
+        memory_levels(load_architecture(path))
+
+
+def test_levels_error_too_few_bytes(tmp_path: Path) -> None:
+    path = _write(tmp_path, "  - {name: dram}\n  - {name: glb, capacity_bytes: 1}\n")
+    with pytest.raises(SpecError, match="holds no element of 16 bits"):
+        memory_levels(load_architecture(path))
+
+
+def test_levels_error_per_pe_outermost(tmp_path: Path) -> None:
+    path = _write(tmp_path, "  - {name: dram, per_pe: true}\n")
+    with pytest.raises(SpecError, match=r"levels\.0\.per_pe \(line 4\): the outermost level"):
+        memory_levels(load_architecture(path))
+
+
+def test_levels_error_shared_inside_per_pe(tmp_path: Path) -> None:
+    path = _write(tmp_path, "  - {name: dram}\n  - {name: rf, per_pe: true}\n  - {name: glb}\n")
+    with pytest.raises(SpecError, match=r"levels\.2\.per_pe.*cannot sit inside"):
+        memory_levels(load_architecture(path))
+
+
+def test_levels_error_two_feed_the_array(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path, "  - {name: dram, feeds_array: true}\n  - {name: glb, feeds_array: true}\n"
+    )
+    with pytest.raises(SpecError, match=r"levels\.1\.feeds_array \(line 5\): only one level"):
+        memory_levels(load_architecture(path))
+
+
+def test_levels_error_per_pe_feeds_array(tmp_path: Path) -> None:
+    path = _write(tmp_path, "  - {name: dram}\n  - {name: rf, per_pe: true, feeds_array: true}\n")
+    with pytest.raises(SpecError, match=r"levels\.1\.feeds_array \(line 5\): .*shared"):
+        memory_levels(load_architecture(path))
+
+
+def test_levels_error_negative_split(tmp_path: Path) -> None:
+    path = _write(tmp_path, "  - {name: dram}\n  - {name: glb, split: {A: -1}}\n")
+    with pytest.raises(
+        SpecError, match=r"levels\.1\.split\.A \(line 5\): capacity of A must be >= 0"
+    ):
+        memory_levels(load_architecture(path))
+
+
+def test_levels_error_bad_field(tmp_path: Path) -> None:
+    path = _write(tmp_path, "  - {name: dram, capacity: -3}\n")
+    with pytest.raises(SpecError, match=r"arch\.yaml: .*levels\.0\.capacity"):
+        load_architecture(path)
+
+
+def test_levels_in_eval_json() -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "-w",
+            "gemm",
+            "-a",
+            str(HERE / "line4.yaml"),
+            "-d",
+            str(HERE / "gemm-tiled.yaml"),
+            "-p",
+            "M=4",
+            "-p",
+            "N=4",
+            "-p",
+            "K=4",
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    keys = {"level", "tensor", "footprint", "fills", "writebacks", "capacity", "fits"}
+    assert all(keys <= set(row) for row in data["levels"])
+    glb_a = next(r for r in data["levels"] if (r["level"], r["tensor"]) == ("glb", "A"))
+    # the hand-derived tiled GEMM of test_memory: 32 fills of A into the global buffer.
+    assert glb_a["fills"] == 32
+    assert data["memory"]["bottleneck"] == "dram"
+
+
+def test_levels_capacity_violation_in_eval_legality(tmp_path: Path) -> None:
+    arch = (HERE / "line4.yaml").read_text().replace("capacity: 12", "capacity: 11")
+    (tmp_path / "small.yaml").write_text(arch)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "-w",
+            "gemm",
+            "-a",
+            str(tmp_path / "small.yaml"),
+            "-d",
+            str(HERE / "gemm-tiled.yaml"),
+            "-p",
+            "M=4",
+            "-p",
+            "N=4",
+            "-p",
+            "K=4",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "capacity: tile glb[" in result.output
