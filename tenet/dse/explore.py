@@ -216,9 +216,11 @@ def _explore(
         pass
     results = store.rows(run)
     if (results["status"] == "pruned").any():
-        # pruned rows have no figures: keep the counts integers beside them
+        # pruned rows have no figures: keep the counts integers beside them (nullable int64
+        # where they fit; counts beyond 64 bits stay Python ints)
         for column, kind in METRIC_COLUMNS.items():
-            if kind == "INTEGER":
+            values = results[column].dropna()
+            if kind == "INTEGER" and all(-(2**63) <= int(v) < 2**63 for v in values):
                 results[column] = results[column].astype("Int64")
     results.insert(0, "architecture", architecture.name)
     results.insert(0, "workload", label or workload.name)
