@@ -10,6 +10,7 @@ from tenet.cli import dse as _dse  # noqa: F401
 from tenet.cli import evaluate as _evaluate  # noqa: F401  (registers its commands)
 from tenet.cli import maestro as _maestro  # noqa: F401
 from tenet.cli import network as _network  # noqa: F401
+from tenet.cli import peers as _peers  # noqa: F401
 from tenet.cli import plot as _plot  # noqa: F401
 from tenet.cli import table as _table  # noqa: F401
 from tenet.cli import zoo as _zoo  # noqa: F401

@@ -16,7 +16,7 @@ the per-level, per-tensor figures honouring bypasses and either retention rule
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from math import ceil, prod
 from typing import Literal
@@ -84,6 +84,14 @@ class LoopNest:
     statement: str = "S"
     per_pe: frozenset[str] = field(default_factory=frozenset)
     """Levels with one instance in every PE (their tiles are keyed by PE)."""
+    above: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """Per tensor and level, the number of loops (of :meth:`loops`, outermost first) above the
+    tensor's storage at that level, where it differs from the level's place in the nest."""
+
+    def boundary(self, level: str) -> int:
+        """Return the number of loops above ``level``'s tiles (those of the levels outside)."""
+        k = [lv.level for lv in self.levels].index(level)
+        return sum(len(lv.loops) for lv in self.levels[:k])
 
     def loops(self) -> list[tuple[int, Loop]]:
         """Return every loop with the index of its level, outermost first."""
@@ -208,17 +216,24 @@ def dataflow_spec(nest: LoopNest, name: str, source: str | None = None) -> Dataf
     )
 
 
-def cumulative_tiles(nest: LoopNest, relations: Relations) -> dict[str, str]:
-    """Return, per level, the tile stamp listing the temporal loops of every level outside it
-    (what a level's tiles are when the levels between it and the next holder are bypassed)."""
+def tensor_tiles(nest: LoopNest, tensor: str) -> dict[str, str]:
+    """Return, per level inside the backing store, the tile stamp of ``tensor`` listing every
+    temporal loop above its storage there (the level's place, or ``nest.above``)."""
+    flat = nest.loops()
+    strides = nest.strides()
+    first: dict[str, int] = {}
+    for n, (_, loop) in enumerate(flat):
+        first.setdefault(loop.dim, n)
+    head = f"{nest.statement}[{', '.join(nest.dims)}]"
     out: dict[str, str] = {}
-    parts: list[str] = []
     for level in nest.levels[1:]:
-        text = relations.tiles.get(level.level)
-        if text is not None:
-            parts.append(text.split("[", 2)[2].rsplit("]", 1)[0])
+        bound = nest.above.get(tensor, {}).get(level.level, nest.boundary(level.level))
+        parts = [
+            _value(loop, strides[n], first[loop.dim] == n)
+            for n, (_, loop) in enumerate(flat[:bound])
+            if loop.spatial is None
+        ]
         if parts:
-            head = f"{nest.statement}[{', '.join(nest.dims)}]"
             out[level.level] = f"{{{head} -> {level.level.upper()}[{', '.join(parts)}]}}"
     return out
 
@@ -250,14 +265,14 @@ def evaluate_nest(
     >>> [(f.tensor, f.fills) for f in evaluate_nest(p, nest, "refetch") if f.level == "glb"]
     [('A', 6), ('B', 12), ('C', 0)]
     """
-    relations = to_relations(nest)
-    stamps = cumulative_tiles(nest, relations)
+    to_relations(nest)
     levels = problem.architecture.levels
     by_name = {level.level: level for level in nest.levels}
     records: list[LevelTensor] = []
     for tensor, (read, write) in tensor_relations(problem).items():
         kept = [lv for lv in levels[1:] if lv.name not in by_name or by_name[lv.name].keeps(tensor)]
         sub = _restrict(problem, tensor, (levels[0], *kept))
+        stamps = tensor_tiles(nest, tensor)
         tiles = [
             (lv.name, isl.Map(stamps[lv.name]).intersect_domain(problem.workload.domain))
             for lv in kept
