@@ -8,7 +8,7 @@ import click
 
 from tenet.cli.app import cli, param_option, parse_params, write_output
 
-__all__ = ["import_group", "export_group"]
+__all__ = ["import_group", "export_group", "compare_with_peer"]
 
 
 @cli.group("import")
@@ -106,3 +106,36 @@ def export_zigzag(
     docs = write_zigzag(w, a, d, parse_params(param))  # type: ignore[arg-type]
     paths = write_specs(directory, docs)
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
+
+
+def compare_with_peer(
+    peer: str,
+    mapping: str | None,
+    workload: str | None,
+    accelerator: str | None,
+    python: str | None,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Run ``peer`` and print tenet's fills and writebacks beside its own."""
+    import json
+    from dataclasses import asdict
+
+    from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
+
+    if mapping is None:
+        raise click.UsageError(f"--with {peer} needs MAPPING")
+    if peer == "zigzag":
+        if not workload or not accelerator:
+            raise click.UsageError("--with zigzag needs -w WORKLOAD and -a ACCELERATOR")
+        rows = compare_zigzag(peer_python(python), workload, accelerator, mapping)
+    else:
+        rows = compare_accelforge(peer_python(python), mapping)
+    if fmt == "json":
+        write_output(json.dumps([asdict(r) for r in rows], indent=2), output)
+    elif fmt == "csv":
+        import pandas as pd
+
+        write_output(pd.DataFrame([asdict(r) for r in rows]).to_csv(index=False).rstrip(), output)
+    else:
+        write_output(render(rows, peer), output)

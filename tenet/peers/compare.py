@@ -180,13 +180,18 @@ def _reason(
         return ""
     reasons = []
     if refetch is not None and refetch[key].fills == fills and mine.fills != fills:
+        what = (
+            "consecutive tiles overlap (convolution windows)"
+            if key[1] in halo
+            else "a loop above the level changes only other tensors"
+        )
         reasons.append(
-            "the peer refetches the tile under a loop that changes only other tensors "
-            "(tenet keeps it; tenet's refetch rule gives the peer's figure)"
+            f"{what}: tenet keeps what the previous tile holds, the peer refetches the whole "
+            "tile (tenet's refetch rule gives the peer's figure)"
         )
     if key[1] in halo and fills > mine.fills and not reasons:
         reasons.append("overlapping windows: tenet fetches the overlap once, the peer again")
-    if partial:
+    if partial and not reasons:
         reasons.append("partial tiles: the peer counts the last tile of a loop as a full one")
     if writebacks != mine.writebacks and fills != mine.fills and not reasons:
         reasons.append("the peer moves partial sums differently")

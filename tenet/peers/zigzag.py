@@ -276,18 +276,7 @@ def nest_of_allocation(
         ),
         default=n_temporal,
     )
-    per_pe_tops = [
-        n_temporal - allocation[m.name][back[o]]
-        for m in order
-        if m.per_pe
-        for o in m.operands
-        if o in back
-    ]
-    insert = min([lowest_shared, *per_pe_tops]) if per_pe_tops else n_temporal
-    if per_pe_tops and lowest_shared > insert:
-        raise NotALoopNestError(
-            "a per-PE memory holds loops above a shared one's: no nest of levels has them"
-        )
+    insert = lowest_shared
     flat = [Loop(d.lower(), s) for d, s in flat_t[:insert]]
     flat += [Loop(d.lower(), s, spatial=a) for d, s, a in spatial]
     flat += [Loop(d.lower(), s) for d, s in flat_t[insert:]]
@@ -303,9 +292,11 @@ def nest_of_allocation(
             continue
         ops = [back[o] for o in m.operands if o in back]
         tops = {op: position(n_temporal - allocation[m.name][op]) for op in ops}
-        if m.per_pe:
-            tops = {op: max(t, position(insert) + len(spatial)) for op, t in tops.items()}
         bounds[m.name] = min(tops.values()) if tops else len(flat)
+        if m.per_pe:
+            # A per-PE memory's loops start below the spatial ones; a tensor it holds from
+            # higher up keeps its own place (``above``).
+            bounds[m.name] = max(bounds[m.name], insert + len(spatial))
         for op, t in tops.items():
             if t != bounds[m.name]:
                 above.setdefault(op, {})[m.name] = t
