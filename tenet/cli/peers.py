@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from tenet.cli.app import cli, param_option, parse_params, write_output
+
+if TYPE_CHECKING:
+    from tenet.peers.loopnest import LoopNest
 
 __all__ = ["import_group", "export_group", "compare_with_peer"]
 
@@ -35,7 +40,8 @@ def import_accelforge(spec: str, directory: str) -> None:
     from tenet.peers.files import write_specs
 
     imported = read_accelforge(spec)
-    _written(directory, write_specs(directory, imported.documents(), _header(spec)))
+    header = _header(spec, imported.nest, imported.workload["accesses"])
+    _written(directory, write_specs(directory, imported.documents(), header))
 
 
 @import_group.command("zigzag")
@@ -50,12 +56,26 @@ def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str)
     from tenet.peers.zigzag import read_zigzag
 
     imported = read_zigzag(workload, accelerator, mapping)
-    header = _header(f"{workload}, {accelerator}, {mapping}")
+    header = _header(
+        f"{workload}, {accelerator}, {mapping}", imported.nest, imported.workload["accesses"]
+    )
     _written(directory, write_specs(directory, imported.documents(), header))
 
 
-def _header(source: str) -> str:
-    return f"# Read by tenet import from {source}.\n"
+def _header(source: str, nest: LoopNest, tensors: Iterable[str]) -> str:
+    text = f"# Read by tenet import from {source}.\n"
+    kept = [
+        f"{lv.level} keeps {', '.join(sorted(lv.keep)) or 'nothing'}"
+        for lv in nest.levels
+        if lv.keep is not None and not set(tensors) <= lv.keep
+    ]
+    if kept:
+        text += (
+            f"# Bypasses: {'; '.join(kept)}. tenet compare --with and\n"
+            "# tenet.peers.loopnest.evaluate_nest count them; tenet eval counts every level as\n"
+            "# holding every tensor.\n"
+        )
+    return text
 
 
 @cli.group("export")
