@@ -22,7 +22,7 @@ from typing import Any
 from tenet.api import load_problem
 from tenet.errors import SpecError, TenetError
 from tenet.metrics.memory import LevelTensor
-from tenet.model.tiling import halo_tensors
+from tenet.model.tiling import halo_tensors, loop_indices
 from tenet.peers.accelforge import read_accelforge
 from tenet.peers.loopnest import LoopNest, Retention, evaluate_nest
 from tenet.peers.specs import Imported
@@ -148,11 +148,29 @@ def tenet_figures(
     return {(r.level, r.tensor): r for r in evaluate_nest(problem, imported.nest, retention)}
 
 
-def _halo(imported: Imported) -> set[str]:
+def _causes(imported: Imported) -> dict[tuple[str, str], str]:
+    """Return, per (level, tensor), why consecutive tiles share data: a loop above the level
+    over a dimension the tensor does not use, and/or overlapping windows (a loop above over a
+    dimension of a subscript such as ``p + r``)."""
     w = WorkloadSpec.from_mapping(imported.workload)
     a = ArchitectureSpec.from_mapping(imported.architecture)
     d = DataflowSpec.from_mapping(imported.dataflow)
-    return halo_tensors(load_problem(w, a, d))
+    problem = load_problem(w, a, d)
+    halo, used = halo_tensors(problem), loop_indices(problem)
+    nest = imported.nest
+    flat = [loop for _, loop in nest.loops()]
+    out: dict[tuple[str, str], str] = {}
+    for tensor in used:
+        for level in nest.levels[1:]:
+            bound = nest.above.get(tensor, {}).get(level.level, nest.boundary(level.level))
+            above = [x for x in flat[:bound] if x.spatial is None and x.size > 1]
+            causes = []
+            if any(x.dim not in used[tensor] for x in above):
+                causes.append("a loop above the level changes only other tensors")
+            if tensor in halo and any(x.dim in used[tensor] for x in above):
+                causes.append("consecutive tiles overlap (convolution windows)")
+            out[(level.level, tensor)] = " and ".join(causes) or "tiles repeat"
+    return out
 
 
 def _partial(nest: LoopNest) -> bool:
@@ -173,23 +191,19 @@ def _reason(
     fills: int,
     writebacks: int,
     refetch: Mapping[tuple[str, str], LevelTensor] | None,
-    halo: set[str],
+    causes: Mapping[tuple[str, str], str],
     partial: bool,
 ) -> str:
     if (mine.fills, mine.writebacks) == (fills, writebacks):
         return ""
     reasons = []
     if refetch is not None and refetch[key].fills == fills and mine.fills != fills:
-        what = (
-            "consecutive tiles overlap (convolution windows)"
-            if key[1] in halo
-            else "a loop above the level changes only other tensors"
-        )
+        what = causes.get(key, "tiles repeat")
         reasons.append(
             f"{what}: tenet keeps what the previous tile holds, the peer refetches the whole "
             "tile (tenet's refetch rule gives the peer's figure)"
         )
-    if key[1] in halo and fills > mine.fills and not reasons:
+    if "overlap" in causes.get(key, "") and fills > mine.fills and not reasons:
         reasons.append("overlapping windows: tenet fetches the overlap once, the peer again")
     if partial and not reasons:
         reasons.append("partial tiles: the peer counts the last tile of a loop as a full one")
@@ -219,7 +233,7 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
     nest = nest_of_allocation(layer, memories, spatial, temporal, links, allocation)
     imported = Imported(imported.workload, imported.architecture, imported.dataflow, nest)
     mine = tenet_figures(imported)
-    halo = _halo(imported)
+    causes = _causes(imported)
     rows = []
     for op, names in peer["levels"].items():
         for name, moves in zip(names, peer["moves"][op], strict=False):
@@ -228,7 +242,7 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
                 continue
             fills, writebacks = moves["wr_in_by_high"], moves["rd_out_to_high"]
             r = mine[key]
-            reason = _reason(key, r, fills, writebacks, None, halo, _partial(nest))
+            reason = _reason(key, r, fills, writebacks, None, causes, _partial(nest))
             rows.append(Row(name, op, r.fills, fills, r.writebacks, writebacks, reason))
     return rows
 
@@ -252,7 +266,7 @@ def compare_accelforge(python: str | None, spec: str) -> list[Row]:
     imported = read_accelforge(spec)
     mine = tenet_figures(imported)
     refetch = tenet_figures(imported, "refetch")
-    halo = _halo(imported)
+    causes = _causes(imported)
     per_action, width = _bits(read_yaml(spec))
     order = [lv.level for lv in imported.nest.levels]
     rows = []
@@ -279,7 +293,7 @@ def compare_accelforge(python: str | None, spec: str) -> list[Row]:
             key = (chain[k], tensor)
             r = mine[key]
             reason = _reason(
-                key, r, fills[k], writebacks[k], refetch, halo, _partial(imported.nest)
+                key, r, fills[k], writebacks[k], refetch, causes, _partial(imported.nest)
             )
             rows.append(
                 Row(chain[k], tensor, r.fills, fills[k], r.writebacks, writebacks[k], reason)
