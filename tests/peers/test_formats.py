@@ -107,8 +107,11 @@ def test_accelforge_round_trip(path: Path, tmp_path: Path) -> None:
     assert isl.Set(first.workload["domain"]).is_equal(isl.Set(again.workload["domain"]))
 
 
-@pytest.mark.parametrize("files", [ZZ_GEMM, ZZ_CONV])
-def test_zigzag_round_trip(files: tuple[Path, Path, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("files, tiles", [(ZZ_GEMM, True), (ZZ_CONV, False)])
+def test_zigzag_round_trip(files: tuple[Path, Path, Path], tiles: bool, tmp_path: Path) -> None:
+    # ZigZag allocates loops to memories from their sizes: the exported memories hold every
+    # operand (tenet's levels do), so the tiles come back equal only when that allocation is
+    # the same (the GEMM's; the conv's register, shared by three operands, holds less).
     first = read_zigzag(*files)
     docs = write_zigzag(*_specs(first))
     write_specs(tmp_path, docs)
@@ -117,6 +120,8 @@ def test_zigzag_round_trip(files: tuple[Path, Path, Path], tmp_path: Path) -> No
     )
     assert isl.Map(first.dataflow["space_stamp"]).is_equal(isl.Map(again.dataflow["space_stamp"]))
     assert isl.Map(first.dataflow["time_stamp"]).is_equal(isl.Map(again.dataflow["time_stamp"]))
+    if tiles:
+        _same(first.dataflow, again.dataflow)
 
 
 def test_export_refuses_a_skew() -> None:
