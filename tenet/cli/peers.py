@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,7 +39,7 @@ def import_accelforge(spec: str, directory: str) -> None:
     from tenet.peers.files import write_specs
 
     imported = read_accelforge(spec)
-    header = _header(spec, imported.nest, imported.workload["accesses"])
+    header = _header(spec, imported.nest)
     _written(directory, write_specs(directory, imported.documents(), header))
 
 
@@ -56,24 +55,21 @@ def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str)
     from tenet.peers.zigzag import read_zigzag
 
     imported = read_zigzag(workload, accelerator, mapping)
-    header = _header(
-        f"{workload}, {accelerator}, {mapping}", imported.nest, imported.workload["accesses"]
-    )
+    header = _header(f"{workload}, {accelerator}, {mapping}", imported.nest)
     _written(directory, write_specs(directory, imported.documents(), header))
 
 
-def _header(source: str, nest: LoopNest, tensors: Iterable[str]) -> str:
+def _header(source: str, nest: LoopNest) -> str:
     text = f"# Read by tenet import from {source}.\n"
-    kept = [
-        f"{lv.level} keeps {', '.join(sorted(lv.keep)) or 'nothing'}"
-        for lv in nest.levels
-        if lv.keep is not None and not set(tensors) <= lv.keep
-    ]
-    if kept:
+    if nest.above:
+        placed = "; ".join(
+            f"{tensor} at {level} under {at} loops"
+            for tensor, per in nest.above.items()
+            for level, at in per.items()
+        )
         text += (
-            f"# Bypasses: {'; '.join(kept)}. tenet compare --with and\n"
-            "# tenet.peers.loopnest.evaluate_nest count them; tenet eval counts every level as\n"
-            "# holding every tensor.\n"
+            f"# Storage placed off its level's place ({placed}): tenet compare --with and\n"
+            "# tenet.peers.loopnest.evaluate_nest count it; tenet eval uses the level's place.\n"
         )
     return text
 

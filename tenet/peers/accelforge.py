@@ -20,6 +20,7 @@ from tenet.peers.specs import (
     Imported,
     Operand,
     dataflow_document,
+    mark_bypasses,
     number,
     pe_extents,
     recover_nest,
@@ -261,6 +262,7 @@ def read_accelforge(path: str | Path) -> Imported:
     arch, names, axes = _architecture(doc, src, width)
     per_pe = frozenset(lv["name"] for lv in arch["levels"] if lv.get("per_pe"))
     nest = _mapping(doc, src, dims, extents, names, axes, per_pe)
+    mark_bypasses(arch, nest, [op.name for op in operands])
     workload = workload_document(einsum.lower(), dims, extents, operands)
     dataflow = dataflow_document(nest, Path(src).stem, src)
     return Imported(workload, arch, dataflow, nest)

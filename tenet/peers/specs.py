@@ -24,6 +24,7 @@ __all__ = [
     "Imported",
     "Operand",
     "workload_document",
+    "mark_bypasses",
     "dataflow_document",
     "number",
     "pe_extents",
@@ -79,6 +80,16 @@ def workload_document(
         "accesses": accesses,
         "reductions": [op.name for op in operands if op.output],
     }
+
+
+def mark_bypasses(architecture: dict[str, Any], nest: LoopNest, tensors: Sequence[str]) -> None:
+    """Give each level of ``architecture`` (a document) that keeps only some tensors its
+    ``tensors`` list: the others bypass it."""
+    keep = {lv.level: lv.keep for lv in nest.levels[1:]}
+    for level in architecture["levels"][1:]:
+        kept = keep.get(level["name"])
+        if kept is not None and not set(tensors) <= kept:
+            level["tensors"] = [t for t in tensors if t in kept]
 
 
 def dataflow_document(nest: LoopNest, name: str, source: str | None = None) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from tenet.peers.specs import (
     Imported,
     Operand,
     dataflow_document,
+    mark_bypasses,
     number,
     pe_extents,
     recover_nest,
@@ -418,6 +419,7 @@ def read_zigzag(workload: str | Path, accelerator: str | Path, mapping: str | Pa
         "energy": {"mac": mac},
         "levels": levels,
     }
+    mark_bypasses(arch, nest, [op.name for op in layer.operands])
     work = workload_document(
         layer.name.lower(), [d.lower() for d in layer.dims], layer.sizes, layer.operands
     )

@@ -213,3 +213,30 @@ def test_cli_export_skew_exits_2() -> None:
     with pytest.raises(SystemExit) as exc:
         main(args)
     assert exc.value.code == 2
+
+
+def test_bypass_in_tenet_eval_by_hand() -> None:
+    # The imported architecture says the register holds only Z: tenet eval counts A and B at
+    # main memory and the buffer only. The buffer is read for what it sends back to main
+    # memory (128 sums) and for the register's fills (0): 128; written with its own fills
+    # (192 + 96 + 0) and the register's writebacks (128): 416.
+    from tenet.metrics.memory import evaluate_memory
+
+    w, a, d = _specs(read_accelforge(AF_GEMM))
+    m = evaluate_memory(load_problem(w, a, d))
+    assert [r.tensor for r in m.records if r.level == "Register"] == ["Z"]
+    glb = m.summary("GlobalBuffer")
+    assert (glb.accesses_read, glb.accesses_write) == (128, 416)
+    figures, need = reference_memory(w, a, d)
+    assert ("Register", "A") not in figures and need["Register"] == 2
+
+
+def test_bypass_unknown_tensor() -> None:
+    from tenet.errors import UnknownTensorError
+    from tenet.metrics.memory import evaluate_memory
+
+    imported = read_accelforge(AF_GEMM)
+    imported.architecture["levels"][2]["tensors"] = ["Q"]
+    w, a, d = _specs(imported)
+    with pytest.raises(UnknownTensorError, match="Q"):
+        evaluate_memory(load_problem(w, a, d))
