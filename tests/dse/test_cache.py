@@ -1,0 +1,94 @@
+"""The count cache of design points: a sweep over a network with repeated layers gives the rows
+of an uncached sweep and counts each distinct layer's design points once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tenet.cli import cli
+from tenet.dse.cache import RowCache, row_key
+from tenet.dse.explore import sweep
+from tenet.dse.worker import Context, evaluate_tasks
+from tenet.spec import load_architecture, load_network, load_workload
+
+NETWORK = Path(__file__).parent.parent / "data" / "networks" / "repeated.yaml"
+ARRAY = "systolic-2d:rows=2,cols=2"
+
+
+def _layers() -> list[tuple[str, str, dict[str, int]]]:
+    spec = load_network(NETWORK)
+    return [(layer.name, layer.workload, dict(layer.params)) for layer in spec.layers]
+
+
+def _figures(result) -> list[list[object]]:
+    table = result.results.drop(columns=["workload"])
+    return table.astype(object).where(table.notna(), None).values.tolist()
+
+
+def test_sweep_with_cache_equals_uncached_and_counts_each_layer_once(tmp_path: Path):
+    layers = _layers()
+    plain = sweep(layers, [ARRAY], workers=1)
+    folder = tmp_path / "counts"
+    cached = sweep(layers, [ARRAY], workers=1, cache=folder)
+    assert _figures(cached) == _figures(plain)
+    # one file per design point counted (complete or illegal): the repeated layer adds none
+    first, again, other = cached.explorations
+    assert _figures(first) == _figures(again)
+    distinct = len(first.results) + len(other.results)
+    assert len(list(folder.glob("*.json"))) == distinct
+    # a later run reads the folder: same rows, nothing new counted
+    later = sweep(layers, [ARRAY], workers=1, cache=folder)
+    assert _figures(later) == _figures(plain)
+    assert len(list(folder.glob("*.json"))) == distinct
+
+
+def test_worker_counts_a_repeated_point_once():
+    workload, array = load_workload("gemm"), load_architecture(ARRAY)
+    tasks = [(0, "os", "{S[i,j,k] -> PE[i, j]}", "{S[i,j,k] -> T[i + j + k]}")]
+    # two contexts with the same bound relations (the second names its sizes in another order)
+    a = Context.make(workload, array, {"M": 2, "N": 2, "K": 3}, ("C",)).text
+    b = Context.make(workload, array, {"K": 3, "N": 2, "M": 2}, ("C",)).text
+    from tenet.dse.cache import worker_cache
+
+    cache = worker_cache(None)
+    misses = cache.misses
+    [first] = evaluate_tasks(a, tasks)
+    [second] = evaluate_tasks(b, [(5, "renamed", *tasks[0][2:])])
+    assert cache.misses == misses + 1
+    assert {**second, "index": 0, "name": "os"} == first
+    # 2x2 output-stationary, skewed: time-stamps i + j + k in 0..1+1+2 (hand count: 5)
+    assert first["timestamps"] == 5
+
+
+def test_rows_on_disk_are_read_back(tmp_path: Path):
+    from tenet.api import load_problem
+
+    problem = load_problem("gemm", ARRAY, "gemm-os-systolic", {"M": 2, "N": 2, "K": 2})
+    key = row_key(problem, ())
+    row = {"status": "ok", "reason": "", "energy_pj": 0.1, "latency_cycles": 2**70}
+    RowCache(tmp_path).get(key, lambda: row)
+    later = RowCache(tmp_path)
+    assert later.get(key, dict) == row
+    assert (later.hits, later.misses) == (1, 0)
+    assert json.loads((tmp_path / f"{key}.json").read_text()) == row
+
+
+def test_pruned_rows_are_not_kept(tmp_path: Path):
+    cache = RowCache(tmp_path)
+    cache.get("k", lambda: {"status": "pruned", "reason": "latency at least 9, above 3"})
+    assert cache.get("k", lambda: {"status": "ok"}) == {"status": "ok"}
+    assert cache.misses == 2
+
+
+def test_cli_sweep_with_cache(tmp_path: Path):
+    folder = tmp_path / "counts"
+    args = ["sweep", "-n", str(NETWORK), "-a", ARRAY, "--top", "1", "--format", "csv"]
+    plain = CliRunner().invoke(cli, args)
+    cached = CliRunner().invoke(cli, [*args, "--cache", str(folder)])
+    assert plain.exit_code == 0, plain.output
+    assert cached.exit_code == 0, cached.output
+    assert cached.stdout == plain.stdout
+    assert list(folder.glob("*.json"))
