@@ -4,12 +4,15 @@ of an uncached sweep and counts each distinct layer's design points once."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
 from tenet.cli import cli
-from tenet.dse.cache import RowCache, row_key
+from tenet.dse.cache import _CACHES, RowCache, row_key, worker_cache
+from tenet.dse.engines import Engine
 from tenet.dse.explore import sweep
 from tenet.dse.worker import Context, evaluate_tasks
 from tenet.spec import load_architecture, load_network, load_workload
@@ -18,31 +21,49 @@ NETWORK = Path(__file__).parent.parent / "data" / "networks" / "repeated.yaml"
 ARRAY = "systolic-2d:rows=2,cols=2"
 
 
-def _layers() -> list[tuple[str, str, dict[str, int]]]:
-    spec = load_network(NETWORK)
-    return [(layer.name, layer.workload, dict(layer.params)) for layer in spec.layers]
+class InProcess(Engine):
+    """Runs every job in this process, so that its cache can be read."""
+
+    workers = 1
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[tuple[Any, ...]], deadline: Any = None
+    ) -> Iterator[Any]:
+        for job in jobs:
+            yield function(*job)
 
 
-def _figures(result) -> list[list[object]]:
+def _figures(result: Any) -> list[list[object]]:
     table = result.results.drop(columns=["workload"])
     return table.astype(object).where(table.notna(), None).values.tolist()
 
 
 def test_sweep_with_cache_equals_uncached_and_counts_each_layer_once(tmp_path: Path):
-    layers = _layers()
+    spec = load_network(NETWORK)
+    layers: list[Any] = [(layer.name, layer.workload, dict(layer.params)) for layer in spec.layers]
+    # the repeated layer once more, under another workload name: other explorations, the
+    # same relations
+    renamed = load_workload("gemm").model_copy(update={"name": "matmul"})
+    layers.append(("renamed", renamed, dict(spec.layers[0].params)))
     plain = sweep(layers, [ARRAY], workers=1)
     folder = tmp_path / "counts"
-    cached = sweep(layers, [ARRAY], workers=1, cache=folder)
+    cached = sweep(layers, [ARRAY], engine=InProcess(), cache=folder)
     assert _figures(cached) == _figures(plain)
-    # one file per design point counted (complete or illegal): the repeated layer adds none
-    first, again, other = cached.explorations
-    assert _figures(first) == _figures(again)
+    first, again, other, named = cached.explorations
+    assert _figures(first) == _figures(again) == _figures(named)
+    # every design point of the distinct layers counted once (complete or illegal: a file
+    # each), none of the repeated or renamed layer's
     distinct = len(first.results) + len(other.results)
+    assert worker_cache(str(folder.resolve())).misses == distinct
     assert len(list(folder.glob("*.json"))) == distinct
-    # a later run reads the folder: same rows, nothing new counted
-    later = sweep(layers, [ARRAY], workers=1, cache=folder)
-    assert _figures(later) == _figures(plain)
-    assert len(list(folder.glob("*.json"))) == distinct
+    # a later run (another process: a fresh cache) reads the folder and counts nothing
+    _CACHES.clear()
+    later = sweep(layers, [ARRAY], engine=InProcess(), cache=folder, best=("latency", 1))
+    assert later.best("latency").values.tolist() == plain.best("latency").values.tolist()
+    assert worker_cache(str(folder.resolve())).misses == 0
 
 
 def test_worker_counts_a_repeated_point_once():
@@ -51,8 +72,6 @@ def test_worker_counts_a_repeated_point_once():
     # two contexts with the same bound relations (the second names its sizes in another order)
     a = Context.make(workload, array, {"M": 2, "N": 2, "K": 3}, ("C",)).text
     b = Context.make(workload, array, {"K": 3, "N": 2, "M": 2}, ("C",)).text
-    from tenet.dse.cache import worker_cache
-
     cache = worker_cache(None)
     misses = cache.misses
     [first] = evaluate_tasks(a, tasks)
