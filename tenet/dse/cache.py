@@ -5,8 +5,9 @@ architecture figures and neighbourhood have the same row of figures, whatever th
 network layer or the exploration they belong to (repeated layers of a network, the same
 candidate reached twice): :class:`RowCache` counts each such point once per worker process and,
 given a folder, keeps its row there for later runs and other workers (one JSON file per key,
-written through a temporary file). Rows left ``pruned`` depend on the bound they were pruned
-against and are not kept; legality verdicts and complete rows are.
+written through a temporary file). A row left ``pruned`` is kept with the bound it was pruned
+against and given again only under a bound as tight (same objective, a value as low or lower:
+the point's objective is above it too); under a looser bound the point is counted again.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tenet.dse.figures import Bound
 from tenet.metrics.cache import problem_key
 from tenet.model.legality import Dependence
 from tenet.model.problem import Problem
@@ -31,8 +33,11 @@ VERSION = 1
 #: Rows a worker keeps in memory (the least recently used go first).
 MEMORY_ROWS = 50_000
 
-#: The outcomes that do not depend on a bound, so may be reused.
+#: The outcomes that do not depend on a bound.
 KEPT = ("ok", "illegal")
+
+#: The field of a kept ``pruned`` row holding its bound.
+PRUNED_UNDER = "pruned_under"
 
 
 def row_key(problem: Problem, found: Sequence[Dependence]) -> str:
@@ -67,9 +72,11 @@ class RowCache:
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """Return the row of ``key``, made by ``make()`` (status, reason and figures) and
-        kept when its status is one of :data:`KEPT`, unless known already.
+    def get(
+        self, key: str, make: Callable[[], dict[str, Any]], bound: Bound | None = None
+    ) -> dict[str, Any]:
+        """Return the row of ``key`` (status, reason and figures) as known already, or made by
+        ``make()`` under ``bound`` and kept.
 
         Examples
         --------
@@ -78,22 +85,34 @@ class RowCache:
         3
         >>> cache.get("k", lambda: {})["timestamps"], (cache.hits, cache.misses)
         (3, (1, 1))
+        >>> pruned = {"status": "pruned", "reason": "latency at least 9, above 5"}
+        >>> cache.get("p", lambda: pruned, ("latency", 5))["status"]
+        'pruned'
+        >>> cache.get("p", dict, ("latency", 4))["status"], cache.misses
+        ('pruned', 2)
+        >>> cache.get("p", lambda: {"status": "ok"}, ("latency", 10))["status"], cache.misses
+        ('ok', 3)
         """
         found = self._known.get(key)
         if found is None and self.folder is not None:
             path = self.folder / f"{key}.json"
             if path.is_file():
                 found = json.loads(path.read_text())
+        if found is not None and not _holds(found, bound):
+            found = None
         if found is not None:
             self.hits += 1
             self._remember(key, found)
-            return dict(found)
+            return {k: v for k, v in found.items() if k != PRUNED_UNDER}
         self.misses += 1
         row = make()
-        if row.get("status") in KEPT:
-            self._remember(key, row)
+        kept = dict(row)
+        if row.get("status") == "pruned" and bound is not None:
+            kept[PRUNED_UNDER] = list(bound)
+        if row.get("status") in KEPT or PRUNED_UNDER in kept:
+            self._remember(key, kept)
             if self.folder is not None:
-                text = json.dumps(row, sort_keys=True)
+                text = json.dumps(kept, sort_keys=True)
                 write_atomically(self.folder / f"{key}.json", lambda tmp: tmp.write_text(text))
         return dict(row)
 
@@ -102,6 +121,17 @@ class RowCache:
         self._known.move_to_end(key)
         if len(self._known) > MEMORY_ROWS:
             self._known.popitem(last=False)
+
+
+def _holds(row: dict[str, Any], bound: Bound | None) -> bool:
+    """Whether a kept ``row`` is the row of its point under ``bound``: a complete row or a
+    legality verdict always; a pruned one under a bound at least as tight as its own."""
+    if row.get("status") != "pruned":
+        return True
+    if bound is None or PRUNED_UNDER not in row:
+        return False
+    objective, value = row[PRUNED_UNDER]
+    return bool(objective == bound[0] and bound[1] <= value)
 
 
 _CACHES: dict[str | None, RowCache] = {}

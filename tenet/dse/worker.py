@@ -151,7 +151,8 @@ def _evaluate_one(
                 return {"status": "illegal", "reason": broken[0].message}
             return {"status": "ok", "reason": "", **design_row(problem, parsed.shared, bound)}
 
-        row.update(worker_cache(cache).get(row_key(problem, parsed.dependences), figures))
+        key = row_key(problem, parsed.dependences)
+        row.update(worker_cache(cache).get(key, figures, bound))
     except (TenetError, isl.Error) as exc:
         return {**row, "status": "error", "reason": str(exc)}
     return row

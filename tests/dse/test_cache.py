@@ -95,11 +95,38 @@ def test_rows_on_disk_are_read_back(tmp_path: Path):
     assert json.loads((tmp_path / f"{key}.json").read_text()) == row
 
 
-def test_pruned_rows_are_not_kept(tmp_path: Path):
-    cache = RowCache(tmp_path)
-    cache.get("k", lambda: {"status": "pruned", "reason": "latency at least 9, above 3"})
-    assert cache.get("k", lambda: {"status": "ok"}) == {"status": "ok"}
-    assert cache.misses == 2
+def test_pruned_rows_hold_only_under_a_bound_as_tight(tmp_path: Path):
+    pruned = {"status": "pruned", "reason": "latency at least 9, above 5"}
+    RowCache(tmp_path).get("k", lambda: pruned, ("latency", 5))
+    later = RowCache(tmp_path)
+    # without a bound, under another objective or a looser bound: counted again
+    assert later.get("k", lambda: {"status": "x"}) == {"status": "x"}
+    other = RowCache(tmp_path)
+    assert other.get("k", lambda: {"status": "x"}, ("energy", 1))["status"] == "x"
+    assert other.get("k", lambda: {"status": "x"}, ("latency", 6))["status"] == "x"
+    assert other.misses == 2
+    # under a bound as tight or tighter: the point's latency (>= 9) is above it too
+    assert other.get("k", dict, ("latency", 5)) == pruned
+    assert other.get("k", dict, ("latency", 2.5)) == pruned
+    assert (other.hits, other.misses) == (2, 2)
+
+
+def test_pruned_search_with_cache_ranks_as_without(tmp_path: Path):
+    spec = load_network(NETWORK)
+    layers = [(layer.name, layer.workload, dict(layer.params)) for layer in spec.layers]
+    plain = sweep(layers, [ARRAY], workers=1, best=("latency", 2))
+    folder = tmp_path / "counts"
+    for top in (2, 1, 2, 3):
+        _CACHES.clear()
+        cached = sweep(layers, [ARRAY], engine=InProcess(), cache=folder, best=("latency", top))
+        for ours, theirs in zip(cached.explorations, plain.explorations, strict=True):
+            columns = ["name", "latency_cycles"]
+            expected = theirs.ranked("latency", min(top, 2))[columns].values.tolist()
+            assert ours.ranked("latency", min(top, 2))[columns].values.tolist() == expected
+    # the same search again: every point known (complete, illegal or pruned as tightly)
+    _CACHES.clear()
+    sweep(layers, [ARRAY], engine=InProcess(), cache=folder, best=("latency", 2))
+    assert worker_cache(str(folder.resolve())).misses == 0
 
 
 def test_cli_sweep_with_cache(tmp_path: Path):
