@@ -31,7 +31,7 @@ __all__ = ["RowCache", "row_key", "worker_cache"]
 VERSION = 1
 
 #: Rows a worker keeps in memory (the least recently used go first).
-MEMORY_ROWS = 50_000
+MEMORY_ROWS = 20_000
 
 #: The outcomes that do not depend on a bound.
 KEPT = ("ok", "illegal")
