@@ -139,6 +139,11 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         neighbourhood_option("links"),
         click.option(
+            "--cache",
+            type=click.Path(file_okay=False),
+            help="Folder keeping each distinct design point's figures for later runs.",
+        ),
+        click.option(
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
         ),
         click.option(
@@ -275,6 +280,7 @@ def _search(
     prune_scratchpad: bool,
     every_figure: bool,
     neighbourhood: Neighbourhood,
+    cache: str | None,
     pareto: str | None,
     plot: str | None,
     fmt: str,
@@ -305,6 +311,7 @@ def _search(
         time_budget=time_budget,
         progress=_bars(items, archs),
         best=(objective, top) if ranking_only else None,
+        cache=cache,
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)

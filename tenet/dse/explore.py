@@ -126,8 +126,12 @@ class _Threshold:
 
 
 def _batches(
-    context: str, candidates: Sequence[Candidate], size: int, threshold: _Threshold
-) -> Iterator[tuple[str, list[Task], Bound | None]]:
+    context: str,
+    candidates: Sequence[Candidate],
+    size: int,
+    threshold: _Threshold,
+    cache: str | None,
+) -> Iterator[tuple[str, list[Task], Bound | None, str | None]]:
     for start in range(0, len(candidates), size):
         chunk = candidates[start : start + size]
         yield (
@@ -137,6 +141,7 @@ def _batches(
                 for c in chunk
             ],
             threshold.bound(),
+            cache,
         )
 
 
@@ -149,9 +154,10 @@ def _stream(
     batch: int,
     deadline: float | None,
     threshold: _Threshold,
+    cache: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     known = {c.index: _metadata(c) for c in todo}
-    jobs = _batches(context, todo, batch, threshold)
+    jobs = _batches(context, todo, batch, threshold, cache)
     for rows in engine.run(evaluate_tasks, jobs, deadline):
         threshold.add(rows)
         merged = [{**known[row["index"]], **row} for row in rows]
@@ -162,7 +168,18 @@ def _stream(
 class _Session:
     """An engine and a store, made from names or given, closed when made here."""
 
-    def __init__(self, engine: str | Engine, workers: int, address: str | None, store: Any) -> None:
+    def __init__(
+        self,
+        engine: str | Engine,
+        workers: int,
+        address: str | None,
+        store: Any,
+        cache: str | Path | None = None,
+    ) -> None:
+        if cache is not None:
+            Path(cache).mkdir(parents=True, exist_ok=True)
+        self.cache = None if cache is None else str(Path(cache).resolve())
+        """Folder of the workers' count cache (:mod:`tenet.dse.cache`), made here, or None."""
         self.own_engine = isinstance(engine, str)
         self.engine = make_engine(engine, workers, address) if isinstance(engine, str) else engine
         self.own_store = not isinstance(store, ResultStore)
@@ -208,7 +225,7 @@ def _explore(
     if best is not None and done:
         threshold.add(store.rows(run).to_dict(orient="records"))
     rows: Iterable[dict[str, Any]] = _stream(
-        session.engine, store, run, context.text, todo, batch, deadline, threshold
+        session.engine, store, run, context.text, todo, batch, deadline, threshold, session.cache
     )
     if progress is not None:
         rows = progress(rows, total=len(todo))
@@ -250,6 +267,7 @@ def explore(
     batch: int = 4,
     progress: Progress | None = None,
     best: tuple[str, int] | None = None,
+    cache: str | Path | None = None,
 ) -> Exploration:
     """Evaluate every candidate of the design space of ``workload`` on ``architecture``.
 
@@ -284,6 +302,11 @@ def explore(
         with status ``pruned`` once a sound lower bound of their objective exceeds the
         ``top``-th best value found so far. The ranking by that objective is that of full
         evaluation. None (the default): every figure of every candidate.
+    cache
+        Folder where the workers keep the figures of every design point they count, by the
+        canonical text of its relations (:mod:`tenet.dse.cache`), for later runs; each worker
+        also keeps them in memory, so that a point counted already (a repeated network layer,
+        the same candidate reached twice) is not counted again. None: in memory only.
 
     Examples
     --------
@@ -315,6 +338,7 @@ def explore(
         batch=batch,
         progress=progress,
         best=best,
+        cache=cache,
     )
     return only.explorations[0]
 
@@ -337,6 +361,7 @@ def sweep(
     batch: int = 4,
     progress: Progress | None = None,
     best: tuple[str, int] | None = None,
+    cache: str | Path | None = None,
 ) -> Sweep:
     """Explore every workload on every architecture with one engine and one store.
 
@@ -362,7 +387,7 @@ def sweep(
         check_param_names(params, param_names(*specs, *arrays), what, source=None)
     for (label, _, own), spec in zip(items, specs, strict=True):
         check_param_names(own, param_names(spec), label or spec.name, source=None)
-    session = _Session(engine, workers, address, store)
+    session = _Session(engine, workers, address, store, cache)
     deadline = None if time_budget is None else time.monotonic() + time_budget
     done = []
     try:

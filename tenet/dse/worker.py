@@ -11,6 +11,7 @@ from typing import Any
 
 import islpy as isl
 
+from tenet.dse.cache import row_key, worker_cache
 from tenet.dse.figures import Bound, SharedCounts, design_row
 from tenet.errors import TenetError
 from tenet.isl_utils import bind_params, parse_map
@@ -131,31 +132,40 @@ def metric_row(metrics: Metrics) -> dict[str, Any]:
     }
 
 
-def _evaluate_one(parsed: _Parsed, task: Task, bound: Bound | None) -> dict[str, Any]:
+def _evaluate_one(
+    parsed: _Parsed, task: Task, bound: Bound | None, cache: str | None
+) -> dict[str, Any]:
     index, name, space_stamp, time_stamp = task
     row: dict[str, Any] = {"index": index, "name": name, "status": "ok", "reason": ""}
     try:
         values = tuple(sorted(parsed.params.items()))
         dataflow = Dataflow(name, _stamp(space_stamp, values), _stamp(time_stamp, values))
-        broken = check_dependences(parsed.workload, dataflow, parsed.dependences)
-        if broken:
-            return {**row, "status": "illegal", "reason": broken[0].message}
         # design-space candidates place every instance once inside the array by construction
         problem = Problem.placed(
             parsed.workload, parsed.architecture, dataflow, neighbourhood=parsed.neighbourhood
         )
-        row.update(design_row(problem, parsed.shared, bound))
+
+        def figures() -> dict[str, Any]:
+            broken = check_dependences(parsed.workload, dataflow, parsed.dependences)
+            if broken:
+                return {"status": "illegal", "reason": broken[0].message}
+            return {"status": "ok", "reason": "", **design_row(problem, parsed.shared, bound)}
+
+        key = row_key(problem, parsed.dependences)
+        row.update(worker_cache(cache).get(key, figures, bound))
     except (TenetError, isl.Error) as exc:
         return {**row, "status": "error", "reason": str(exc)}
     return row
 
 
 def evaluate_tasks(
-    context: str, tasks: list[Task], bound: Bound | None = None
+    context: str, tasks: list[Task], bound: Bound | None = None, cache: str | None = None
 ) -> list[dict[str, Any]]:
     """Evaluate a batch of design points of the exploration ``context`` (JSON text); with a
     ``bound``, points that surely cannot beat it are left ``pruned`` (see
-    :func:`tenet.dse.figures.design_row`).
+    :func:`tenet.dse.figures.design_row`). A point whose relations this process (or, given
+    the folder ``cache``, any run) has counted already is not counted again
+    (:mod:`tenet.dse.cache`).
 
     Examples
     --------
@@ -168,4 +178,4 @@ def evaluate_tasks(
     ('ok', 22)
     """
     parsed = _parse(context)
-    return [_evaluate_one(parsed, task, bound) for task in tasks]
+    return [_evaluate_one(parsed, task, bound, cache) for task in tasks]
