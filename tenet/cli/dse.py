@@ -23,6 +23,7 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.plot import save_figure
+from tenet.dse.constructive import STRATEGIES, Strategy
 from tenet.dse.explore import Exploration, sweep
 from tenet.dse.objectives import OBJECTIVES, Constraint, parse_constraint
 from tenet.dse.plots import plot_pareto
@@ -118,6 +119,20 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
         click.option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
         click.option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
+        click.option(
+            "--strategy",
+            type=click.Choice(list(STRATEGIES)),
+            default="auto",
+            show_default=True,
+            help="Evaluate every point, or build the top-k (auto: by the space's size).",
+        ),
+        click.option(
+            "--top-k",
+            type=click.IntRange(min=1),
+            default=10,
+            show_default=True,
+            help="Points the constructive strategy evaluates exactly.",
+        ),
         neighbourhood_option("links"),
         click.option(
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
@@ -192,6 +207,8 @@ def _search(
     plot: str | None,
     fmt: str,
     output: str | None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
 ) -> None:
     constraints = [parse_constraint(c) for c in constraint]
     result = sweep(
@@ -209,9 +226,17 @@ def _search(
         address=address,
         time_budget=time_budget,
         progress=_bar,
+        strategy=strategy,
+        top_k=top_k,
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)
+        if len(exploration.results) < exploration.sizes.kept:
+            click.echo(
+                f"  {len(exploration.results)} of {exploration.sizes.kept} evaluated exactly "
+                "(constructive)",
+                err=True,
+            )
     best = pd.concat(
         [e.ranked(objective, top, constraints) for e in result.explorations], ignore_index=True
     )

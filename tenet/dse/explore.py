@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from tenet.dse.constructive import Strategy, choose_strategy, rank_mappings
 from tenet.dse.engines import Engine, make_engine
 from tenet.dse.objectives import Constraint, pareto_front, rank
 from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
@@ -149,13 +150,21 @@ def _explore(
     batch: int,
     progress: Progress | None,
     label: str | None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
 ) -> Exploration:
     bound = {**workload.params, **params}
     space = DesignSpace(workload, architecture, bound, options)
     candidates = list(space)
+    how = choose_strategy(strategy, len(candidates))
+    if how == "constructive":
+        candidates = rank_mappings(space, candidates, top_k)
     chosen = tuple(workload.reductions if reductions is None else reductions)
     context = Context.make(workload, architecture, bound, chosen, neighbourhood)
-    run = run_key({"context": context.text, "options": options.model_dump(mode="json")})
+    key = {"context": context.text, "options": options.model_dump(mode="json")}
+    if how == "constructive":
+        key["strategy"] = f"constructive:{top_k}"
+    run = run_key(key)
     store = session.store
     store.open_run(
         run, {"workload": workload.name, "architecture": architecture.name}, len(candidates)
@@ -198,6 +207,8 @@ def explore(
     time_budget: float | None = None,
     batch: int = 4,
     progress: Progress | None = None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
 ) -> Exploration:
     """Evaluate every candidate of the design space of ``workload`` on ``architecture``.
 
@@ -226,6 +237,9 @@ def explore(
         Design points per task sent to a worker.
     progress
         Wraps the stream of rows (e.g. ``tqdm``).
+    strategy, top_k
+        ``exhaustive`` evaluates every candidate; ``constructive`` only the ``top_k`` that the
+        micro model of :mod:`tenet.dse.constructive` ranks best; ``auto`` chooses by size.
 
     Examples
     --------
@@ -256,6 +270,8 @@ def explore(
         time_budget=time_budget,
         batch=batch,
         progress=progress,
+        strategy=strategy,
+        top_k=top_k,
     )
     return only.explorations[0]
 
@@ -277,13 +293,17 @@ def sweep(
     time_budget: float | None = None,
     batch: int = 4,
     progress: Progress | None = None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
 ) -> Sweep:
     """Explore every workload on every architecture with one engine and one store.
 
     A workload is a source or a ``(label, source, params)`` triple (e.g. a network layer);
     ``params`` apply to all, under each triple's own; ``reductions`` (default: each
     workload's) to every workload. The time budget covers the whole sweep; the other
-    arguments are those of :func:`explore`.
+    arguments are those of :func:`explore`. ``strategy`` ``constructive`` evaluates only the
+    ``top_k`` candidates a micro model ranks best (:mod:`tenet.dse.constructive`), ``auto``
+    does so above :data:`~tenet.dse.constructive.AUTO_LIMIT` candidates.
 
     Examples
     --------
@@ -313,6 +333,8 @@ def sweep(
                         batch,
                         progress,
                         label,
+                        strategy,
+                        top_k,
                     )
                 )
     finally:
