@@ -281,12 +281,65 @@ def _workload_list(workloads: Sequence[str], network: str | None) -> list[Any]:
 @click.option("--workload", "-w", "workloads", multiple=True, help="Workload (repeatable).")
 @click.option("--network", "-n", help="Every layer of this network (zoo name or YAML).")
 @click.option("--arch", "-a", "archs", multiple=True, required=True, help="Array (repeatable).")
+@click.option(
+    "--layers-plot",
+    type=click.Path(dir_okay=False),
+    help="With --network: per-layer table (latency, DRAM traffic, utilisation) and its plot.",
+)
 @_space_options
 def sweep_command(
-    workloads: tuple[str, ...], network: str | None, archs: tuple[str, ...], **common: Any
+    workloads: tuple[str, ...],
+    network: str | None,
+    archs: tuple[str, ...],
+    layers_plot: str | None,
+    **common: Any,
 ) -> None:
     """Search every workload (or network layer) on every array; print the best of each."""
-    _search(_workload_list(workloads, network), archs, None, **common)
+    if layers_plot is None:
+        _search(_workload_list(workloads, network), archs, None, **common)
+        return
+    _layers(network, archs, layers_plot, common)
+
+
+def _layers(network: str | None, archs: tuple[str, ...], plot: str, common: Any) -> None:
+    if network is None or len(archs) != 1:
+        raise click.UsageError("--layers-plot needs --network and one --arch")
+    from tenet.dse.layers import LAYER_COLUMNS, layer_table, plot_layers
+
+    spec = load_network(network)
+    items = [(f"{spec.name}/{layer.name}", layer.workload, layer.params) for layer in spec.layers]
+    result = sweep(
+        items,
+        list(archs),
+        params=parse_params(common["param"]),
+        options=_options(
+            common["skew"],
+            common["pe_digits"],
+            common["order_depth"],
+            common["temporal_tiles"],
+            common["instances_per_step"],
+            common["prune_scratchpad"],
+        ),
+        neighbourhood=common["neighbourhood"],
+        engine=common["engine"],
+        workers=common["workers"],
+        address=common["address"],
+        progress=_bar,
+        strategy=common["strategy"],
+        top_k=common["top_k"],
+    )
+    best = result.best(common["objective"])
+    table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
+    write_output(_render_columns(table[LAYER_COLUMNS], common["fmt"]), common["output"])
+    save_figure(plot_layers(table), plot)
+
+
+def _render_columns(table: pd.DataFrame, fmt: str) -> str:
+    if fmt == "csv":
+        return table.to_csv(index=False).rstrip("\n")
+    if fmt == "json":
+        return json.dumps(json.loads(table.to_json(orient="records")), indent=2)
+    return table.to_string(index=False)
 
 
 @cli.command("check")
