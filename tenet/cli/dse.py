@@ -24,7 +24,7 @@ from tenet.cli.app import (
 )
 from tenet.cli.plot import save_figure
 from tenet.dse.constructive import STRATEGIES, Strategy
-from tenet.dse.explore import Exploration, sweep
+from tenet.dse.explore import Exploration, Sweep, sweep
 from tenet.dse.objectives import OBJECTIVES, Constraint, parse_constraint
 from tenet.dse.plots import plot_pareto
 from tenet.dse.space import SpaceOptions
@@ -209,7 +209,7 @@ def _search(
     output: str | None,
     strategy: Strategy = "exhaustive",
     top_k: int = 10,
-) -> None:
+) -> Sweep:
     constraints = [parse_constraint(c) for c in constraint]
     result = sweep(
         items,
@@ -243,6 +243,7 @@ def _search(
     head = f"best {top} by {objective}" + (" per workload and array" if len(best) > top else "")
     write_output(_render(best, fmt, head), output)
     _plot(_constrained(result.results, constraints), pareto, plot)
+    return result
 
 
 @cli.command("dse")
@@ -251,11 +252,24 @@ def _search(
 @click.option(
     "--reduction", "-r", multiple=True, help="Tensor updated by +=, besides the workload's."
 )
+@click.option(
+    "--vs-data-centric",
+    is_flag=True,
+    help="Also print the best overall against the best data-centric dataflow.",
+)
 @_space_options
-def dse_command(workload: str, arch: str, reduction: tuple[str, ...], **common: Any) -> None:
+def dse_command(
+    workload: str, arch: str, reduction: tuple[str, ...], vs_data_centric: bool, **common: Any
+) -> None:
     """Search the affine space-time mappings of a workload on an array; print the best."""
     spec = load_workload(workload)
-    _search([spec], [arch], (*spec.reductions, *reduction), **common)
+    result = _search([spec], [arch], (*spec.reductions, *reduction), **common)
+    if vs_data_centric:
+        from tenet.dse.headline import compare_data_centric
+
+        for exploration in result.explorations:
+            comparison = compare_data_centric(exploration.results, common["objective"])
+            click.echo("\n".join(comparison.lines()))
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:

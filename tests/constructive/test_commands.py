@@ -68,3 +68,16 @@ def test_sweep_network_per_layer(capsys: pytest.CaptureFixture[str], tmp_path: P
     # Every tensor of the 16^3 GEMM fits the buffer: DRAM moves A, B and C once, 3 * 256.
     assert rows[0]["traffic_dram_elements"] == 3 * 256
     assert plot.stat().st_size > 0
+
+
+def test_vs_data_centric_prints_both_dataflows(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys,
+        *("dse", "-w", "gemm", "-a", "systolic-2d-8x8", "-p", "M=8", "-p", "N=8", "-p", "K=8"),
+        *("--vs-data-centric", "--workers", "1", "--strategy", "exhaustive"),
+    )
+    assert code == 0, err
+    assert "best overall: PE[i, j] T[i + j + k] (47 cycles)" in out
+    assert "best data-centric: " in out
+    assert "time_stamp:  { S[i, j, k] -> T[" in out
+    assert "latency reduction: " in out
