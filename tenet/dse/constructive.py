@@ -59,6 +59,7 @@ __all__ = [
     "estimate",
     "rank_mappings",
     "choose_strategy",
+    "build_tilings",
     "construct_tilings",
 ]
 
@@ -246,22 +247,15 @@ def _grow(
         path.append(tuple(current))
 
 
-def construct_tilings(
-    problem: Problem,
-    start: Sequence[int] | None = None,
-    top_k: int = 10,
-    objective: Literal["latency", "energy", "edp"] = "latency",
-) -> list[TilingResult]:
-    """Build tilings of every level inside the outermost, innermost first, and return the
-    ``top_k`` best by ``objective``, each evaluated exactly.
+def build_tilings(
+    problem: Problem, start: Sequence[int] | None = None, compute: int | None = None
+) -> list[Tiling]:
+    """Build tilings of every level inside the outermost, innermost first, in the order they
+    are worth evaluating (none evaluated): the end of every level's growth first, with the
+    band orders of :func:`_orders`, then each level's earlier tiles.
 
-    ``start`` is the innermost tile (default: one instance). A per-PE level's capacity is
-    checked per PE on its own tile; a shared level's on its tile.
-
-    Raises
-    ------
-    CapacityError
-        No constructed tiling fits.
+    ``start`` is the innermost tile (default: one instance); ``compute`` the array's compute
+    latency (default: counted from the dataflow).
     """
     workload = problem.workload
     domain = workload.domain
@@ -271,12 +265,10 @@ def construct_tilings(
     levels = list(problem.architecture.levels[1:])
     if not levels:
         raise SpecError("the architecture has no memory level inside the outermost to tile")
-    inner_tile = tuple(start) if start is not None else (1,) * n
-    compute = schedule(problem).latency_compute
-    macs = count(domain)
-    peak = Fraction(macs, max(compute, 1))
+    compute = schedule(problem).latency_compute if compute is None else compute
+    peak = Fraction(count(domain), max(compute, 1))
     paths: list[list[tuple[int, ...]]] = []
-    base = inner_tile
+    base = tuple(start) if start is not None else (1,) * n
     outer_levels = problem.architecture.levels
     for position in range(len(levels), 0, -1):
         level, feeding = outer_levels[position], outer_levels[position - 1].read_bandwidth
@@ -286,7 +278,7 @@ def construct_tilings(
         base = grown[-1]
     paths.reverse()
     seen: set[tuple[object, ...]] = set()
-    results: list[TilingResult] = []
+    out: list[Tiling] = []
     for choice in _nested(paths):
         for orders in _orders(workload, dims, choice):
             bands = tuple(
@@ -294,16 +286,34 @@ def construct_tilings(
                 for level, sizes, order in zip(levels, choice, orders, strict=True)
             )
             tiling = Tiling(dims, extents, bands, tuple(range(n)))
-            if tiling.key() in seen:
-                continue
-            seen.add(tiling.key())
-            stamps = [(name, parse_map(text)) for name, text in tiling.stamps().items()]
-            if not level_needs(problem, stamps)[1]:
-                continue
-            metrics = evaluate_memory(problem, compute, stamps)
-            results.append(TilingResult(tiling, metrics, objective_value(metrics, objective)))
-            if len(results) >= top_k:
-                break
+            if tiling.key() not in seen:
+                seen.add(tiling.key())
+                out.append(tiling)
+    return out
+
+
+def construct_tilings(
+    problem: Problem,
+    start: Sequence[int] | None = None,
+    top_k: int = 10,
+    objective: Literal["latency", "energy", "edp"] = "latency",
+) -> list[TilingResult]:
+    """Return the first ``top_k`` fitting tilings of :func:`build_tilings`, each evaluated
+    exactly, best first by ``objective`` (ties: less DRAM traffic).
+
+    Raises
+    ------
+    CapacityError
+        No constructed tiling fits.
+    """
+    compute = schedule(problem).latency_compute
+    results: list[TilingResult] = []
+    for tiling in build_tilings(problem, start, compute):
+        stamps = [(name, parse_map(text)) for name, text in tiling.stamps().items()]
+        if not level_needs(problem, stamps)[1]:
+            continue
+        metrics = evaluate_memory(problem, compute, stamps)
+        results.append(TilingResult(tiling, metrics, objective_value(metrics, objective)))
         if len(results) >= top_k:
             break
     if not results:
