@@ -17,7 +17,8 @@ estimates
 
 and ranks by latency, then fewer reduction loops spread over the array (a reduction kept
 within one PE or one row needs no partial sums between PEs), then higher utilisation. The top K
-are evaluated exactly by the exploration engine.
+distinct programs (candidates the model cannot tell apart count once) are evaluated exactly by
+the exploration engine.
 
 **Scale up (memory levels).** :func:`construct_tilings` builds tile sizes per memory level from
 the innermost level outward: start from the level inside's tile (the array's tile for the
@@ -164,14 +165,29 @@ def _indices(workload: Workload, dims: Sequence[str]) -> dict[str, frozenset[str
 def rank_mappings(
     space: DesignSpace, candidates: Sequence[Candidate], top_k: int
 ) -> list[Candidate]:
-    """Return the ``top_k`` candidates the micro model ranks best, in the space's order."""
+    """Return the ``top_k`` candidates the micro model ranks best, in the space's order.
+
+    Candidates alike to the model (same array placement, skew, array tile and estimate: they
+    differ only in how the outer time digits are split or ordered among equals) count once
+    until every distinct program is in; the rest fill what is left."""
     cache: dict[object, object] = {}
-
-    def key(c: Candidate) -> tuple[Fraction, int, Fraction, int]:
+    scored = []
+    for c in candidates:
         e = estimate(space, c, cache)
-        return (e.latency, e.spread_reductions, -e.utilisation, c.index)
-
-    chosen = sorted(candidates, key=key)[:top_k]
+        sizes = _tile_sizes(c.mapping, space.extents)
+        group = (c.mapping.space, c.mapping.skew, sizes, e.latency, e.traffic)
+        scored.append(((e.latency, e.spread_reductions, -e.utilisation, c.index), group, c))
+    scored.sort(key=lambda item: item[0])
+    chosen: list[Candidate] = []
+    groups: set[object] = set()
+    rest: list[Candidate] = []
+    for _, group, c in scored:
+        if group in groups:
+            rest.append(c)
+        elif len(chosen) < top_k:
+            groups.add(group)
+            chosen.append(c)
+    chosen += rest[: top_k - len(chosen)]
     return sorted(chosen, key=lambda c: c.index)
 
 
