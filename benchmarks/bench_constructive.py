@@ -10,10 +10,13 @@ Speed: every distinct ResNet-50 layer on a 16×16 systolic array with a three-le
 exactly, the best kept, and its tiles per memory level built (rTiles grown along the best
 reuse score); CPU time of the whole, in this process (no worker processes).
 
+Headline: the best overall (constructive top 10, and every data-centric candidate, evaluated
+exactly) against the best data-centric candidate, as the array's port bandwidth varies.
+
 Run from the repository root: ``python benchmarks/bench_constructive.py`` (minutes to hours:
 the exhaustive side evaluates thousands of candidates) or ``--quick`` (under a minute: the
 constructive side of GEMM 256³ and the speed run on four layers); ``--only
-gemm|conv|resnet|speed`` runs one part.
+gemm|conv|resnet|headline|speed`` runs one part.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from tenet.dse.constructive import build_tilings, rank_mappings
 from tenet.dse.rtile import RTile, traffic
 from tenet.dse.space import Candidate, DesignSpace, SpaceOptions
 from tenet.dse.worker import Context, evaluate_tasks
-from tenet.spec import ArchitectureSpec, load_network
+from tenet.spec import ArchitectureSpec, load_architecture, load_network, load_workload
 
 HERE = Path(__file__).resolve().parent
 LEVELS = HERE.parent / "tests" / "constructive" / "systolic-levels-8x8.yaml"
@@ -125,6 +128,25 @@ def _speed(limit: int | None) -> None:
     print(f"{len(chosen)} distinct layers in {seconds:.1f} CPU-s (budget 60)")
 
 
+def _headline(workload: str, arch: str, params: dict[str, int], bandwidths: list[int]) -> None:
+    base = load_architecture(arch)
+    for elements in bandwidths:
+        spec = base.model_copy(update={"bandwidth": elements * base.bits_per_element})
+        space = DesignSpace(load_workload(workload), spec, params, SpaceOptions())
+        candidates = list(space)
+        chosen = {c.index: c for c in rank_mappings(space, candidates, TOP)}
+        chosen.update({c.index: c for c in candidates if c.data_centric})
+        rows = _evaluate(space, list(chosen.values()))
+        best = _best(rows)
+        centric = _best([r for r in rows if chosen[r["index"]].data_centric])
+        reduction = 1 - best["latency_cycles"] / centric["latency_cycles"]
+        print(
+            f"  {elements:>3} el/cycle: best {best['latency_cycles']:>10,}  data-centric "
+            f"{centric['latency_cycles']:>10,}  reduction {reduction:6.1%}  "
+            f"{best['name']}  |  {centric['name']}"
+        )
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
@@ -145,6 +167,11 @@ def main() -> None:
                 dict(layer.params),
                 full=True,
             )
+    if not quick and only in (None, "headline"):
+        print("headline: best overall vs best data-centric, by scratchpad bandwidth")
+        for label, case in (("GEMM 256^3 on 8x8", GEMM), ("conv2d TENET layer on 8x8", CONV)):
+            print(label)
+            _headline(*case, bandwidths=[1, 2, 4, 8, 16, 32, 64, 1024])
     if only in (None, "speed"):
         print("speed: best mapping and tiles of every distinct ResNet-50 layer, 16x16, 3 levels")
         _speed(4 if quick else None)
