@@ -32,3 +32,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_tenet_data.py
 	$(BIN)/python benchmarks/bench_maestro.py
 	$(BIN)/python benchmarks/bench_dse.py --quick
+	$(BIN)/python benchmarks/bench_constructive.py --quick
