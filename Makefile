@@ -32,4 +32,5 @@ bench: install
 	$(BIN)/python benchmarks/bench_tenet_data.py
 	$(BIN)/python benchmarks/bench_maestro.py
 	$(BIN)/python benchmarks/bench_dse.py --quick
+	$(BIN)/python benchmarks/bench_memory.py --quick
 	$(BIN)/python benchmarks/bench_constructive.py --quick

@@ -12,6 +12,7 @@ from tenet.cli import maestro as _maestro  # noqa: F401
 from tenet.cli import network as _network  # noqa: F401
 from tenet.cli import plot as _plot  # noqa: F401
 from tenet.cli import table as _table  # noqa: F401
+from tenet.cli import tile as _tile  # noqa: F401
 from tenet.cli import zoo as _zoo  # noqa: F401
 from tenet.cli.app import cli, main
 

@@ -84,7 +84,14 @@ def test_search_two_level_gemm_has_216_orders() -> None:
     assert len({(t.bands[0].order, t.bands[1].order, t.point_order) for t in orders}) == 216
 
 
-@pytest.mark.parametrize("objective", ["latency", "energy", "edp"])
+@pytest.mark.parametrize(
+    "objective",
+    [
+        "latency",
+        pytest.param("energy", marks=pytest.mark.slow),
+        pytest.param("edp", marks=pytest.mark.slow),
+    ],
+)
 def test_search_equals_brute_force_small_gemm(objective: Objective) -> None:
     # glb holds 12 elements: tiles up to 2x2x2 (or 4x1x1-like shapes) fit, not 4x4x4.
     _check(_gemm(4, _arch(12)), ["glb"], objective)

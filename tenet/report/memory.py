@@ -1,0 +1,61 @@
+"""Memory figures -> matplotlib Axes: the traffic of every level and tensor, and each level's
+time against the array's compute latency. Each plot takes a
+:class:`tenet.metrics.memory.MemoryMetrics` and an optional ``ax`` and returns the Axes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tenet.metrics.memory import MemoryMetrics
+from tenet.report.plots import new_axes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["plot_traffic", "plot_level_latency"]
+
+
+def plot_traffic(memory: MemoryMetrics, ax: Axes | None = None) -> Axes:
+    """Bar chart of fills and writebacks (elements) per level and tensor.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> from tenet.metrics.memory import evaluate_memory
+    >>> p = load_problem("gemm", "eyeriss", "gemm-os-tiled", params={"M": 24, "N": 28, "K": 16})
+    >>> len(plot_traffic(evaluate_memory(p)).patches)
+    12
+    """
+    ax = ax or new_axes()
+    rows = [r for r in memory.records if r.level != memory.levels[0].level]
+    labels = [f"{r.level}\n{r.tensor}" for r in rows]
+    positions = list(range(len(rows)))
+    fills = [r.fills for r in rows]
+    ax.bar(positions, fills, label="fills")
+    ax.bar(positions, [r.writebacks for r in rows], bottom=fills, label="writebacks")
+    ax.set_xticks(positions, labels)
+    ax.set_ylabel("elements")
+    ax.set_title("traffic into and out of each level")
+    ax.legend()
+    return ax
+
+
+def plot_level_latency(memory: MemoryMetrics, ax: Axes | None = None) -> Axes:
+    """Horizontal bars: each level's transfer time against the compute latency (cycles).
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> from tenet.metrics.memory import evaluate_memory
+    >>> p = load_problem("gemm", "eyeriss", "gemm-os-tiled", params={"M": 24, "N": 28, "K": 16})
+    >>> len(plot_level_latency(evaluate_memory(p)).patches)
+    4
+    """
+    ax = ax or new_axes()
+    names = [s.level for s in memory.levels] + ["compute"]
+    values = [float(s.latency) for s in memory.levels] + [float(memory.latency_compute)]
+    colours = ["C3" if n == memory.bottleneck else "C0" for n in names]
+    ax.barh(names, values, color=colours)
+    ax.set_xlabel("cycles")
+    ax.set_title(f"latency per level (bottleneck: {memory.bottleneck})")
+    return ax

@@ -1,0 +1,105 @@
+"""``tenet tile``: the best tiling of a small GEMM, JSON keys, and the nothing-fits error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tenet.cli import main
+
+HERE = Path(__file__).parent
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as stop:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(stop.value.code or 0), out, err
+
+
+def test_cli_tile_prints_the_best_tiling(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "tile",
+        "-w",
+        "gemm",
+        "-a",
+        str(HERE / "line4.yaml"),
+        "-d",
+        str(HERE / "gemm-tiled.yaml"),
+        "-p",
+        "M=4",
+        "-p",
+        "N=4",
+        "-p",
+        "K=4",
+        "-l",
+        "glb",
+        "--dim",
+        "i",
+        "--dim",
+        "j",
+    )
+    assert code == 0
+    assert "tiles:" in out and 'glb: "{S[i, j, k] -> GLB[' in out
+    assert "bottleneck" in out
+
+
+def test_cli_tile_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "tile",
+        "-w",
+        "gemm",
+        "-a",
+        str(HERE / "line4.yaml"),
+        "-d",
+        str(HERE / "gemm-tiled.yaml"),
+        "-p",
+        "M=4",
+        "-p",
+        "N=4",
+        "-p",
+        "K=4",
+        "-l",
+        "glb",
+        "--dim",
+        "i",
+        "--dim",
+        "j",
+        "--objective",
+        "energy",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    # i and j in tiles of 1, 2 or 4 (k whole): 3 x 3 sizes x 2! x 2! orders (band, points).
+    assert data["candidates"] == 36
+    assert {"level", "tensor", "footprint", "fills", "writebacks", "capacity", "fits"} <= set(
+        data["levels"][0]
+    )
+
+
+def test_cli_tile_nothing_fits_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys,
+        "tile",
+        "-w",
+        "gemm",
+        "-a",
+        str(HERE / "small-glb.yaml"),
+        "-d",
+        "gemm-os-1d:pes=1",
+        "-p",
+        "M=2",
+        "-p",
+        "N=2",
+        "-p",
+        "K=2",
+    )
+    assert code == 2 and not out
+    assert err.strip().count("\n") == 0
+    assert "smallest tile of glb needs 3 elements, glb holds 2" in err
