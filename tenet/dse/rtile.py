@@ -36,7 +36,6 @@ from tenet.model import Workload
 from tenet.vocab import TensorName
 
 __all__ = [
-    "Alignment",
     "RTile",
     "Traffic",
     "aligned_sizes",
@@ -50,21 +49,6 @@ __all__ = [
     "footprint",
     "reuse_score",
 ]
-
-
-@dataclass(frozen=True)
-class Alignment:
-    """What an rTile aligns to.
-
-    ``units`` gives, per loop dimension, the multiple its size must be (e.g. the PE array's
-    size along the dimension it is spread over); ``transaction`` is the elements per
-    transaction of the level that feeds the tile; ``epsilon`` bounds the padding of an extent
-    as a fraction of it.
-    """
-
-    units: Mapping[str, int]
-    transaction: int = 1
-    epsilon: Fraction = Fraction(1, 10)
 
 
 def aligned_sizes(extent: int, unit: int = 1, epsilon: Fraction = Fraction(1, 10)) -> list[int]:
