@@ -8,7 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 from tenet.api import load_problem
 from tenet.errors import DomainNotCoveredError, NotAFunctionError, SpecError, UnknownTensorError
@@ -118,6 +118,7 @@ def test_memory_conv_halo_exact(stride: int, dilation: int) -> None:
     assert m.record("glb", "O").writebacks == 8
 
 
+@settings(max_examples=80)
 @given(tiled_problems())
 def test_memory_equals_oracle(drawn: tuple[RandomProblem, dict[str, int]]) -> None:
     problem, params = drawn
