@@ -43,3 +43,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_startup.py --quick
 	$(BIN)/python benchmarks/bench_dse_cpu.py --quick
 	$(BIN)/python benchmarks/bench_network.py --quick
+	$(BIN)/python benchmarks/bench_constructive.py --quick

@@ -24,6 +24,7 @@ from tenet.cli.app import (
 )
 from tenet.cli.checks import check_writable
 from tenet.cli.plot import image_path, save_figure
+from tenet.dse.constructive import STRATEGIES, Strategy
 from tenet.dse.objectives import (
     ALIASES,
     OBJECTIVES,
@@ -42,7 +43,7 @@ from tenet.vocab import Neighbourhood
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tenet.dse.explore import Exploration
+    from tenet.dse.explore import Exploration, Sweep
 
 __all__ = ["dse_command", "sweep_command", "check_command"]
 
@@ -136,6 +137,20 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "--every-figure",
             is_flag=True,
             help="Count every figure of every point (default: only what the ranking needs).",
+        ),
+        click.option(
+            "--strategy",
+            type=click.Choice(list(STRATEGIES)),
+            default="auto",
+            show_default=True,
+            help="Evaluate every point, or build the top-k (auto: by the space's size).",
+        ),
+        click.option(
+            "--top-k",
+            type=click.IntRange(min=1),
+            default=10,
+            show_default=True,
+            help="Points the constructive strategy evaluates exactly.",
         ),
         neighbourhood_option("links"),
         click.option(
@@ -286,7 +301,9 @@ def _search(
     fmt: str,
     output: str | None,
     scheduled: pd.DataFrame | None = None,
-) -> None:
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
+) -> Sweep:
     from tenet.dse.explore import sweep
 
     constraints = _check_before_work(
@@ -312,9 +329,17 @@ def _search(
         progress=_bars(items, archs),
         best=(objective, top) if ranking_only else None,
         cache=cache,
+        strategy=strategy,
+        top_k=top_k,
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)
+        if len(exploration.results) < exploration.sizes.kept:
+            click.echo(
+                f"  {len(exploration.results)} of {exploration.sizes.kept} evaluated exactly "
+                "(constructive)",
+                err=True,
+            )
     import pandas as pd
 
     best = pd.concat(
@@ -327,6 +352,7 @@ def _search(
         head = f"best {top} by {objective} from the schedule and from the space"
     write_output(_render(best, fmt, head), output)
     _plot(_constrained(result.results, constraints), pareto, plot)
+    return result
 
 
 @cli.command("dse")
@@ -341,6 +367,11 @@ def _search(
     help="Also evaluate the dataflows made from the workload's schedule; show their best first.",
 )
 @click.option("--reuse", is_flag=True, help="With --from-schedule: schedule the reuse chains too.")
+@click.option(
+    "--vs-data-centric",
+    is_flag=True,
+    help="Also print the best overall against the best data-centric dataflow.",
+)
 @_space_options
 def dse_command(
     workload: str,
@@ -348,6 +379,7 @@ def dse_command(
     reduction: tuple[str, ...],
     from_schedule: bool,
     reuse: bool,
+    vs_data_centric: bool,
     **common: Any,
 ) -> None:
     """Search the affine space-time mappings of a workload on an array; print the best."""
@@ -367,7 +399,16 @@ def dse_command(
             reuse=reuse,
             neighbourhood=common["neighbourhood"],
         )
-    _search([spec], [arch], reductions, **common, scheduled=scheduled)
+    if vs_data_centric:
+        # the best data-centric point is compared exactly: count every point's figures
+        common["every_figure"] = True
+    result = _search([spec], [arch], reductions, **common, scheduled=scheduled)
+    if vs_data_centric:
+        from tenet.dse.headline import compare_data_centric
+
+        for exploration in result.explorations:
+            comparison = compare_data_centric(exploration.results, common["objective"])
+            click.echo("\n".join(comparison.lines()))
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:
@@ -395,12 +436,68 @@ def _workload_list(workloads: Sequence[str], network: str | None) -> list[Any]:
 @click.option("--workload", "-w", "workloads", multiple=True, help="Workload (repeatable).")
 @click.option("--network", "-n", help="Every layer of this network (zoo name or YAML).")
 @click.option("--arch", "-a", "archs", multiple=True, required=True, help="Array (repeatable).")
+@click.option(
+    "--layers-plot",
+    type=click.Path(dir_okay=False),
+    callback=image_path,
+    help="With --network: per-layer table (latency, DRAM traffic, utilisation) and its plot.",
+)
 @_space_options
 def sweep_command(
-    workloads: tuple[str, ...], network: str | None, archs: tuple[str, ...], **common: Any
+    workloads: tuple[str, ...],
+    network: str | None,
+    archs: tuple[str, ...],
+    layers_plot: str | None,
+    **common: Any,
 ) -> None:
     """Search every workload (or network layer) on every array; print the best of each."""
-    _search(_workload_list(workloads, network), archs, None, **common)
+    if layers_plot is None:
+        _search(_workload_list(workloads, network), archs, None, **common)
+        return
+    _layers(network, archs, layers_plot, common)
+
+
+def _layers(network: str | None, archs: tuple[str, ...], plot: str, common: Any) -> None:
+    if network is None or len(archs) != 1:
+        raise click.UsageError("--layers-plot needs --network and one --arch")
+    from tenet.dse.explore import sweep
+    from tenet.dse.layers import LAYER_COLUMNS, layer_table, plot_layers
+
+    spec = load_network(network)
+    items = [(f"{spec.name}/{layer.name}", layer.workload, layer.params) for layer in spec.layers]
+    result = sweep(
+        items,
+        list(archs),
+        params=parse_params(common["param"]),
+        options=_options(
+            common["skew"],
+            common["pe_digits"],
+            common["order_depth"],
+            common["temporal_tiles"],
+            common["instances_per_step"],
+            common["prune_scratchpad"],
+        ),
+        neighbourhood=common["neighbourhood"],
+        engine=common["engine"],
+        workers=common["workers"],
+        address=common["address"],
+        progress=_bars(items, archs),
+        cache=common["cache"],
+        strategy=common["strategy"],
+        top_k=common["top_k"],
+    )
+    best = result.best(common["objective"])
+    table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
+    write_output(_render_columns(table[LAYER_COLUMNS], common["fmt"]), common["output"])
+    save_figure(plot_layers(table), plot, "--layers-plot")
+
+
+def _render_columns(table: pd.DataFrame, fmt: str) -> str:
+    if fmt == "csv":
+        return table.to_csv(index=False).rstrip("\n")
+    if fmt == "json":
+        return json.dumps(json.loads(table.to_json(orient="records")), indent=2)
+    return table.to_string(index=False)
 
 
 @cli.command("check")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tenet.dse.constructive import Strategy, choose_strategy, rank_mappings
 from tenet.dse.engines import Engine, make_engine
 from tenet.dse.figures import BOUNDED, Bound
 from tenet.dse.objectives import Constraint, objective, pareto_front, rank
@@ -206,13 +207,23 @@ def _explore(
     progress: Progress | None,
     label: str | None,
     best: tuple[str, int] | None = None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
 ) -> Exploration:
     bound = {**workload.params, **params}
     space = DesignSpace(workload, architecture, bound, options)
     candidates = list(space)
+    how = choose_strategy(strategy, len(candidates))
+    if how == "constructive":
+        candidates = rank_mappings(space, candidates, top_k)
     chosen = tuple(workload.reductions if reductions is None else reductions)
     context = Context.make(workload, architecture, bound, chosen, neighbourhood)
-    arguments = {"context": context.text, "options": options.model_dump(mode="json")}
+    arguments: dict[str, Any] = {
+        "context": context.text,
+        "options": options.model_dump(mode="json"),
+    }
+    if how == "constructive":
+        arguments["strategy"] = f"constructive:{top_k}"
     run = run_key(arguments if best is None else {**arguments, "best": list(best)})
     store = session.store
     store.open_run(
@@ -268,6 +279,8 @@ def explore(
     progress: Progress | None = None,
     best: tuple[str, int] | None = None,
     cache: str | Path | None = None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
 ) -> Exploration:
     """Evaluate every candidate of the design space of ``workload`` on ``architecture``.
 
@@ -307,6 +320,9 @@ def explore(
         canonical text of its relations (:mod:`tenet.dse.cache`), for later runs; each worker
         also keeps them in memory, so that a point counted already (a repeated network layer,
         the same candidate reached twice) is not counted again. None: in memory only.
+    strategy, top_k
+        ``exhaustive`` evaluates every candidate; ``constructive`` only the ``top_k`` that the
+        micro model of :mod:`tenet.dse.constructive` ranks best; ``auto`` chooses by size.
 
     Examples
     --------
@@ -339,6 +355,8 @@ def explore(
         progress=progress,
         best=best,
         cache=cache,
+        strategy=strategy,
+        top_k=top_k,
     )
     return only.explorations[0]
 
@@ -362,13 +380,17 @@ def sweep(
     progress: Progress | None = None,
     best: tuple[str, int] | None = None,
     cache: str | Path | None = None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
 ) -> Sweep:
     """Explore every workload on every architecture with one engine and one store.
 
     A workload is a source or a ``(label, source, params)`` triple (e.g. a network layer);
     ``params`` apply to all, under each triple's own; ``reductions`` (default: each
     workload's) to every workload. The time budget covers the whole sweep; the other
-    arguments are those of :func:`explore`.
+    arguments are those of :func:`explore`. ``strategy`` ``constructive`` evaluates only the
+    ``top_k`` candidates a micro model ranks best (:mod:`tenet.dse.constructive`), ``auto``
+    does so above :data:`~tenet.dse.constructive.AUTO_LIMIT` candidates.
 
     Examples
     --------
@@ -407,6 +429,8 @@ def sweep(
                         progress,
                         label,
                         best,
+                        strategy,
+                        top_k,
                     )
                 )
     except BaseException as failure:

@@ -1,0 +1,91 @@
+"""The best program of every layer of a network: the best array mapping of each layer's
+exploration, its DRAM traffic under the tiles built for the architecture's memory levels, and
+a per-layer plot of latency, DRAM traffic and utilisation.
+
+DRAM traffic is the elements moved between the outermost level and the next (fills and
+writebacks) under the best of the tilings :func:`~tenet.dse.constructive.construct_tilings`
+builds; an architecture without levels inside DRAM moves each tensor's distinct elements
+once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from tenet.api import load_problem
+from tenet.counting import count
+from tenet.dse.constructive import construct_tilings
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["dram_traffic", "layer_table", "plot_layers", "LAYER_COLUMNS"]
+
+LAYER_COLUMNS = ["workload", "latency_cycles", "traffic_dram_elements", "utilisation", "name"]
+
+
+def dram_traffic(
+    workload: str | WorkloadSpec,
+    architecture: str | ArchitectureSpec,
+    params: Mapping[str, int],
+    space_stamp: str,
+    time_stamp: str,
+    top_k: int = 3,
+) -> int:
+    """Return the DRAM traffic (elements) of a mapping under the best constructed tiling."""
+    dataflow = DataflowSpec.from_mapping(
+        {"name": "best", "space_stamp": space_stamp, "time_stamp": time_stamp}
+    )
+    problem = load_problem(workload, architecture, dataflow, params)
+    if len(problem.architecture.levels) < 2:
+        distinct = 0
+        for tensor in problem.workload.tensors:
+            relations = [m for t, _, m in problem.workload.accesses if t == tensor]
+            image = relations[0].range()
+            for relation in relations[1:]:
+                image = image.union(relation.range())
+            distinct += count(image)
+        return distinct
+    return construct_tilings(problem, top_k=top_k)[0].traffic_dram
+
+
+def layer_table(
+    best: pd.DataFrame,
+    layers: Mapping[str, tuple[Any, Mapping[str, int]]],
+    architecture: str | ArchitectureSpec,
+    top_k: int = 3,
+) -> pd.DataFrame:
+    """Return one row per layer of ``best`` (a sweep's best row per workload label), with its
+    DRAM traffic; ``layers`` maps a label to its workload source and size parameters."""
+    rows = []
+    for _, row in best.iterrows():
+        source, params = layers[str(row["workload"])]
+        traffic = dram_traffic(
+            source, architecture, params, str(row["space_stamp"]), str(row["time_stamp"]), top_k
+        )
+        rows.append({**row.to_dict(), "traffic_dram_elements": traffic})
+    return pd.DataFrame(rows, columns=[*best.columns, "traffic_dram_elements"])
+
+
+def plot_layers(table: pd.DataFrame) -> Figure:
+    """Plot latency, DRAM traffic and utilisation per layer, one panel each."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(max(6.0, 0.35 * len(table)), 7))
+    panels = [
+        ("latency_cycles", "latency, cycles"),
+        ("traffic_dram_elements", "DRAM traffic, elements"),
+        ("utilisation", "PE utilisation, ratio"),
+    ]
+    axes = figure.subplots(len(panels), 1, sharex=True)
+    labels = [str(w).split("/")[-1] for w in table["workload"]]
+    for ax, (column, label) in zip(axes, panels, strict=True):
+        ax.bar(range(len(table)), table[column].astype(float))
+        ax.set_ylabel(label)
+    axes[-1].set_xticks(range(len(table)), labels, rotation=90)
+    figure.tight_layout()
+    return figure
