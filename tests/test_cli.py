@@ -13,13 +13,13 @@ from tenet.cli import main
 
 EVAL_GEMM_OS = ("eval", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic")
 TENSOR_KEYS = {
-    "name",
+    "tensor",
     "access",
-    "total",
-    "unique",
-    "reuse",
-    "spatial_reuse",
-    "temporal_reuse",
+    "volume_total",
+    "volume_unique",
+    "volume_reuse",
+    "volume_reuse_spatial",
+    "volume_reuse_temporal",
     "reuse_factor",
 }
 
@@ -59,7 +59,7 @@ def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -
     )
     assert code == 0
     result = json.loads(out)
-    assert {t["name"] for t in result["tensors"]} == {"A", "B", "C"}
+    assert {t["tensor"] for t in result["tensors"]} == {"A", "B", "C"}
     assert all(TENSOR_KEYS <= set(t) for t in result["tensors"])
     assert {"latency", "utilisation", "bandwidth_pe", "energy"} <= set(result)
     assert set(result["tenet_compat"]["tensors"]) == {"A", "B", "C"}
@@ -156,8 +156,8 @@ def test_cli_eval_neighbourhood_links_on_unskewed_gemm(
         # A[i, k] (64 elements) is needed by the 8 PEs of row i in the same step: the window
         # finds it at the left neighbour; a registered link delivers it a step late, so each
         # of the 8 PEs fetches its own copy: 8 x 64
-        [a] = [t for t in result["tensors"] if t["name"] == "A"]
-        assert a["unique"] == unique_a
+        [a] = [t for t in result["tensors"] if t["tensor"] == "A"]
+        assert a["volume_unique"] == unique_a
         assert result["tenet_compat"]["tensors"]["A"]["UniqueVolume"] == 64
 
 

@@ -101,7 +101,7 @@ def tenet_report(
             TotalVolume=c.total,
             UniqueVolume=c.unique_window,
             ReuseFactor=c.total / c.unique_window if c.unique_window else 0.0,
-            TemporalReuseVolume=c.reuse_temporal / macs if macs else 0.0,
+            TemporalReuseVolume=c.volume_reuse_temporal / macs if macs else 0.0,
             SpatialReuseVolume=c.reused_linked / macs if macs else 0.0,
             access="READ" if c.access == "read" else "WRITE",
         )

@@ -46,7 +46,7 @@ class TensorMetrics:
             volume_unique=c.unique,
             volume_reuse=c.reuse,
             volume_reuse_spatial=c.reused_spatial,
-            volume_reuse_temporal=c.reuse_temporal,
+            volume_reuse_temporal=c.volume_reuse_temporal,
             reuse_factor=c.reuse_factor,
             accesses_l1_read=c.total,
             accesses_l1_write=c.total,
@@ -91,44 +91,28 @@ class Metrics:
         """Return the per-tensor table: one row per tensor access, one column per quantity."""
         import pandas as pd
 
-        rows = [
-            {
-                f.name: (float(v) if isinstance(v := getattr(t, f.name), Fraction) else v)
-                for f in fields(t)
-            }
-            for t in self.tensors
-        ]
+        rows = [{f.name: _json(getattr(t, f.name)) for f in fields(t)} for t in self.tensors]
         return pd.DataFrame(rows).set_index(["tensor", "access"])
 
     def to_dict(self) -> dict[str, Any]:
-        """Return JSON-ready values: ``tensors``, the per-dataflow metrics, ``tenet_compat``."""
+        """Return JSON-ready values named as in :data:`tenet.vocab.UNITS` (ratios as floats):
+        ``name``, ``tensors`` (``tensor``, ``access`` and the per-tensor metrics), the
+        per-dataflow metrics, ``tenet_compat``."""
         out: dict[str, Any] = {
             "name": self.name,
             "tensors": [
-                {
-                    "name": t.tensor,
-                    "access": t.access,
-                    "total": t.volume_total,
-                    "unique": t.volume_unique,
-                    "reuse": t.volume_reuse,
-                    "spatial_reuse": t.volume_reuse_spatial,
-                    "temporal_reuse": t.volume_reuse_temporal,
-                    "reuse_factor": float(t.reuse_factor),
-                    "accesses_l1_read": t.accesses_l1_read,
-                    "accesses_l1_write": t.accesses_l1_write,
-                    "accesses_l2_read": t.accesses_l2_read,
-                    "accesses_l2_write": t.accesses_l2_write,
-                }
-                for t in self.tensors
+                {f.name: _json(getattr(t, f.name)) for f in fields(t)} for t in self.tensors
             ],
         }
         for f in fields(self):
-            if f.name in ("name", "tensors", "tenet_compat"):
-                continue
-            value = getattr(self, f.name)
-            out[f.name] = float(value) if isinstance(value, Fraction) else value
+            if f.name not in ("name", "tensors", "tenet_compat"):
+                out[f.name] = _json(getattr(self, f.name))
         out["tenet_compat"] = self.tenet_compat.to_dict()
         return out
+
+
+def _json(value: object) -> object:
+    return float(value) if isinstance(value, Fraction) else value
 
 
 def evaluate(problem: Problem, name: str | None = None) -> Metrics:
