@@ -22,6 +22,9 @@ __all__ = [
     "column",
     "metric_of_column",
     "Source",
+    "ENERGY_MAC",
+    "ENERGY_L1",
+    "ENERGY_L2",
 ]
 
 STATEMENT = "S"
@@ -42,6 +45,11 @@ Neighbourhood = Literal["window", "links"]
 ``"links"`` (what the array delivers: same PE one occupied time-stamp earlier, or a linked PE
 at the link's delay)."""
 NEIGHBOURHOODS: tuple[Neighbourhood, ...] = ("window", "links")
+
+ENERGY_MAC, ENERGY_L1, ENERGY_L2 = 1.0, 1.68, 18.61
+"""The original tool's energy of one MAC, one L1 (PE buffer) access and one L2 (scratchpad)
+access, relative to one MAC (MAESTRO's ``l1_energy_multiplier`` and ``l2_energy_multiplier``):
+the zoo's and the default energy table."""
 
 UNITS: dict[str, str] = {
     "volume_total": "elements",

@@ -23,6 +23,7 @@ from tenet.compare.levels import OUTPUT_OF, OVERLAP, Level, build_levels, full_d
 from tenet.errors import InfeasibleError
 from tenet.isl_utils import parse_map, parse_set
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.vocab import ENERGY_L1, ENERGY_L2, ENERGY_MAC
 
 __all__ = [
     "Interconnect",
@@ -269,7 +270,7 @@ def _architecture(
             "latency": max(hardware.noc_latency, 1),
             "l1_size": hardware.l1_size,
             "l2_size": hardware.l2_size,
-            "energy": {"mac": 1.0, "l1": 1.68, "l2": 18.61},
+            "energy": {"mac": ENERGY_MAC, "l1": ENERGY_L1, "l2": ENERGY_L2},
         }
     )
 
