@@ -7,8 +7,11 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from tenet.counting import count
+from tenet.metrics.bandwidth import bandwidth
 from tenet.metrics.compat import TenetReport, tenet_report
+from tenet.metrics.energy import energy
 from tenet.metrics.latency import schedule, transfer_latency
+from tenet.metrics.utilisation import active_pes_avg, utilisation
 from tenet.metrics.volume import TensorCounts, count_tensor
 from tenet.model.problem import Problem
 from tenet.vocab import Access, Neighbourhood, TensorName
@@ -154,18 +157,16 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         timestamps=timestamps,
         occupied_points=occupied,
         instances_per_step_max=timing.instances_per_step_max,
-        active_pes_avg=Fraction(occupied, timestamps) if timestamps else Fraction(0),
-        utilisation=Fraction(occupied, pe_count * timestamps) if timestamps else Fraction(0),
+        active_pes_avg=active_pes_avg(occupied, timestamps),
+        utilisation=utilisation(occupied, pe_count, timestamps),
         latency_compute=compute,
         latency_compute_avg=macs // active_pes if active_pes else 0,
         latency_ingress=ingress,
         latency_egress=egress,
         latency=latency,
-        bandwidth_pe=Fraction(sum(c.reused_spatial for c in counts), latency)
-        if latency
-        else Fraction(0),
-        bandwidth_scratchpad=Fraction(unique_in + unique_out, latency) if latency else Fraction(0),
-        energy=macs * arch.energy.mac + l1 * arch.energy.l1 + l2 * arch.energy.l2,
+        bandwidth_pe=bandwidth(sum(c.reused_spatial for c in counts), latency),
+        bandwidth_scratchpad=bandwidth(unique_in + unique_out, latency),
+        energy=energy(macs, l1, l2, arch.energy),
         tenet_compat=tenet_report(
             counts,
             macs=macs,
