@@ -9,13 +9,13 @@ import pytest
 import yaml
 
 from tenet.api import load_problem
-from tenet.cli import main
 from tenet.errors import (
     DataflowError,
     DomainNotCoveredError,
     NotAFunctionError,
     OutsideArrayError,
 )
+from tests.conftest import run
 
 WORKLOAD = {
     "name": "copy",
@@ -75,8 +75,6 @@ def test_check_and_load_problem_say_the_same(
     assert raised.value.reason.startswith(words)
     assert raised.value.source == str(dataflow)
     assert raised.value.witness is not None and raised.value.witness in words
-    with pytest.raises(SystemExit) as stop:
-        main(["check", "-w", str(workload), "-a", str(arch), "-d", str(dataflow)])
-    out, _ = capsys.readouterr()
-    assert stop.value.code == 2
+    code, out, _ = run(capsys, "check", "-w", str(workload), "-a", str(arch), "-d", str(dataflow))
+    assert code == 2
     assert f"  {error.kind}: {raised.value.reason}\n" in out
