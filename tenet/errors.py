@@ -123,7 +123,16 @@ class OutsideArrayError(DataflowError):
 
 
 class CountingError(TenetError, ValueError):
-    """A count cannot be made exactly (unbound parameter, value outside the domain, ...)."""
+    """A count cannot be made exactly (unbound parameter, value outside the domain, ...).
+
+    ``str()`` reads ``source: location: reason`` (parts that are unknown are left out).
+    """
+
+    def __init__(self, reason: str, *, source: str | None = None, location: str | None = None):
+        self.reason = reason
+        self.source = source
+        self.location = location
+        super().__init__(": ".join(p for p in (source, location, reason) if p))
 
 
 class NotABijectionError(SpecError):
