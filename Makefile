@@ -39,3 +39,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_layout.py --quick
 	$(BIN)/python benchmarks/bench_schedule.py --quick
 	$(BIN)/python benchmarks/bench_memory.py --quick
+	$(BIN)/python benchmarks/bench_legality.py
+	$(BIN)/python benchmarks/bench_startup.py --quick
+	$(BIN)/python benchmarks/bench_dse_cpu.py --quick
+	$(BIN)/python benchmarks/bench_network.py --quick

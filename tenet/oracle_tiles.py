@@ -63,12 +63,13 @@ class TileFigures:
 class _Level:
     name: str
     per_pe: bool
+    tensors: tuple[str, ...] | None = None
 
 
 def _levels(arch: ArchitectureSpec) -> list[_Level]:
     if not arch.levels:
         return [_Level("dram", False)]
-    return [_Level(level.name, level.per_pe) for level in arch.levels]
+    return [_Level(level.name, level.per_pe, level.tensors) for level in arch.levels]
 
 
 def reference_memory(
@@ -122,6 +123,8 @@ def reference_memory(
         pes: list[Point] = sorted(set(pe_of.values())) if level.per_pe else [()]
         totals: dict[tuple[Point, Point], int] = defaultdict(int)
         for tensor in reads:
+            if level.tensors is not None and tensor not in level.tensors:
+                continue
             figures[(level.name, tensor)], sizes = _walk(
                 instances,
                 tile,

@@ -3,10 +3,12 @@
 The convention: each line of a ```sh block of README.md or docs/*.md that starts with
 ``tenet `` or ``python `` is run as written (a trailing ``  # comment`` dropped) from the root
 of a temporary copy of the repository's example files (``examples/``, ``workloads/``,
-``arch_zoo/``), and must exit 0. So a documented command names only zoo names and files of
-the repository, and takes a few seconds of CPU (small ``-p`` sizes, or an option such as
-``--time-budget`` that the docs show); the design-space searches run in the slow tests.
-Output, and commands not meant to be run, go in ```text blocks. ```python blocks run too.
+``arch_zoo/``), and must exit 0. The commands of one document share that copy and run in
+the order written, so a command may read what an earlier one of the same document wrote.
+So a documented command names only zoo names and files of the repository, and takes a few
+seconds of CPU (small ``-p`` sizes, or an option such as ``--time-budget`` that the docs
+show); the design-space searches run in the slow tests. Output, and commands not meant to be
+run, go in ```text blocks. ```python blocks run too.
 """
 
 from __future__ import annotations
@@ -51,13 +53,23 @@ def _commands() -> list[tuple[str, str]]:
 COMMANDS = _commands()
 
 
+def _copy(folder: Path) -> Path:
+    for name in COPIED:
+        shutil.copytree(ROOT / name, folder / name)
+    return folder
+
+
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A temporary copy of the files documented commands may name, as the working folder."""
-    for name in COPIED:
-        shutil.copytree(ROOT / name, tmp_path / name)
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(_copy(tmp_path))
     return tmp_path
+
+
+@pytest.fixture(scope="module")
+def doc_folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One temporary copy per document, made when its first command runs."""
+    return {}
 
 
 def test_docs_have_commands() -> None:
@@ -66,13 +78,24 @@ def test_docs_have_commands() -> None:
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("doc", "command"),
     [
-        pytest.param(line, marks=[pytest.mark.slow] if line.startswith(LONG) else [], id=line)
-        for _, line in COMMANDS
+        pytest.param(doc, line, marks=[pytest.mark.slow] if line.startswith(LONG) else [], id=line)
+        for doc, line in COMMANDS
     ],
 )
-def test_docs_command_runs(command: str, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_docs_command_runs(
+    doc: str,
+    command: str,
+    doc_folders: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    if doc not in doc_folders:
+        doc_folders[doc] = _copy(tmp_path_factory.mktemp(doc.replace(".", "_")))
+    workdir = doc_folders[doc]
+    monkeypatch.chdir(workdir)
     argv = shlex.split(command)
     before = {p for p in workdir.rglob("*")}
     if argv[0] == "python":

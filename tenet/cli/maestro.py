@@ -119,6 +119,14 @@ def maestro_command(
     callback=image_path,
     help="Save a bar plot here.",
 )
+@click.option(
+    "--with",
+    "peer",
+    type=click.Choice(["accelforge", "zigzag"]),
+    help="Run this peer and print its fills and writebacks beside tenet's: MAPPING is an "
+    "AccelForge spec, or ZigZag's mapping with -w workload and -a accelerator.",
+)
+@click.option("--peer-python", help="Python of the peers' environment (or TENET_PEERS_PYTHON).")
 @format_option
 @output_option
 def compare_command(
@@ -131,15 +139,23 @@ def compare_command(
     param: tuple[str, ...],
     interconnect: str,
     plot_path: str | None,
+    peer: str | None,
+    peer_python: str | None,
     fmt: str,
     output: str | None,
 ) -> None:
-    """Compare exact counts with MAESTRO-style estimates, quantity by quantity.
+    """Compare exact counts with MAESTRO-style estimates, quantity by quantity; with --with,
+    tenet's per-level fills and writebacks with AccelForge's or ZigZag's.
 
     Give the dataflow in MAESTRO's notation (MAPPING with --hw; every layer, or --layer), in
     the relation-centric one (--workload/--arch/--dataflow; the directives are synthesised,
     --hw optionally sets the NoC), or in both (then they are compared with each other).
     """
+    if peer is not None:
+        from tenet.cli.peers import compare_with_peer
+
+        compare_with_peer(peer, mapping, workload, arch, peer_python, fmt, output)
+        return
     triple = (workload, arch, dataflow)
     if any(triple) and not all(triple):
         raise click.UsageError("give all of --workload, --arch, --dataflow, or none")

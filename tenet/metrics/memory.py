@@ -237,7 +237,7 @@ def evaluate_memory(
     levels = problem.architecture.levels
     relations = tensor_relations(problem)
     for level in levels:
-        for name in level.split:
+        for name in (*level.split, *(level.tensors or ())):
             if name not in problem.workload.tensors:
                 raise UnknownTensorError(
                     name, problem.workload.tensors, source=problem.architecture.source
@@ -255,6 +255,8 @@ def evaluate_memory(
         total: isl.PwQPolynomial | None = None
         level_records: list[LevelTensor] = []
         for tensor, (read, write) in relations.items():
+            if not level.holds(tensor):
+                continue
             traffic = _traffic(tiled, read, write)
             footprint = _maximum(traffic.footprint)
             limit = level.capacity_of(tensor) if level.split else None
@@ -304,6 +306,8 @@ def level_needs(
         level = tiled.level
         total: isl.PwQPolynomial | None = None
         for tensor, (read, write) in relations.items():
+            if not level.holds(tensor):
+                continue
             per_key = tiled.key_of.reverse().apply_range(read.union(write)).card()
             if level.split and _maximum(per_key) > (level.capacity_of(tensor) or 0):
                 fits = False
@@ -324,12 +328,25 @@ def _summarise(
     def total(level: str, what: str) -> int:
         return sum(getattr(r, what) for r in records if r.level == level)
 
+    position = {level.name: k for k, level in enumerate(levels)}
+
+    def parent(r: LevelTensor) -> str:
+        """The nearest level outside ``r.level`` that holds the tensor (bypasses skipped)."""
+        k = position[r.level] - 1
+        while k > 0 and not levels[k].holds(r.tensor):
+            k -= 1
+        return levels[k].name
+
+    def total_in(level: str, what: str) -> int:
+        return sum(
+            getattr(r, what) for r in records if r.level != levels[0].name and parent(r) == level
+        )
+
     summaries: list[LevelSummary] = []
-    for k, level in enumerate(levels):
+    for level in levels:
         fills, writebacks = total(level.name, "fills"), total(level.name, "writebacks")
-        inner = levels[k + 1].name if k + 1 < len(levels) else None
-        fills_in = total(inner, "fills") if inner else 0
-        writebacks_in = total(inner, "writebacks") if inner else 0
+        fills_in = total_in(level.name, "fills")
+        writebacks_in = total_in(level.name, "writebacks")
         reads, writes = fills_in + writebacks, fills + writebacks_in
         latency = _time(fills_in, level.read_bandwidth) + _time(
             writebacks_in, level.write_bandwidth

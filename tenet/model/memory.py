@@ -28,6 +28,12 @@ class MemoryLevel:
     energy_write: float = 0.0
     feeds_array: bool = False
     source: str | None = None
+    tensors: tuple[str, ...] | None = None
+    """The tensors the level holds (None: every tensor); the others bypass it."""
+
+    def holds(self, tensor: str) -> bool:
+        """True when the level holds ``tensor`` (it does not bypass it)."""
+        return self.tensors is None or tensor in self.tensors
 
     def capacity_of(self, tensor: str) -> int | None:
         """Return the capacity ``tensor`` may use, in elements (None: unbounded)."""
@@ -84,6 +90,7 @@ def _level(spec: LevelSpec, arch: ArchitectureSpec, k: int) -> MemoryLevel:
         spec.energy_write,
         spec.feeds_array,
         spec.source,
+        spec.tensors,
     )
 
 

@@ -63,6 +63,9 @@ class LevelSpec(BaseModel):
     energy_write: float = Field(0.0, ge=0, description="Energy of one element written.")
     feeds_array: bool = Field(False, description="The level the PE array reads from.")
     source: str | None = Field(None, description="Where the figures of this level come from.")
+    tensors: tuple[str, ...] | None = Field(
+        None, description="Tensors the level holds (none: every tensor); the others bypass it."
+    )
 
 
 class ArchitectureSpec(SpecModel):

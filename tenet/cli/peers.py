@@ -1,0 +1,157 @@
+"""``tenet import`` and ``tenet export``: AccelForge and ZigZag specs to tenet specs and back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from tenet.cli.app import cli, param_option, parse_params, write_output
+
+if TYPE_CHECKING:
+    from tenet.peers.loopnest import LoopNest
+
+__all__ = ["import_group", "export_group", "compare_with_peer"]
+
+
+@cli.group("import")
+def import_group() -> None:
+    """Read a peer's specs (AccelForge, ZigZag) into tenet specs: DIR/workload.yaml,
+    DIR/architecture.yaml and DIR/dataflow.yaml, which ``tenet eval`` reads."""
+
+
+def _written(directory: str, paths: list[Path]) -> None:
+    names = " ".join(str(p) for p in paths)
+    click.echo(f"wrote {names}", err=True)
+    click.echo(
+        f"tenet eval -w {directory}/workload.yaml -a {directory}/architecture.yaml "
+        f"-d {directory}/dataflow.yaml"
+    )
+
+
+@import_group.command("accelforge")
+@click.argument("spec", type=click.Path())
+@click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
+def import_accelforge(spec: str, directory: str) -> None:
+    """Read an AccelForge SPEC file (arch, workload, mapping) into tenet specs in DIRECTORY."""
+    from tenet.peers.accelforge import read_accelforge
+    from tenet.peers.files import write_specs
+
+    imported = read_accelforge(spec)
+    header = _header(spec, imported.nest)
+    _written(directory, write_specs(directory, imported.documents(), header))
+
+
+@import_group.command("zigzag")
+@click.option("--workload", "-w", required=True, type=click.Path(), help="ZigZag workload.")
+@click.option("--accelerator", "-a", required=True, type=click.Path(), help="ZigZag hardware.")
+@click.option("--mapping", "-m", required=True, type=click.Path(), help="ZigZag mapping.")
+@click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
+def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str) -> None:
+    """Read ZigZag's workload, accelerator and mapping files into tenet specs in DIRECTORY
+    (loops allocated to memories innermost first, as far as each memory's size allows)."""
+    from tenet.peers.files import write_specs
+    from tenet.peers.zigzag import read_zigzag
+
+    imported = read_zigzag(workload, accelerator, mapping)
+    header = _header(f"{workload}, {accelerator}, {mapping}", imported.nest)
+    _written(directory, write_specs(directory, imported.documents(), header))
+
+
+def _header(source: str, nest: LoopNest) -> str:
+    text = f"# Read by tenet import from {source}.\n"
+    if nest.above:
+        placed = "; ".join(
+            f"{tensor} at {level} under {at} loops"
+            for tensor, per in nest.above.items()
+            for level, at in per.items()
+        )
+        text += (
+            f"# Storage placed off its level's place ({placed}): tenet compare --with and\n"
+            "# tenet.peers.loopnest.evaluate_nest count it; tenet eval uses the level's place.\n"
+        )
+    return text
+
+
+@cli.group("export")
+def export_group() -> None:
+    """Write a tenet problem in a peer's format, when a per-level loop nest expresses its
+    dataflow (skewed or modulo placements are refused, with the reason)."""
+
+
+def _specs(workload: str, arch: str, dataflow: str) -> tuple[object, object, object]:
+    from tenet.spec import load_architecture, load_dataflow, load_workload
+
+    a = load_architecture(arch)
+    return load_workload(workload), a, load_dataflow(dataflow, architecture=a)
+
+
+@export_group.command("accelforge")
+@click.option("--workload", "-w", required=True, help="Workload: YAML file or zoo name.")
+@click.option("--arch", "-a", required=True, help="Architecture: YAML file or zoo name.")
+@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML file or zoo name.")
+@param_option
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
+def export_accelforge(
+    workload: str, arch: str, dataflow: str, param: tuple[str, ...], output: str | None
+) -> None:
+    """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
+    from tenet.peers.accelforge import write_accelforge
+    from tenet.peers.files import dump
+
+    w, a, d = _specs(workload, arch, dataflow)
+    doc = write_accelforge(w, a, d, parse_params(param))  # type: ignore[arg-type]
+    write_output(dump(doc).rstrip(), output)
+
+
+@export_group.command("zigzag")
+@click.option("--workload", "-w", required=True, help="Workload: YAML file or zoo name.")
+@click.option("--arch", "-a", required=True, help="Architecture: YAML file or zoo name.")
+@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML file or zoo name.")
+@param_option
+@click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
+def export_zigzag(
+    workload: str, arch: str, dataflow: str, param: tuple[str, ...], directory: str
+) -> None:
+    """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
+    from tenet.peers.files import write_specs
+    from tenet.peers.zigzag import write_zigzag
+
+    w, a, d = _specs(workload, arch, dataflow)
+    docs = write_zigzag(w, a, d, parse_params(param))  # type: ignore[arg-type]
+    paths = write_specs(directory, docs)
+    click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
+
+
+def compare_with_peer(
+    peer: str,
+    mapping: str | None,
+    workload: str | None,
+    accelerator: str | None,
+    python: str | None,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Run ``peer`` and print tenet's fills and writebacks beside its own."""
+    import json
+    from dataclasses import asdict
+
+    from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
+
+    if mapping is None:
+        raise click.UsageError(f"--with {peer} needs MAPPING")
+    if peer == "zigzag":
+        if not workload or not accelerator:
+            raise click.UsageError("--with zigzag needs -w WORKLOAD and -a ACCELERATOR")
+        rows = compare_zigzag(peer_python(python), workload, accelerator, mapping)
+    else:
+        rows = compare_accelforge(peer_python(python), mapping)
+    if fmt == "json":
+        write_output(json.dumps([asdict(r) for r in rows], indent=2), output)
+    elif fmt == "csv":
+        import pandas as pd
+
+        write_output(pd.DataFrame([asdict(r) for r in rows]).to_csv(index=False).rstrip(), output)
+    else:
+        write_output(render(rows, peer), output)

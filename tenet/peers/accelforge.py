@@ -1,0 +1,390 @@
+"""AccelForge (Timeloop family) specs in and out: one YAML file with ``arch`` (``!Memory``
+levels from main memory inward, a ``!Container`` whose ``spatial`` fanouts form the PE array,
+a ``!Compute``), ``workload`` (``iteration_space_shape``, ``bits_per_value``, one einsum's
+``tensor_accesses``) and ``mapping`` (``!Storage``, ``!Temporal``, ``!Spatial`` and
+``!Compute`` nodes, outermost first). Read into tenet specs and a :class:`LoopNest`; written
+back from a tenet dataflow that a loop nest expresses (``docs/peers.md``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from math import ceil
+from pathlib import Path
+from typing import Any
+
+from tenet.errors import SpecError
+from tenet.peers.files import need, read_yaml
+from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
+from tenet.peers.specs import (
+    Imported,
+    Operand,
+    dataflow_document,
+    mark_bypasses,
+    number,
+    pe_extents,
+    recover_nest,
+    workload_document,
+)
+from tenet.spec.architecture import ArchitectureSpec
+from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.workload import WorkloadSpec
+
+__all__ = ["read_accelforge", "write_accelforge"]
+
+_RANGE = re.compile(r"^\s*0\s*<=\s*(\w+)\s*<\s*(\d+)\s*$")
+
+
+def _workload(doc: Any, src: str) -> tuple[list[str], list[int], list[Operand], str, int]:
+    work = need(doc, "workload", dict, src, "")
+    shape = need(work, "iteration_space_shape", dict, src, "workload")
+    dims: list[str] = []
+    extents: list[int] = []
+    for var, text in shape.items():
+        where = f"workload.iteration_space_shape.{var}"
+        m = _RANGE.match(str(text))
+        if not m or m.group(1) != var:
+            raise SpecError(f"expected '0 <= {var} < N', not {text!r}", source=src, location=where)
+        dims.append(var)
+        extents.append(int(m.group(2)))
+    bits = work.get("bits_per_value", {"All": 8})
+    width = int(bits.get("All", 8)) if isinstance(bits, dict) else 8
+    einsums = need(work, "einsums", list, src, "workload")
+    if len(einsums) != 1:
+        raise SpecError(
+            f"one einsum is read, not {len(einsums)}", source=src, location="workload.einsums"
+        )
+    einsum = need(einsums, 0, dict, src, "workload.einsums")
+    operands: list[Operand] = []
+    accesses = need(einsum, "tensor_accesses", list, src, "workload.einsums.0")
+    for n, access in enumerate(accesses):
+        where = f"workload.einsums.0.tensor_accesses.{n}"
+        name = need(access, "name", str, src, where)
+        projection = need(access, "projection", (list, dict), src, where)
+        subs = [
+            str(p) for p in (projection.values() if isinstance(projection, dict) else projection)
+        ]
+        for k, sub in enumerate(subs):
+            used = set(re.findall(r"[A-Za-z_]\w*", sub))
+            if not used <= set(dims):
+                raise SpecError(
+                    f"{sub!r} uses {', '.join(sorted(used - set(dims)))}, not a rank variable "
+                    f"({', '.join(dims)})",
+                    source=src,
+                    location=f"{where}.projection.{k}",
+                )
+        operands.append(Operand(name, tuple(subs), bool(access.get("output", False))))
+    return dims, extents, operands, str(einsum.get("name", "einsum")), width
+
+
+def _energy(node: Mapping[str, Any], action: str, width: int, src: str, where: str) -> float:
+    """Energy of one element: the action's energy times the elements per action."""
+    for k, act in enumerate(node.get("actions", []) or []):
+        if act.get("name") == action:
+            energy = number(act.get("energy", 0), src, f"{where}.actions.{k}.energy") or 0.0
+            per = act.get("bits_per_action")
+            per_bits = number(per, src, f"{where}.actions.{k}.bits_per_action") if per else width
+            return float(energy) * width / float(per_bits or width)
+    return 0.0
+
+
+def _architecture(doc: Any, src: str, width: int) -> tuple[dict[str, Any], list[str], list[str]]:
+    arch = need(doc, "arch", dict, src, "")
+    nodes = need(arch, "nodes", list, src, "arch")
+    levels: list[dict[str, Any]] = []
+    fanouts: list[tuple[str, int]] = []
+    container: str | None = None
+    mac = 1.0
+    for n, node in enumerate(nodes):
+        where = f"arch.nodes.{n}"
+        kind = node.get("kind") if isinstance(node, dict) else None
+        name = need(node, "name", str, src, where)
+        if kind == "Memory":
+            size = number(node.get("size", "inf"), src, f"{where}.size")
+            level: dict[str, Any] = {"name": name}
+            if size is not None:
+                level["capacity"] = max(1, int(size) // width)
+            if container is not None:
+                level["per_pe"] = True
+            level["energy_read"] = _energy(node, "read", width, src, where)
+            level["energy_write"] = _energy(node, "write", width, src, where)
+            level["source"] = f"{src}: {where} (energy per {width}-bit element)"
+            levels.append(level)
+        elif kind == "Container":
+            if container is not None:
+                raise SpecError(
+                    f"a second container inside {container!r}: one PE array is read",
+                    source=src,
+                    location=where,
+                )
+            container = name
+            for k, fan in enumerate(node.get("spatial", []) or []):
+                fanouts.append(
+                    (
+                        need(fan, "name", str, src, f"{where}.spatial.{k}"),
+                        need(fan, "fanout", int, src, f"{where}.spatial.{k}"),
+                    )
+                )
+        elif kind == "Compute":
+            mac = _energy(node, "compute", width, src, where) or 1.0
+        else:
+            raise SpecError(
+                f"expected !Memory, !Container or !Compute, not {kind!r}",
+                source=src,
+                location=where,
+            )
+    if not levels:
+        raise SpecError("no !Memory level", source=src, location="arch.nodes")
+    sizes = [f for _, f in fanouts] or [1]
+    pe = " and ".join(f"0 <= p{k} < {f}" for k, f in enumerate(sizes))
+    document = {
+        "version": 1,
+        "name": str(doc.get("name", Path(src).stem)),
+        "pe": f"{{PE[{', '.join(f'p{k}' for k in range(len(sizes)))}]: {pe}}}",
+        "bits_per_element": width,
+        "energy": {"mac": mac},
+        "levels": levels,
+    }
+    return document, [lv["name"] for lv in levels], [name for name, _ in fanouts]
+
+
+def _mapping(
+    doc: Any,
+    src: str,
+    dims: list[str],
+    extents: list[int],
+    level_names: list[str],
+    axes: list[str],
+    per_pe: frozenset[str],
+) -> LoopNest:
+    mapping = need(doc, "mapping", dict, src, "")
+    nodes = need(mapping, "nodes", list, src, "mapping")
+    shape = dict(zip(dims, extents, strict=True))
+    seen = {d: False for d in dims}
+    loops: list[tuple[Loop, str]] = []
+    placed: dict[str, dict[str, int]] = {}
+    for n, node in enumerate(nodes):
+        where = f"mapping.nodes.{n}"
+        kind = node.get("kind") if isinstance(node, dict) else None
+        if kind == "Storage":
+            component = need(node, "component", str, src, where)
+            if component not in level_names:
+                raise SpecError(
+                    f"no !Memory {component!r} in arch.nodes ({', '.join(level_names)})",
+                    source=src,
+                    location=f"{where}.component",
+                )
+            for tensor in need(node, "tensors", list, src, where):
+                placed.setdefault(component, {})[str(tensor)] = len(loops)
+        elif kind in ("Temporal", "Spatial"):
+            var = need(node, "rank_variable", str, src, where)
+            if var not in shape:
+                raise SpecError(
+                    f"rank variable {var!r} is not in the iteration space ({', '.join(dims)})",
+                    source=src,
+                    location=f"{where}.rank_variable",
+                )
+            tile = need(node, "tile_shape", int, src, where)
+            if tile < 1:
+                raise SpecError("tile_shape must be >= 1", source=src, location=where)
+            if seen[var] and shape[var] % tile:
+                raise NotALoopNestError(
+                    f"{src}: {where}: tile_shape {tile} does not divide the enclosing tile "
+                    f"{shape[var]} of {var!r} (only the outermost loop may leave a partial tile)"
+                )
+            spatial = None
+            if kind == "Spatial":
+                axis = need(node, "name", (str, int), src, where)
+                if str(axis) not in axes and not isinstance(axis, int):
+                    raise SpecError(
+                        f"no spatial fanout {axis!r} ({', '.join(axes)})",
+                        source=src,
+                        location=f"{where}.name",
+                    )
+                spatial = axes.index(str(axis)) if str(axis) in axes else int(axis)
+            loops.append((Loop(var, ceil(shape[var] / tile), spatial), where))
+            shape[var] = tile
+            seen[var] = True
+        elif kind == "Compute":
+            break
+        else:
+            raise SpecError(
+                f"expected !Storage, !Temporal, !Spatial or !Compute, not {kind!r}",
+                source=src,
+                location=where,
+            )
+    points = [Loop(d, shape[d]) for d in dims if shape[d] > 1]
+    flat = [loop for loop, _ in loops] + points
+    bounds = {c: min(p.values()) for c, p in placed.items()}
+    bounds[level_names[0]] = 0
+    order = [name for name in level_names if name in bounds]
+    starts = [bounds[name] for name in order]
+    if starts != sorted(starts):
+        k = next(k for k in range(1, len(starts)) if starts[k] < starts[k - 1])
+        raise NotALoopNestError(
+            f"{src}: mapping: the storage of {order[k]!r} sits above that of {order[k - 1]!r}, "
+            "which the architecture lists outside it"
+        )
+    levels = []
+    for k, name in enumerate(level_names):
+        if name not in bounds:
+            levels.append(LevelLoops(name, (), frozenset()))
+            continue
+        later = [bounds[n] for n in level_names[k + 1 :] if n in bounds]
+        end = later[0] if later else len(flat)
+        keep = frozenset(placed.get(name, {})) if k else None
+        levels.append(LevelLoops(name, tuple(flat[bounds[name] : end]), keep))
+    above = {
+        tensor: {c: at}
+        for c, per in placed.items()
+        for tensor, at in per.items()
+        if at != bounds[c] and c != level_names[0]
+    }
+    return LoopNest(tuple(dims), tuple(extents), tuple(levels), per_pe=per_pe, above=above)
+
+
+def read_accelforge(path: str | Path) -> Imported:
+    """Read an AccelForge spec file into tenet documents and a loop nest.
+
+    Raises
+    ------
+    SpecError
+        A missing or ill-typed key (named by its YAML path), an unknown component or rank
+        variable.
+    NotALoopNestError
+        An inner tile that does not divide its loop, storage nodes out of the hierarchy's order.
+    """
+    src = str(path)
+    doc = read_yaml(path)
+    if not isinstance(doc, dict):
+        raise SpecError("expected a mapping with arch, workload and mapping", source=src)
+    dims, extents, operands, einsum, width = _workload(doc, src)
+    arch, names, axes = _architecture(doc, src, width)
+    per_pe = frozenset(lv["name"] for lv in arch["levels"] if lv.get("per_pe"))
+    nest = _mapping(doc, src, dims, extents, names, axes, per_pe)
+    mark_bypasses(arch, nest, [op.name for op in operands])
+    workload = workload_document(einsum.lower(), dims, extents, operands)
+    dataflow = dataflow_document(nest, Path(src).stem, src)
+    return Imported(workload, arch, dataflow, nest)
+
+
+def write_accelforge(
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    dataflow: DataflowSpec,
+    params: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """Return the AccelForge document of a tenet problem whose dataflow a loop nest expresses.
+
+    Raises
+    ------
+    NotALoopNestError
+        A skewed or modulo placement, or spatial loops inside a per-PE level.
+    """
+    nest = recover_nest(workload, architecture, dataflow, params)
+    bits = architecture.bits_per_element
+    arch_nodes: list[dict[str, Any]] = []
+    per_pe = [lv for lv in architecture.levels if lv.per_pe]
+    levels = architecture.levels or ()
+    pe_sizes = pe_extents(architecture, {**workload.params, **(params or {})})
+    for lv in levels:
+        if lv.per_pe and lv is per_pe[0]:
+            arch_nodes.append(_container(pe_sizes))
+        capacity = None
+        if lv.capacity is not None:
+            capacity = lv.capacity
+        elif lv.capacity_bytes is not None:
+            capacity = lv.capacity_bytes * 8 // (lv.bits_per_element or bits)
+        arch_nodes.append(
+            {
+                "kind": "Memory",
+                "name": lv.name,
+                "size": "inf" if capacity is None else capacity * bits,
+                "actions": [
+                    {"name": "read", "energy": lv.energy_read, "bits_per_action": bits},
+                    {"name": "write", "energy": lv.energy_write, "bits_per_action": bits},
+                ],
+            }
+        )
+    if not levels:
+        arch_nodes.append({"kind": "Memory", "name": "dram", "size": "inf", "actions": []})
+    if not per_pe:
+        arch_nodes.append(_container(pe_sizes))
+    arch_nodes.append(
+        {
+            "kind": "Compute",
+            "name": "MAC",
+            "actions": [{"name": "compute", "energy": architecture.energy.mac}],
+        }
+    )
+    tensors = list(workload.accesses)
+    shape = dict(zip(nest.dims, nest.extents, strict=True))
+    mapping: list[dict[str, Any]] = []
+    flat = nest.loops()
+    for k, level in enumerate(nest.levels):
+        mapping.append({"kind": "Storage", "tensors": tensors, "component": level.level})
+        for owner, loop in flat:
+            if owner != k:
+                continue
+            shape[loop.dim] = ceil(shape[loop.dim] / loop.size)
+            node: dict[str, Any] = {
+                "kind": "Spatial" if loop.spatial is not None else "Temporal",
+                "rank_variable": loop.dim,
+                "tile_shape": shape[loop.dim],
+            }
+            if loop.spatial is not None:
+                if k == len(nest.levels) - 1 and per_pe:
+                    raise NotALoopNestError(
+                        f"{dataflow.source or dataflow.name}: a spatial loop over "
+                        f"{loop.dim!r} sits inside the per-PE level {level.level!r} (the PE "
+                        "index is a low-order digit of the loop), which a fanout above the "
+                        "PE buffers cannot express"
+                    )
+                node["name"] = f"d{loop.spatial}"
+                node["component"] = "PE"
+            mapping.append(node)
+    mapping.append({"kind": "Compute", "einsum": workload.name, "component": "MAC"})
+    domain_dims = nest.dims
+    return {
+        "arch": {"nodes": arch_nodes},
+        "workload": {
+            "iteration_space_shape": {
+                d: f"0 <= {d} < {e}" for d, e in zip(domain_dims, nest.extents, strict=True)
+            },
+            "bits_per_value": {"All": bits},
+            "einsums": [
+                {
+                    "name": workload.name,
+                    "tensor_accesses": _accesses(workload),
+                }
+            ],
+        },
+        "mapping": {"nodes": mapping},
+    }
+
+
+def _container(sizes: list[int]) -> dict[str, Any]:
+    return {
+        "kind": "Container",
+        "name": "PE",
+        "spatial": [{"name": f"d{k}", "fanout": f} for k, f in enumerate(sizes)],
+    }
+
+
+def _accesses(workload: WorkloadSpec) -> list[dict[str, Any]]:
+    out = []
+    for tensor, access in workload.accesses.items():
+        texts = access.write or access.read
+        if len(texts) != 1:
+            raise NotALoopNestError(
+                f"{workload.source or workload.name}: accesses.{tensor}: {len(texts)} maps; "
+                "an einsum's projection is one"
+            )
+        text = texts[0]
+        body = text[text.index("->") :]
+        subs = [s.strip() for s in body[body.index("[") + 1 : body.rindex("]")].split(",")]
+        entry: dict[str, Any] = {"name": tensor, "projection": subs}
+        if access.write:
+            entry["output"] = True
+        out.append(entry)
+    return out

@@ -1,0 +1,119 @@
+"""Reading and writing the peers' YAML files: tags such as ``!Memory`` kept as a ``kind`` key,
+errors that name the file and the YAML path, tenet specs written atomically."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tenet.errors import SpecError
+from tenet.files import write_atomically
+
+__all__ = ["read_yaml", "need", "write_specs", "dump"]
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML with any ``!Tag`` on a mapping read as ``{"kind": "Tag", ...}``."""
+
+
+def _tagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        return {"kind": suffix, **loader.construct_mapping(node, deep=True)}
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_Loader.add_multi_constructor("!", _tagged)
+
+
+def read_yaml(path: str | Path) -> Any:
+    """Return the YAML document of ``path`` (tags kept as ``kind``).
+
+    Raises
+    ------
+    SpecError
+        A file that does not exist, or is not YAML.
+    """
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise SpecError(f"cannot read the file: {exc.strerror}", source=str(path)) from exc
+    if "{%" in text or "{{" in text:
+        raise SpecError("Jinja templates are not read: render the file first", source=str(path))
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
+    except yaml.YAMLError as exc:
+        raise SpecError(f"not YAML: {exc}".splitlines()[0], source=str(path)) from exc
+
+
+def need(data: Any, key: str | int, kind: type | tuple[type, ...], source: str, where: str) -> Any:
+    """Return ``data[key]``, checked to be of ``kind``; a SpecError naming ``where`` if not."""
+    path = f"{where}.{key}" if where else str(key)
+    try:
+        value = data[key]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise SpecError("missing", source=source, location=path) from exc
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise SpecError(
+            f"expected {names}, not {type(value).__name__} {value!r}", source=source, location=path
+        )
+    return value
+
+
+class _Dumper(yaml.SafeDumper):
+    """Safe YAML with ``{"kind": "Tag", ...}`` written as a ``!Tag`` mapping."""
+
+
+class _Tagged(dict):  # type: ignore[type-arg]
+    pass
+
+
+def _represent_tagged(dumper: yaml.SafeDumper, data: _Tagged) -> yaml.Node:
+    body = {k: v for k, v in data.items() if k != "kind"}
+    return dumper.represent_mapping(f"!{data['kind']}", body)
+
+
+_Dumper.add_representer(_Tagged, _represent_tagged)
+
+
+def _tag(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        inner = {k: _tag(v) for k, v in value.items()}
+        return _Tagged(inner) if "kind" in inner else inner
+    if isinstance(value, (list, tuple)):
+        return [_tag(v) for v in value]
+    return value
+
+
+def dump(data: Any) -> str:
+    """Return ``data`` as block YAML, keys in their order, ``kind`` keys as ``!Tag``s.
+
+    Examples
+    --------
+    >>> print(dump({"nodes": [{"kind": "Memory", "name": "dram"}]}), end="")
+    nodes:
+    - !Memory
+      name: dram
+    """
+    return yaml.dump(_tag(data), Dumper=_Dumper, sort_keys=False, width=100)
+
+
+def _writer(text: str) -> Callable[[Path], object]:
+    return lambda tmp: tmp.write_text(text)
+
+
+def write_specs(directory: str | Path, specs: Mapping[str, Any], header: str = "") -> list[Path]:
+    """Write each spec as ``DIRECTORY/<name>.yaml`` (atomically); return the paths."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, data in specs.items():
+        path = out / f"{name}.yaml"
+        write_atomically(path, _writer(header + dump(data)))
+        paths.append(path)
+    return paths

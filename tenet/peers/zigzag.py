@@ -1,0 +1,560 @@
+"""ZigZag specs in and out: a workload file (a list of layers: ``equation``, ``loop_dims``,
+``loop_sizes``, ``dimension_relations``, ``operand_precision``), an accelerator file
+(``memories`` listed innermost first with ``size`` in bits, ``r_cost``/``w_cost`` per word,
+``operands`` and ``served_dimensions``; ``operational_array``) and a mapping file
+(``spatial_mapping`` per array dimension, ``temporal_ordering`` innermost first,
+``memory_operand_links``).
+
+ZigZag's mapping does not say which memory holds which loops: ZigZag allocates them itself,
+innermost memory first, as far as each memory's size allows. tenet does the same greedily
+(``docs/peers.md``); ``tenet compare --with zigzag`` uses ZigZag's own allocation."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from math import ceil, prod
+from pathlib import Path
+from typing import Any
+
+from tenet.errors import SpecError
+from tenet.peers.files import need, read_yaml
+from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
+from tenet.peers.specs import (
+    Imported,
+    Operand,
+    dataflow_document,
+    mark_bypasses,
+    number,
+    pe_extents,
+    recover_nest,
+    workload_document,
+)
+from tenet.spec.architecture import ArchitectureSpec
+from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.workload import WorkloadSpec
+
+__all__ = ["Layer", "Memory", "read_zigzag", "write_zigzag", "nest_of_allocation"]
+
+_EQUATION = re.compile(
+    r"^\s*(\w+)((?:\[\w*\])+)\s*\+?=\s*(\w+)((?:\[\w*\])+)\s*\*\s*(\w+)((?:\[\w*\])+)\s*$"
+)
+_RELATION = re.compile(
+    r"^\s*(\w+)\s*=\s*(?:(\d+)\s*\*\s*)?(\w+)\s*\+\s*(?:(\d+)\s*\*\s*)?(\w+)\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A ZigZag layer: loop dimensions (upper case) and sizes, operands with subscripts."""
+
+    name: str
+    dims: tuple[str, ...]
+    sizes: tuple[int, ...]
+    operands: tuple[Operand, ...]
+    precision: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A ZigZag memory: size in bits, per-element energies, the memory operands it serves,
+    one instance per PE (``served_dimensions: []``) or shared by the array."""
+
+    name: str
+    size_bits: float | None
+    energy_read: float
+    energy_write: float
+    operands: tuple[str, ...]
+    per_pe: bool
+
+
+def _split(subscripts: str) -> list[str]:
+    return [s for s in re.findall(r"\[(\w*)\]", subscripts) if s]
+
+
+def read_layer(path: str | Path) -> Layer:
+    """Read the first layer of a ZigZag workload file."""
+    src = str(path)
+    doc = read_yaml(path)
+    layers = doc if isinstance(doc, list) else [doc]
+    layer = need(layers, 0, dict, src, "")
+    equation = need(layer, "equation", str, src, "0")
+    m = _EQUATION.match(equation)
+    if not m:
+        raise SpecError(
+            f"expected 'O[..]+=I[..]*W[..]', not {equation!r}", source=src, location="0.equation"
+        )
+    dims = [str(d) for d in need(layer, "loop_dims", list, src, "0")]
+    sizes = need(layer, "loop_sizes", list, src, "0")
+    if len(sizes) != len(dims) or not all(isinstance(s, int) and s > 0 for s in sizes):
+        raise SpecError(
+            f"expected {len(dims)} positive sizes, one per loop dimension, not {sizes!r}",
+            source=src,
+            location="0.loop_sizes",
+        )
+    lower = {d.lower(): d for d in dims}
+    derived: dict[str, str] = {}
+    for k, text in enumerate(layer.get("dimension_relations", []) or []):
+        r = _RELATION.match(str(text))
+        if not r or r.group(3) not in lower or r.group(5) not in lower:
+            raise SpecError(
+                f"expected 'ix=1*ox+1*fx' over loop dimensions, not {text!r}",
+                source=src,
+                location=f"0.dimension_relations.{k}",
+            )
+        derived[r.group(1)] = f"{r.group(2) or 1}*{r.group(3)} + {r.group(4) or 1}*{r.group(5)}"
+    operands = []
+    for name, subs, output in (
+        (m.group(1), m.group(2), True),
+        (m.group(3), m.group(4), False),
+        (m.group(5), m.group(6), False),
+    ):
+        parts = []
+        for sub in _split(subs):
+            if sub in derived:
+                parts.append(derived[sub])
+            elif sub in lower:
+                parts.append(sub)
+            else:
+                raise SpecError(
+                    f"{name}[{sub}]: {sub!r} is neither a loop dimension nor in "
+                    "dimension_relations",
+                    source=src,
+                    location="0.equation",
+                )
+        operands.append(Operand(name, tuple(parts), output))
+    precision = need(layer, "operand_precision", dict, src, "0")
+    return Layer(
+        str(layer.get("name") or f"layer{layer.get('id', 0)}"),
+        tuple(dims),
+        tuple(sizes),
+        tuple(operands),
+        {str(k): int(v) for k, v in precision.items()},
+    )
+
+
+def read_accelerator(path: str | Path) -> tuple[str, list[Memory], list[int], float]:
+    """Read a ZigZag accelerator: memories (innermost first), array sizes, MAC energy."""
+    src = str(path)
+    doc = need({"doc": read_yaml(path)}, "doc", dict, src, "")
+    memories = need(doc, "memories", dict, src, "")
+    array = need(doc, "operational_array", dict, src, "")
+    dims = [str(d) for d in need(array, "dimensions", list, src, "operational_array")]
+    sizes = need(array, "sizes", list, src, "operational_array")
+    out: list[Memory] = []
+    for name, mem in memories.items():
+        where = f"memories.{name}"
+        served = [str(d) for d in mem.get("served_dimensions", []) or []]
+        if served and sorted(served) != sorted(dims):
+            raise NotALoopNestError(
+                f"{src}: {where}.served_dimensions: {served} is part of the array "
+                f"({dims}): one instance per slice of the array has no tenet level"
+            )
+        width = _word(mem, src, where)
+        size = number(need(mem, "size", (int, float, str), src, where), src, f"{where}.size")
+        out.append(
+            Memory(
+                str(name),
+                size,
+                float(number(mem.get("r_cost", 0), src, f"{where}.r_cost") or 0) / width,
+                float(number(mem.get("w_cost", 0), src, f"{where}.w_cost") or 0) / width,
+                tuple(str(o) for o in need(mem, "operands", list, src, where)),
+                not served and len(sizes) > 0,
+            )
+        )
+    mac = float(number(array.get("unit_energy", 1), src, "operational_array.unit_energy") or 1)
+    return str(doc.get("name", Path(src).stem)), out, [int(s) for s in sizes], mac
+
+
+def _word(mem: Mapping[str, Any], src: str, where: str) -> float:
+    """Bits of one access (the cost's unit): the narrowest port's ``bandwidth_min``, else
+    ``r_bw``; energies are then divided by it and multiplied by the element width."""
+    widths = [
+        number(p.get("bandwidth_min"), src, f"{where}.ports.{k}.bandwidth_min")
+        for k, p in enumerate(mem.get("ports", []) or [])
+        if isinstance(p, dict) and p.get("bandwidth_min") is not None
+    ]
+    if widths:
+        return float(min(w for w in widths if w))
+    return float(number(mem.get("r_bw", 1), src, f"{where}.r_bw") or 1)
+
+
+def read_mapping(
+    path: str | Path, layer: Layer
+) -> tuple[list[tuple[str, int, int]], list[tuple[str, int | None]], dict[str, str]]:
+    """Read the ``default`` mapping: spatial loops (dim, size, axis), temporal loops
+    innermost first (``None`` size: the rest), operand links (layer operand -> memory
+    operand)."""
+    src = str(path)
+    doc = read_yaml(path)
+    entries = doc if isinstance(doc, list) else [doc]
+    chosen = next(
+        (e for e in entries if isinstance(e, dict) and e.get("name") in (layer.name, "default")),
+        None,
+    )
+    if chosen is None:
+        raise SpecError("no 'default' mapping", source=src)
+    k = entries.index(chosen)
+    spatial: list[tuple[str, int, int]] = []
+    for axis, (dim, loops) in enumerate((chosen.get("spatial_mapping") or {}).items()):
+        for n, text in enumerate(loops):
+            where = f"{k}.spatial_mapping.{dim}.{n}"
+            name, _, size = str(text).partition(",")
+            if name.strip() not in layer.dims or not size.strip().isdigit():
+                raise SpecError(
+                    f"expected 'DIM, SIZE' over {', '.join(layer.dims)}, not {text!r}",
+                    source=src,
+                    location=where,
+                )
+            spatial.append((name.strip(), int(size), axis))
+    temporal: list[tuple[str, int | None]] = []
+    for n, item in enumerate(chosen.get("temporal_ordering", []) or []):
+        where = f"{k}.temporal_ordering.{n}"
+        if not isinstance(item, list) or len(item) != 2 or str(item[0]) not in layer.dims:
+            raise SpecError(
+                f"expected [DIM, SIZE or '*'] over {', '.join(layer.dims)}, not {item!r}",
+                source=src,
+                location=where,
+            )
+        temporal.append((str(item[0]), None if item[1] == "*" else int(item[1])))
+    links = {str(a): str(b) for a, b in (chosen.get("memory_operand_links") or {}).items()}
+    if not links:
+        links = {"O": "O", "I": "I1", "W": "I2"}
+    return spatial, temporal, links
+
+
+def _complete(
+    layer: Layer,
+    spatial: Sequence[tuple[str, int, int]],
+    temporal: Sequence[tuple[str, int | None]],
+) -> list[tuple[str, int]]:
+    """Return the temporal loops innermost first with every ``*`` and missing trip filled in
+    (an outermost loop per dimension takes what the others leave, rounded up)."""
+    left = {d: s for d, s in zip(layer.dims, layer.sizes, strict=True)}
+    for d, size, _ in spatial:
+        left[d] = ceil(left[d] / size)
+    out: list[tuple[str, int]] = []
+    stars = [k for k, (_, s) in enumerate(temporal) if s is None]
+    for d, s in temporal:
+        if s is not None:
+            left[d] = ceil(left[d] / s)
+    for k, (d, s) in enumerate(temporal):
+        if s is None:
+            s = left[d] if k == max(j for j in stars if temporal[j][0] == d) else 1
+            left[d] = 1 if s == left[d] else left[d]
+        out.append((d, s))
+    for d in layer.dims:
+        if left[d] > 1:
+            out.append((d, left[d]))
+    return [(d, s) for d, s in out if s > 1]
+
+
+def nest_of_allocation(
+    layer: Layer,
+    memories: Sequence[Memory],
+    spatial: Sequence[tuple[str, int, int]],
+    temporal: Sequence[tuple[str, int]],
+    links: Mapping[str, str],
+    allocation: Mapping[str, Mapping[str, int]],
+) -> LoopNest:
+    """Return the loop nest of a ZigZag mapping given, per memory and layer operand, the number
+    of innermost temporal loops at that memory or below it (its allocation)."""
+    back = {mem_op: op for op, mem_op in links.items()}
+    order = [m for m in reversed(memories) if not m.per_pe] + [
+        m for m in reversed(memories) if m.per_pe
+    ]
+    n_temporal = len(temporal)
+    flat_t = list(reversed(temporal))
+    shared = [m for m in order if not m.per_pe]
+    # Spatial loops sit just above the per-PE levels: below every shared level's loops.
+    lowest_shared = max(
+        (
+            n_temporal - allocation[m.name][back[o]]
+            for m in shared[1:]
+            for o in m.operands
+            if o in back
+        ),
+        default=n_temporal,
+    )
+    insert = lowest_shared
+    flat = [Loop(d.lower(), s) for d, s in flat_t[:insert]]
+    flat += [Loop(d.lower(), s, spatial=a) for d, s, a in spatial]
+    flat += [Loop(d.lower(), s) for d, s in flat_t[insert:]]
+
+    def position(temporal_index: int) -> int:
+        return temporal_index + (len(spatial) if temporal_index > insert else 0)
+
+    bounds: dict[str, int] = {}
+    above: dict[str, dict[str, int]] = {}
+    for k, m in enumerate(order):
+        if k == 0:
+            bounds[m.name] = 0
+            continue
+        ops = [back[o] for o in m.operands if o in back]
+        tops = {op: position(n_temporal - allocation[m.name][op]) for op in ops}
+        bounds[m.name] = min(tops.values()) if tops else len(flat)
+        if m.per_pe:
+            # A per-PE memory's loops start below the spatial ones; a tensor it holds from
+            # higher up keeps its own place (``above``).
+            bounds[m.name] = max(bounds[m.name], insert + len(spatial))
+        for op, t in tops.items():
+            if t != bounds[m.name]:
+                above.setdefault(op, {})[m.name] = t
+    names = [m.name for m in order]
+    starts = [bounds[n] for n in names]
+    levels = []
+    for k, m in enumerate(order):
+        end = min(starts[k + 1 :], default=len(flat))
+        end = max(end, starts[k])
+        keep = None if k == 0 else frozenset(back[o] for o in m.operands if o in back)
+        levels.append(LevelLoops(m.name, tuple(flat[starts[k] : end]), keep))
+    if starts != sorted(starts):
+        raise NotALoopNestError(
+            f"memory {names[starts.index(max(starts))]!r} holds fewer loops than one inside it"
+        )
+    dims = tuple(d.lower() for d in layer.dims)
+    return LoopNest(
+        dims,
+        tuple(layer.sizes),
+        tuple(levels),
+        per_pe=frozenset(m.name for m in order if m.per_pe),
+        above=above,
+    )
+
+
+def _footprint(layer: Layer, operand: Operand, extent: Mapping[str, int]) -> int:
+    """Elements of ``operand`` touched by a box of ``extent`` per dimension."""
+    total = 1
+    for sub in operand.subscripts:
+        terms = re.findall(r"(?:(\d+)\*)?(\w+)", sub)
+        total *= sum(int(c or 1) * (extent[d.upper()] - 1) for c, d in terms) + 1
+    return total
+
+
+def allocate(
+    layer: Layer,
+    memories: Sequence[Memory],
+    spatial: Sequence[tuple[str, int, int]],
+    temporal: Sequence[tuple[str, int]],
+    links: Mapping[str, str],
+) -> dict[str, dict[str, int]]:
+    """Return, per memory and layer operand, the innermost temporal loops it holds: memories
+    innermost first, each operand's loops taken one at a time while the memory's operands
+    fit (the outermost memory takes the rest)."""
+    back = {mem_op: op for op, mem_op in links.items()}
+    ops = {op.name: op for op in layer.operands}
+    done = {name: 0 for name in ops}
+    out: dict[str, dict[str, int]] = {}
+    for k, m in enumerate(memories):
+        names = [back[o] for o in m.operands if o in back]
+        if k == len(memories) - 1 or m.size_bits is None:
+            out[m.name] = {n: len(temporal) for n in names}
+            continue
+
+        def bits(at: Mapping[str, int], m: Memory = m, names: list[str] = names) -> int:
+            total = 0
+            for n in names:
+                extent = {d: 1 for d in layer.dims}
+                if not m.per_pe:
+                    for d, s, _ in spatial:
+                        extent[d] *= s
+                for d, s in temporal[: at[n]]:
+                    extent[d] *= s
+                total += _footprint(layer, ops[n], extent) * layer.precision.get(n, 8)
+            return total
+
+        at = {n: done[n] for n in names}
+        grown = True
+        while grown:
+            grown = False
+            for n in names:
+                if at[n] < len(temporal):
+                    trial = {**at, n: at[n] + 1}
+                    if bits(trial) <= (m.size_bits or 0):
+                        at, grown = trial, True
+        out[m.name] = at
+        done.update(at)
+    return out
+
+
+def read_zigzag(workload: str | Path, accelerator: str | Path, mapping: str | Path) -> Imported:
+    """Read ZigZag's three files into tenet documents and a loop nest (loops allocated to
+    memories greedily, as ZigZag does)."""
+    layer = read_layer(workload)
+    name, memories, sizes, mac = read_accelerator(accelerator)
+    spatial, temporal_given, links = read_mapping(mapping, layer)
+    for d, _, axis in spatial:
+        if axis >= len(sizes):
+            raise SpecError(
+                f"spatial loop over {d} on array dimension {axis + 1}, which has "
+                f"{len(sizes)} dimensions",
+                source=str(mapping),
+                location="0.spatial_mapping",
+            )
+    temporal = _complete(layer, spatial, temporal_given)
+    allocation = allocate(layer, memories, spatial, temporal, links)
+    nest = nest_of_allocation(layer, memories, spatial, temporal, links, allocation)
+    order = [lv.level for lv in nest.levels]
+    by_name = {m.name: m for m in memories}
+    width = max(layer.precision.get(op.name, 8) for op in layer.operands)
+    levels = []
+    for n in order:
+        m = by_name[n]
+        level: dict[str, Any] = {"name": n}
+        if m.size_bits is not None and n != order[0]:
+            level["capacity"] = max(1, int(m.size_bits) // width)
+        if m.per_pe:
+            level["per_pe"] = True
+        level["energy_read"] = m.energy_read * width
+        level["energy_write"] = m.energy_write * width
+        level["source"] = f"{accelerator}: memories.{n} (cost per word, per {width}-bit element)"
+        levels.append(level)
+    pe = " and ".join(f"0 <= p{k} < {s}" for k, s in enumerate(sizes))
+    arch = {
+        "version": 1,
+        "name": name,
+        "pe": f"{{PE[{', '.join(f'p{k}' for k in range(len(sizes)))}]: {pe}}}",
+        "bits_per_element": width,
+        "energy": {"mac": mac},
+        "levels": levels,
+    }
+    mark_bypasses(arch, nest, [op.name for op in layer.operands])
+    work = workload_document(
+        layer.name.lower(), [d.lower() for d in layer.dims], layer.sizes, layer.operands
+    )
+    flow = dataflow_document(nest, Path(mapping).stem, str(mapping))
+    return Imported(work, arch, flow, nest)
+
+
+def write_zigzag(
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    dataflow: DataflowSpec,
+    params: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """Return ZigZag's three documents (``workload``, ``accelerator``, ``mapping``) for a tenet
+    problem whose dataflow a loop nest expresses; tensors become O (the output), I and W.
+
+    Raises
+    ------
+    NotALoopNestError
+        A skewed or modulo placement, a workload that is not one output and two inputs.
+    """
+    nest = recover_nest(workload, architecture, dataflow, params)
+    outputs = [t for t, a in workload.accesses.items() if a.write]
+    inputs = [t for t, a in workload.accesses.items() if not a.write]
+    if len(outputs) != 1 or len(inputs) != 2:
+        raise NotALoopNestError(
+            f"{workload.source or workload.name}: ZigZag reads one output and two inputs, "
+            f"not {len(outputs)} and {len(inputs)}"
+        )
+    rename = {outputs[0]: "O", inputs[0]: "I", inputs[1]: "W"}
+    dims = [d.upper() for d in nest.dims]
+
+    def subscripts(tensor: str, relations: list[str]) -> str:
+        access = workload.accesses[tensor]
+        texts = access.write or access.read
+        if len(texts) != 1:
+            raise NotALoopNestError(
+                f"{workload.source or workload.name}: accesses.{tensor}: {len(texts)} maps; "
+                "ZigZag's equation has one per operand"
+            )
+        text = texts[0]
+        body = text[text.index("->") :]
+        subs = [s.strip() for s in body[body.index("[") + 1 : body.rindex("]")].split(",")]
+        out = ""
+        for n, sub in enumerate(subs):
+            if sub in nest.dims:
+                out += f"[{sub}]"
+                continue
+            terms = re.findall(r"(?:(\d+)\s*\*\s*)?([a-z_]\w*)", sub)
+            if len(terms) != 2 or re.sub(r"[\s\d\w*+]", "", sub):
+                raise NotALoopNestError(
+                    f"{workload.source or workload.name}: {tensor}'s subscript {sub!r} is not "
+                    "a loop index or a sum of two"
+                )
+            name = f"{rename[tensor].lower()}{n}"
+            (c1, d1), (c2, d2) = terms
+            relations.append(f"{name}={c1 or 1}*{d1}+{c2 or 1}*{d2}")
+            out += f"[{name}]"
+        return out
+
+    relations: list[str] = []
+    eq = (
+        f"O{subscripts(outputs[0], relations)}+=I{subscripts(inputs[0], relations)}"
+        f"*W{subscripts(inputs[1], relations)}"
+    )
+    bits = architecture.bits_per_element
+    layer = {
+        "id": 0,
+        "name": workload.name,
+        "operator_type": "Gemm" if not relations else "Conv",
+        "equation": eq,
+        "dimension_relations": relations,
+        "loop_dims": dims,
+        "loop_sizes": list(nest.extents),
+        "operand_precision": {"O": bits, "O_final": bits, "W": bits, "I": bits},
+        "operand_source": {"I": 0, "W": 0},
+    }
+    flat = nest.loops()
+    spatial: dict[str, list[str]] = {}
+    for _, loop in flat:
+        if loop.spatial is not None:
+            spatial.setdefault(f"D{loop.spatial + 1}", []).append(
+                f"{loop.dim.upper()}, {loop.size}"
+            )
+    temporal = [[loop.dim.upper(), loop.size] for _, loop in reversed(flat) if loop.spatial is None]
+    mapping = [
+        {
+            "name": "default",
+            "spatial_mapping": spatial,
+            "temporal_ordering": temporal,
+            "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"},
+        }
+    ]
+    pe_sizes = pe_extents(architecture, {**workload.params, **(params or {})})
+    array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
+    memories: dict[str, Any] = {}
+    for lv in reversed(architecture.levels):
+        capacity = lv.capacity
+        if capacity is None and lv.capacity_bytes is not None:
+            capacity = lv.capacity_bytes * 8 // (lv.bits_per_element or bits)
+        memories[lv.name] = {
+            "size": 10**12 if capacity is None else capacity * bits,
+            "r_cost": lv.energy_read,
+            "w_cost": lv.energy_write,
+            "area": 0,
+            "latency": 1,
+            "operands": ["I1", "I2", "O"],
+            "ports": [
+                {
+                    "name": "rw_port_1",
+                    "type": "read_write",
+                    "bandwidth_min": bits,
+                    "bandwidth_max": bits * max(1, prod(pe_sizes)),
+                    "allocation": [
+                        "I1, fh",
+                        "I1, tl",
+                        "I2, fh",
+                        "I2, tl",
+                        "O, fh",
+                        "O, tl",
+                        "O, fl",
+                        "O, th",
+                    ],
+                }
+            ],
+            "served_dimensions": [] if lv.per_pe else array_dims,
+        }
+    accelerator = {
+        "name": architecture.name,
+        "memories": memories,
+        "operational_array": {
+            "unit_energy": architecture.energy.mac,
+            "unit_area": 1,
+            "dimensions": array_dims,
+            "sizes": pe_sizes,
+        },
+    }
+    return {"workload": [layer], "accelerator": accelerator, "mapping": mapping}
