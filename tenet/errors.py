@@ -27,13 +27,10 @@ __all__ = [
 
 
 class TenetError(Exception):
-    """Base class of every error tenet raises on purpose."""
+    """Base class of every error tenet raises on purpose.
 
-
-class SpecError(TenetError, ValueError):
-    """A specification (file, YAML key or argument) is malformed.
-
-    ``str()`` reads ``source: location: reason`` (parts that are unknown are left out).
+    ``str()`` reads ``source: location: reason`` (parts that are unknown are left out); the
+    parts are kept as attributes.
     """
 
     def __init__(self, reason: str, *, source: str | None = None, location: str | None = None):
@@ -41,6 +38,10 @@ class SpecError(TenetError, ValueError):
         self.source = source
         self.location = location
         super().__init__(": ".join(p for p in (source, location, reason) if p))
+
+
+class SpecError(TenetError, ValueError):
+    """A specification (file, YAML key or argument) is malformed."""
 
 
 class IslSyntaxError(SpecError):
@@ -80,11 +81,8 @@ class VersionError(SpecError):
 
 
 class DataflowError(TenetError, ValueError):
-    """A dataflow is not a valid schedule of its workload on its architecture.
-
-    ``str()`` reads ``source: location: reason``; ``witness`` is the isl text of an instance
-    (or point) that shows the failure, when there is one.
-    """
+    """A dataflow is not a valid schedule of its workload on its architecture; ``witness`` is
+    the isl text of an instance that shows the failure, when there is one."""
 
     #: The legality check that fails (``coverage``, ``function``, ``array``), or None.
     kind: str | None = None
@@ -97,11 +95,8 @@ class DataflowError(TenetError, ValueError):
         location: str | None = None,
         witness: str | None = None,
     ):
-        self.reason = reason
-        self.source = source
-        self.location = location
         self.witness = witness
-        super().__init__(": ".join(p for p in (source, location, reason) if p))
+        super().__init__(reason, source=source, location=location)
 
 
 class DomainNotCoveredError(DataflowError):
@@ -123,16 +118,7 @@ class OutsideArrayError(DataflowError):
 
 
 class CountingError(TenetError, ValueError):
-    """A count cannot be made exactly (unbound parameter, value outside the domain, ...).
-
-    ``str()`` reads ``source: location: reason`` (parts that are unknown are left out).
-    """
-
-    def __init__(self, reason: str, *, source: str | None = None, location: str | None = None):
-        self.reason = reason
-        self.source = source
-        self.location = location
-        super().__init__(": ".join(p for p in (source, location, reason) if p))
+    """A count cannot be made exactly (unbound parameter, value outside the domain, ...)."""
 
 
 class NotABijectionError(SpecError):
