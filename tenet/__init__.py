@@ -4,6 +4,7 @@ exactly with isl and barvinok."""
 from __future__ import annotations
 
 import importlib
+from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from tenet.api import analyze, check, load_experiment, load_problem
@@ -58,7 +59,10 @@ __all__ = [
     "workload",
 ]
 
-__version__ = "0.1.0"
+try:
+    __version__ = metadata.version("tenet")
+except metadata.PackageNotFoundError:  # a source tree used without installing it
+    __version__ = "0+unknown"
 
 if TYPE_CHECKING:
     from tenet.dse.explore import explore

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from pathlib import Path
 from typing import Literal, overload
 
 from tenet.metrics.evaluate import Metrics, evaluate
@@ -20,11 +19,9 @@ from tenet.spec import (
     read_experiment,
 )
 from tenet.spec.params import check_param_names, check_sizes, param_names
-from tenet.vocab import Neighbourhood, TensorName
+from tenet.vocab import Neighbourhood, Source, TensorName
 
 __all__ = ["load_problem", "load_experiment", "analyze", "check"]
-
-Source = str | Path
 
 
 def load_problem(

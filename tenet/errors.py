@@ -22,17 +22,15 @@ __all__ = [
     "CountingError",
     "NotABijectionError",
     "CapacityError",
+    "InfeasibleError",
 ]
 
 
 class TenetError(Exception):
-    """Base class of every error tenet raises on purpose."""
+    """Base class of every error tenet raises on purpose.
 
-
-class SpecError(TenetError, ValueError):
-    """A specification (file, YAML key or argument) is malformed.
-
-    ``str()`` reads ``source: location: reason`` (parts that are unknown are left out).
+    ``str()`` reads ``source: location: reason`` (parts that are unknown are left out); the
+    parts are kept as attributes.
     """
 
     def __init__(self, reason: str, *, source: str | None = None, location: str | None = None):
@@ -40,6 +38,10 @@ class SpecError(TenetError, ValueError):
         self.source = source
         self.location = location
         super().__init__(": ".join(p for p in (source, location, reason) if p))
+
+
+class SpecError(TenetError, ValueError):
+    """A specification (file, YAML key or argument) is malformed."""
 
 
 class IslSyntaxError(SpecError):
@@ -79,19 +81,40 @@ class VersionError(SpecError):
 
 
 class DataflowError(TenetError, ValueError):
-    """A dataflow is not a valid schedule of its workload on its architecture."""
+    """A dataflow is not a valid schedule of its workload on its architecture; ``witness`` is
+    the isl text of an instance that shows the failure, when there is one."""
+
+    #: The legality check that fails (``coverage``, ``function``, ``array``), or None.
+    kind: str | None = None
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        source: str | None = None,
+        location: str | None = None,
+        witness: str | None = None,
+    ):
+        self.witness = witness
+        super().__init__(reason, source=source, location=location)
 
 
 class DomainNotCoveredError(DataflowError):
     """Some instances of the iteration domain get no space-stamp or no time-stamp."""
 
+    kind = "coverage"
+
 
 class NotAFunctionError(DataflowError):
     """Some instance gets two different space-stamps or time-stamps."""
 
+    kind = "function"
+
 
 class OutsideArrayError(DataflowError):
     """Some instance is placed on a PE outside the architecture's PE set."""
+
+    kind = "array"
 
 
 class CountingError(TenetError, ValueError):
@@ -104,3 +127,12 @@ class NotABijectionError(SpecError):
 
 class CapacityError(TenetError, ValueError):
     """No tiling fits the capacities of the memory levels; the message names the smallest need."""
+
+
+class InfeasibleError(SpecError):
+    """A well-posed request that cannot be carried out: a dataflow not expressible with
+    data-centric directives, or directives outside the estimator's model.
+
+    A :class:`SpecError`, so that callers that report any refused input alike keep doing so;
+    catch this class to tell an infeasible request from a malformed one.
+    """

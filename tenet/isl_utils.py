@@ -160,10 +160,11 @@ def bind_params(
     names = param_names(obj)
     missing = [n for n in names if n not in params]
     if missing:
-        where = ": ".join(p for p in (source, location) if p)
         raise CountingError(
-            f"{where + ': ' if where else ''}size parameter(s) {', '.join(missing)} not bound; "
-            f"give a value (e.g. --param {missing[0]}=64)"
+            f"size parameter(s) {', '.join(missing)} not bound; "
+            f"give a value (e.g. --param {missing[0]}=64)",
+            source=source,
+            location=location,
         )
     ctx = obj.get_ctx()
     for k, name in enumerate(names):

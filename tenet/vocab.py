@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Literal
 
 __all__ = [
@@ -15,6 +16,15 @@ __all__ = [
     "Neighbourhood",
     "NEIGHBOURHOODS",
     "UNITS",
+    "DESCRIPTIONS",
+    "FIELDS",
+    "UNIT_SUFFIXES",
+    "column",
+    "metric_of_column",
+    "Source",
+    "ENERGY_MAC",
+    "ENERGY_L1",
+    "ENERGY_L2",
 ]
 
 STATEMENT = "S"
@@ -25,6 +35,8 @@ TIME = "T"
 """Tuple name of time-stamps (ordered lexicographically)."""
 
 TensorName = str
+Source = str | Path
+"""A file to read: a path, or a string that is a path, a zoo name or the text itself."""
 ParamBinding = Mapping[str, int]
 Access = Literal["read", "write"]
 Neighbourhood = Literal["window", "links"]
@@ -33,6 +45,11 @@ Neighbourhood = Literal["window", "links"]
 ``"links"`` (what the array delivers: same PE one occupied time-stamp earlier, or a linked PE
 at the link's delay)."""
 NEIGHBOURHOODS: tuple[Neighbourhood, ...] = ("window", "links")
+
+ENERGY_MAC, ENERGY_L1, ENERGY_L2 = 1.0, 1.68, 18.61
+"""The original tool's energy of one MAC, one L1 (PE buffer) access and one L2 (scratchpad)
+access, relative to one MAC (MAESTRO's ``l1_energy_multiplier`` and ``l2_energy_multiplier``):
+the zoo's and the default energy table."""
 
 UNITS: dict[str, str] = {
     "volume_total": "elements",
@@ -68,4 +85,87 @@ UNITS: dict[str, str] = {
     "distance_use_mean": "words",
     "latency_ingress_layout": "cycles",
     "latency_egress_layout": "cycles",
+    "pe_count": "PEs",
 }
+
+DESCRIPTIONS: dict[str, str] = {
+    "volume_total": "(instance, element) pairs: every access of every instance",
+    "volume_unique": "held (point, element) pairs found at no neighbour: fetched from outside",
+    "volume_reuse": "accesses served by reuse: total minus unique volume",
+    "volume_reuse_spatial": "held pairs whose element arrives over a link",
+    "volume_reuse_temporal": "accesses served inside the PE (same point or previous step)",
+    "reuse_factor": "total over unique volume (0 when nothing is fetched)",
+    "macs": "instances of the iteration domain, one MAC each",
+    "active_pes": "PEs that run at least one instance",
+    "active_pes_avg": "occupied (PE, time-stamp) points per time-stamp",
+    "timestamps": "time-stamps at which at least one instance runs",
+    "occupied_points": "(PE, time-stamp) points that run at least one instance",
+    "instances_per_step_max": "most instances on one (PE, time-stamp)",
+    "utilisation": "occupied points over PEs times time-stamps",
+    "latency_compute": "cycles of the schedule: per time-stamp, the busiest PE's instances",
+    "latency_compute_avg": "MACs over active PEs, rounded down (the original's)",
+    "latency_ingress": "cycles to bring the unique volume of the reads in",
+    "latency_egress": "cycles to send the unique volume of the writes out",
+    "latency": "the largest of compute, ingress and egress latency",
+    "bandwidth_pe": "PE-to-PE bandwidth (IBW): spatially reused elements over latency",
+    "bandwidth_scratchpad": "scratchpad bandwidth (SBW): unique elements in and out over latency",
+    "accesses_l1_read": "reads of the PE buffer: the total volume",
+    "accesses_l1_write": "writes of the PE buffer: the total volume",
+    "accesses_l2_read": "reads of the scratchpad: the unique volume",
+    "accesses_l2_write": "writes of the scratchpad: the unique volume",
+    "energy": "MACs and buffer accesses weighted by the architecture's energy table",
+    "transactions": "scratchpad line transactions of a layout",
+    "conflicts_bank": "bank accesses beyond one per bank and step",
+    "cycles": "cycles of the scratchpad transactions",
+    "misses_line": "line misses of the scratchpad cache",
+    "distance_use_max": "largest reuse distance",
+    "distance_use_mean": "mean reuse distance",
+    "latency_ingress_layout": "ingress latency with the scratchpad layout's transactions",
+    "latency_egress_layout": "egress latency with the scratchpad layout's transactions",
+    "pe_count": "PEs of the architecture's PE set",
+}
+"""One line per metric of :data:`UNITS` (same keys): what it counts."""
+
+FIELDS: dict[str, str] = {
+    "name": "the dataflow's (or design point's) name",
+    "tensor": "the tensor's name",
+    "access": "read or write",
+    "neighbourhood": "where reuse is found: window or links",
+    "tensors": "the per-tensor-access metrics",
+    "tenet_compat": "the original tool's report, in its names and formulas",
+    "legality": "the legality violations, each with its kind and message",
+    "levels": "per memory level and tensor",
+    "memory": "per memory level",
+}
+"""Keys of the JSON output that are not metrics: identifiers and groups."""
+
+UNIT_SUFFIXES: dict[str, str] = {
+    "elements": "_elements",
+    "cycles": "_cycles",
+    "elements/cycle": "_elements_per_cycle",
+    UNITS["energy"]: "_pj",
+}
+"""Unit -> the suffix of a metric's column in tables that carry units in their column names
+(report tables, design-space rows): ``latency`` -> ``latency_cycles``."""
+
+
+def column(metric: str) -> str:
+    """Return the unit-suffixed column name of ``metric`` (a key of :data:`UNITS`).
+
+    Examples
+    --------
+    >>> column("bandwidth_scratchpad"), column("reuse_factor")
+    ('bandwidth_scratchpad_elements_per_cycle', 'reuse_factor')
+    """
+    return metric + UNIT_SUFFIXES.get(UNITS[metric], "")
+
+
+def metric_of_column(name: str) -> str | None:
+    """Return the metric whose :func:`column` is ``name``, or None.
+
+    Examples
+    --------
+    >>> metric_of_column("latency_cycles"), metric_of_column("sbw")
+    ('latency', None)
+    """
+    return next((m for m in UNITS if column(m) == name), None)

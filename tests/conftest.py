@@ -21,6 +21,16 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 settings.load_profile("ci")
 
 
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run ``tenet ARGS`` in this process; return the exit code, stdout and stderr."""
+    from tenet.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(stop.value.code or 0), out, err
+
+
 def need_shared() -> None:
     """Skip when ``../shared`` is not beside the repository (tests marked ``shared`` only)."""
     if not TENET_DATA.is_dir():

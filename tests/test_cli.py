@@ -9,26 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from tenet.cli import main
+from tests.conftest import run
 
 EVAL_GEMM_OS = ("eval", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic")
 TENSOR_KEYS = {
-    "name",
+    "tensor",
     "access",
-    "total",
-    "unique",
-    "reuse",
-    "spatial_reuse",
-    "temporal_reuse",
+    "volume_total",
+    "volume_unique",
+    "volume_reuse",
+    "volume_reuse_spatial",
+    "volume_reuse_temporal",
     "reuse_factor",
 }
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
 
 
 def test_cli_eval_by_zoo_names_prints_the_reuse_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,7 +52,7 @@ def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -
     )
     assert code == 0
     result = json.loads(out)
-    assert {t["name"] for t in result["tensors"]} == {"A", "B", "C"}
+    assert {t["tensor"] for t in result["tensors"]} == {"A", "B", "C"}
     assert all(TENSOR_KEYS <= set(t) for t in result["tensors"])
     assert {"latency", "utilisation", "bandwidth_pe", "energy"} <= set(result)
     assert set(result["tenet_compat"]["tensors"]) == {"A", "B", "C"}
@@ -156,8 +149,8 @@ def test_cli_eval_neighbourhood_links_on_unskewed_gemm(
         # A[i, k] (64 elements) is needed by the 8 PEs of row i in the same step: the window
         # finds it at the left neighbour; a registered link delivers it a step late, so each
         # of the 8 PEs fetches its own copy: 8 x 64
-        [a] = [t for t in result["tensors"] if t["name"] == "A"]
-        assert a["unique"] == unique_a
+        [a] = [t for t in result["tensors"] if t["tensor"] == "A"]
+        assert a["volume_unique"] == unique_a
         assert result["tenet_compat"]["tensors"]["A"]["UniqueVolume"] == 64
 
 
@@ -170,3 +163,35 @@ def test_cli_eval_reports_collisions_without_failing(
     [violation] = json.loads(out)["legality"]
     assert code == 0 and violation["kind"] == "collision"
     assert "up to 9 instances per PE and time-stamp" in violation["message"]
+
+
+def test_cli_check_legal(capsys: pytest.CaptureFixture[str]):
+    code, out, _ = run(
+        capsys,
+        "check",
+        "-w",
+        "gemm",
+        "-a",
+        "systolic-2d-8x8",
+        "-d",
+        "gemm-os-systolic",
+        "-p",
+        "M=8",
+    )
+    assert code == 0
+    assert out.strip().endswith("legal")
+
+
+def test_cli_check_names_witness(capsys: pytest.CaptureFixture[str], tenet_data: Path):
+    # TENET's conv2d_os runs the 3 x 3 filter taps on one point: 9 instances per step
+    experiment = "reuse_factor_experiment/experiment/experiment_4"
+    _, array, statement = (tenet_data / experiment).read_text().split()
+    mapping = "mapping/conv2d_os.m"
+    args = ["-w", str(tenet_data / statement), "-a", str(tenet_data / array)]
+    args += ["-d", str(tenet_data / mapping)]
+    code, out, err = run(capsys, "check", *args)
+    assert code == 2
+    assert "both run on PE[0, 0] at T[0, 0, 0, 0]" in out
+    assert "not a legal dataflow" in err
+    code, out, _ = run(capsys, "check", *args, "--instances-per-step", "9")
+    assert code == 0, out

@@ -156,7 +156,7 @@ def test_errors_unmapped_instances_give_a_witness() -> None:
 def test_errors_pe_outside_the_array_gives_a_witness() -> None:
     flow = {**FLOW, "space_stamp": "{S[i, j, k] -> PE[i + k, j]}"}
     with pytest.raises(
-        OutsideArrayError, match=r"S\[\d, \d, 1\] is placed on PE\[4, \d\], outside the PE set"
+        OutsideArrayError, match=r"instance S\[\d, \d, 1\] runs on PE\[4, \d\], outside the PE set"
     ):
         _problem(flow=flow)
 
@@ -164,7 +164,7 @@ def test_errors_pe_outside_the_array_gives_a_witness() -> None:
 def test_errors_two_space_stamps_for_one_instance() -> None:
     flow = {**FLOW, "space_stamp": "{S[i, j, k] -> PE[i, q]: j <= q <= j + 1 and q < 4}"}
     with pytest.raises(
-        NotAFunctionError, match=r"space-stamp is not a function: S\[.*\] gets both PE"
+        NotAFunctionError, match=r"instance S\[.*\] gets two space-stamps, PE\[.*\] and PE"
     ):
         _problem(flow=flow)
 

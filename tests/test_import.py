@@ -25,3 +25,11 @@ def test_import_without_barvinok_says_which_wheel(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert "pip install islpy-barvinok" in done.stderr
+
+
+def test_version_is_the_installed_distribution_version() -> None:
+    from importlib.metadata import version
+
+    import tenet
+
+    assert tenet.__version__ == version("tenet")

@@ -11,14 +11,8 @@ from types import SimpleNamespace
 import pytest
 from tqdm import tqdm
 
-from tenet.cli import app, main
-
-
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
+from tenet.cli import app
+from tests.conftest import run as _run
 
 
 def test_progress_line_per_item_without_terminal(

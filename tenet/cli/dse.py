@@ -1,5 +1,5 @@
-"""``tenet dse``, ``tenet sweep`` and ``tenet check``: search the affine mappings of a workload
-on an array, over lists of workloads and arrays, and check one dataflow's legality."""
+"""``tenet dse`` and ``tenet sweep``: search the affine mappings of a workload on an array, and
+over lists of workloads and arrays."""
 
 from __future__ import annotations
 
@@ -11,13 +11,11 @@ from typing import TYPE_CHECKING, Any
 import click
 from pydantic import ValidationError
 
-from tenet.api import check
 from tenet.cli.app import (
     cli,
     format_option,
     neighbourhood_option,
     output_option,
-    param_option,
     parse_params,
     progress,
     write_output,
@@ -35,7 +33,7 @@ from tenet.dse.objectives import (
 )
 from tenet.dse.space import SpaceOptions
 from tenet.dse.store import ROW_COLUMNS, ResultStore
-from tenet.errors import DataflowError, SpecError
+from tenet.errors import SpecError
 from tenet.spec import load_network, load_workload
 from tenet.spec.io import strict_json
 from tenet.vocab import Neighbourhood
@@ -45,7 +43,7 @@ if TYPE_CHECKING:
 
     from tenet.dse.explore import Exploration, Sweep
 
-__all__ = ["dse_command", "sweep_command", "check_command"]
+__all__ = ["dse_command", "sweep_command"]
 
 SHOWN = [
     "source",
@@ -498,42 +496,3 @@ def _render_columns(table: pd.DataFrame, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(json.loads(table.to_json(orient="records")), indent=2)
     return table.to_string(index=False)
-
-
-@cli.command("check")
-@click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
-@click.option("--arch", "-a", required=True, help="Architecture: YAML, TENET .p or zoo name.")
-@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML, TENET .m or zoo name.")
-@param_option
-@click.option(
-    "--reduction",
-    "-r",
-    multiple=True,
-    help="Tensor updated by a reduction, on top of the workload's (repeatable).",
-)
-@click.option(
-    "--instances-per-step", type=click.IntRange(min=1), help="Instances a PE runs per step."
-)
-def check_command(
-    workload: str,
-    arch: str,
-    dataflow: str,
-    param: tuple[str, ...],
-    reduction: tuple[str, ...],
-    instances_per_step: int | None,
-) -> None:
-    """Check that a dataflow is a legal schedule; name a witness for each violation."""
-    spec = load_workload(workload)
-    result = check(
-        spec,
-        arch,
-        dataflow,
-        parse_params(param),
-        reductions=(*spec.reductions, *reduction),
-        instances_per_step=instances_per_step,
-    )
-    click.echo(str(result))
-    if not result.legal:
-        raise DataflowError(
-            f"{result.dataflow} is not a legal dataflow ({len(result.violations)} violation(s))"
-        )

@@ -1,4 +1,5 @@
-"""``tenet eval``: evaluate TENET experiments or a workload/architecture/dataflow triple."""
+"""``tenet eval`` and ``tenet check``: evaluate TENET experiments or a workload/architecture/
+dataflow triple, and check one dataflow's legality."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import click
 
-from tenet.api import load_experiment, load_problem
+from tenet.api import check, load_experiment, load_problem
 from tenet.cli.app import (
     cli,
     format_option,
@@ -17,14 +18,16 @@ from tenet.cli.app import (
     progress,
     write_output,
 )
+from tenet.errors import DataflowError
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory
 from tenet.model import Problem
 from tenet.model.legality import Legality, check_dataflow
+from tenet.spec import load_workload
 from tenet.spec.io import strict_json
 from tenet.vocab import Neighbourhood
 
-__all__ = ["eval_command"]
+__all__ = ["eval_command", "check_command"]
 
 
 def _assess(problem: Problem, name: str | None = None) -> tuple[Metrics, Legality, MemoryMetrics]:
@@ -145,3 +148,42 @@ def eval_command(
         )
     else:
         write_output("\n\n".join(_render_table(*r, fmt == "csv") for r in results), output)
+
+
+@cli.command("check")
+@click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
+@click.option("--arch", "-a", required=True, help="Architecture: YAML, TENET .p or zoo name.")
+@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML, TENET .m or zoo name.")
+@param_option
+@click.option(
+    "--reduction",
+    "-r",
+    multiple=True,
+    help="Tensor updated by a reduction, on top of the workload's (repeatable).",
+)
+@click.option(
+    "--instances-per-step", type=click.IntRange(min=1), help="Instances a PE runs per step."
+)
+def check_command(
+    workload: str,
+    arch: str,
+    dataflow: str,
+    param: tuple[str, ...],
+    reduction: tuple[str, ...],
+    instances_per_step: int | None,
+) -> None:
+    """Check that a dataflow is a legal schedule; name a witness for each violation."""
+    spec = load_workload(workload)
+    result = check(
+        spec,
+        arch,
+        dataflow,
+        parse_params(param),
+        reductions=(*spec.reductions, *reduction),
+        instances_per_step=instances_per_step,
+    )
+    click.echo(str(result))
+    if not result.legal:
+        raise DataflowError(
+            f"{result.dataflow} is not a legal dataflow ({len(result.violations)} violation(s))"
+        )

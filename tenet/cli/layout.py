@@ -20,11 +20,11 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.plot import save_figure
+from tenet.files import write_atomically
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import LayoutMetrics
 from tenet.layout.search import SEARCHES, LayoutSearch, search_layout
 from tenet.spec import load_architecture, load_workload
-from tenet.spec.io import write_atomically
 from tenet.spec.layout import ScratchpadSpec
 from tenet.vocab import Neighbourhood
 

@@ -12,6 +12,7 @@ from tenet.cli.app import cli, progress
 from tenet.cli.checks import writable_path
 from tenet.cli.table import collect_designs, design_inputs
 from tenet.errors import TenetError
+from tenet.files import write_atomically
 from tenet.report.designs import DESIGN_COLUMNS, DesignPoint, evaluate_designs
 from tenet.report.plots import (
     new_axes,
@@ -24,7 +25,6 @@ from tenet.report.plots import (
 )
 from tenet.report.spacetime import space_time_table, utilisation_table
 from tenet.report.tables import comparison_table, reuse_table
-from tenet.spec.io import write_atomically
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -11,7 +11,6 @@ layer of a network; ``plot_comparison`` draws the table.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenet.api import analyze, load_problem
@@ -30,6 +29,7 @@ from tenet.compare.synthesis import Synthesis, match_tensors, synthesize
 from tenet.compare.table import COLUMNS, ComparisonRow, comparison_frame, comparison_rows
 from tenet.errors import SpecError, TenetError
 from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.vocab import Source
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,8 +58,6 @@ __all__ = [
     "synthesize",
     "Synthesis",
 ]
-
-Source = str | Path
 
 
 def _hardware(hardware: Hardware | Source) -> Hardware:

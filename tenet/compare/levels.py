@@ -16,7 +16,7 @@ from math import prod
 from typing import NamedTuple
 
 from tenet.compare.directives import ClusterDirective, Hardware, Layer, MapDirective
-from tenet.errors import SpecError
+from tenet.errors import InfeasibleError, SpecError
 
 __all__ = [
     "Window",
@@ -166,7 +166,7 @@ def _check(layer: Layer, dims: Mapping[str, int]) -> None:
                 f"(known: {', '.join(dims)})"
             )
         if not d.spatial and d.dim in ("R", "S") and not d.size == d.offset == dims[d.dim]:
-            raise SpecError(
+            raise InfeasibleError(
                 f"{_where(layer, d.line)}: {d.text()}: MAESTRO requires a TemporalMap on "
                 f"{d.dim} to cover the whole filter (size = offset = {dims[d.dim]}) and "
                 "rejects this mapping"
@@ -296,7 +296,7 @@ def build_levels(layer: Layer, hardware: Hardware) -> tuple[Level, ...]:
                 windows.append(Window(False, static[var], static[var], var))
         missing = sorted({w.dim for w in windows} - set(static))
         if missing:
-            raise SpecError(
+            raise InfeasibleError(
                 f"{where} maps {', '.join(missing)}, which indexes no input tensor of a "
                 f"{layer.type} layer; MAESTRO cannot map it below the top level"
             )
@@ -306,7 +306,7 @@ def build_levels(layer: Layer, hardware: Hardware) -> tuple[Level, ...]:
         if spatial_count == 0:
             raise SpecError(f"{where} has no SpatialMap")
         if spatial_count > 2:
-            raise SpecError(f"{where} has {spatial_count} SpatialMaps (at most 2)")
+            raise InfeasibleError(f"{where} has {spatial_count} SpatialMaps (at most 2)")
         spatial = next(w for w in windows if w.spatial)
         mapped, unique, mapped_edge, unique_edge = _tables(windows, static, overlapped)
         levels.append(

@@ -20,9 +20,10 @@ import islpy as isl
 
 from tenet.compare.directives import Hardware, Layer
 from tenet.compare.levels import OUTPUT_OF, OVERLAP, Level, build_levels, full_dims
-from tenet.errors import SpecError
+from tenet.errors import InfeasibleError
 from tenet.isl_utils import parse_map, parse_set
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.vocab import ENERGY_L1, ENERGY_L2, ENERGY_MAC
 
 __all__ = [
     "Interconnect",
@@ -133,7 +134,7 @@ def _output_window(layer: Layer, level: Level, dim: str, size: int, offset: int)
     flt = level.mapped.get(OVERLAP[dim], 1)
     stride = layer.strides.get(dim, 1)
     if (size - flt) % stride or offset % stride:
-        raise SpecError(
+        raise InfeasibleError(
             f"layer {layer.name}: a {dim} window of {size} step {offset} is not a whole number "
             f"of output {OUTPUT_OF[dim]} rows at stride {stride}"
         )
@@ -154,13 +155,13 @@ def _tilings(
             tiling = _Tiling(dim, w.spatial, max(min(size, extent[dim]), 1), extent[dim])
             if dim in seen:
                 if seen[dim].tiles > 1 and tiling.tiles > 1:
-                    raise SpecError(
+                    raise InfeasibleError(
                         f"layer {layer.name}: two directives split {dim} at cluster level "
                         f"{lv.index}; a dataflow relation needs one window per dimension and level"
                     )
                 continue
             if tiling.tiles > 1 and size != offset:
-                raise SpecError(
+                raise InfeasibleError(
                     f"layer {layer.name}: windows of {size} step {offset} on {dim} at cluster "
                     f"level {lv.index} overlap or skip MACs; a dataflow relation places each MAC "
                     "exactly once"
@@ -198,7 +199,7 @@ def _dataflow(
         spatial = [t for t in row if t.spatial and t.tiles > 1]
         if len(spatial) > 1:
             names = " and ".join(t.dim for t in spatial)
-            raise SpecError(
+            raise InfeasibleError(
                 f"layer {layer.name}: cluster level {lv.index} splits {names} over the same "
                 "units (MAESTRO's coupled diagonal mapping); one PE index cannot follow both"
             )
@@ -269,7 +270,7 @@ def _architecture(
             "latency": max(hardware.noc_latency, 1),
             "l1_size": hardware.l1_size,
             "l2_size": hardware.l2_size,
-            "energy": {"mac": 1.0, "l1": 1.68, "l2": 18.61},
+            "energy": {"mac": ENERGY_MAC, "l1": ENERGY_L1, "l2": ENERGY_L2},
         }
     )
 

@@ -41,6 +41,7 @@ from tenet.compare.reuse import (
     sub_cluster_dims,
 )
 from tenet.errors import SpecError
+from tenet.vocab import ENERGY_L1, ENERGY_L2
 
 __all__ = [
     "L2_ENERGY",
@@ -52,9 +53,9 @@ __all__ = [
     "loop_bound_macs",
 ]
 
-L2_ENERGY = 18.61
+L2_ENERGY = ENERGY_L2
 """Energy of one L2 access, in MACs (MAESTRO's ``l2_energy_multiplier``)."""
-L1_ENERGY = 1.68
+L1_ENERGY = ENERGY_L1
 """Energy of one L1 access, in MACs (MAESTRO's ``l1_energy_multiplier``)."""
 TENSORS = ("input", "filter", "output")
 

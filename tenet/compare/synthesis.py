@@ -28,7 +28,7 @@ from tenet.compare.directives import (
     MapDirective,
 )
 from tenet.compare.lowering import check_expressible, coordinate_dims, domain_dims, lower
-from tenet.errors import SpecError
+from tenet.errors import InfeasibleError, SpecError
 from tenet.model import Problem
 from tenet.spec import DataflowSpec
 
@@ -115,7 +115,7 @@ def _dim_names(problem: Problem) -> tuple[str, dict[int, str]]:
         return "GEMM", {m: "M", n: "N", k: "K"}
     windows = [c for c in idx[names["input"]] if len(c) == 2]
     if len(windows) != 2 or n_dims != 6:
-        raise SpecError(
+        raise InfeasibleError(
             "the workload is neither a matrix product nor a 2-D convolution, the operators "
             "MAESTRO's language has (tensor expressions such as MTTKRP or stencils cannot be "
             "written)"
@@ -187,7 +187,7 @@ def _digit(stamp: isl.Map, coord: int, dim: int, domain: isl.Set, what: str) -> 
     wrap = next((t for x, t in enumerate(tiles) if x and steps[x] < steps[x - 1]), None)
     if wrap and steps == [t % wrap for t in tiles]:
         return _Digit(dim, window, wrap)
-    raise SpecError(
+    raise InfeasibleError(
         f"{what} is not a window index floor(x/w) or floor(x/w) mod n of its dimension; "
         "data-centric windows move by a constant offset"
     )
@@ -258,12 +258,12 @@ def synthesize(problem: Problem, dataflow: DataflowSpec | None = None) -> Synthe
     >>> synthesize(_example("{S[i,j,k] -> T[i + j + k]}"))
     Traceback (most recent call last):
     ...
-    tenet.errors.SpecError: not expressible with data-centric directives: skew: ...
+    tenet.errors.InfeasibleError: not expressible with data-centric directives: skew: ...
     """
     space, time = problem.theta_space, problem.theta_time
     verdict = check_expressible(space.to_str(), time.to_str())
     if not verdict.expressible:
-        raise SpecError(
+        raise InfeasibleError(
             "not expressible with data-centric directives: " + "; ".join(verdict.reasons)
         )
     layer_type, role = _dim_names(problem)
@@ -289,11 +289,13 @@ def synthesize(problem: Problem, dataflow: DataflowSpec | None = None) -> Synthe
         extent = pe_set.dim_max_val(j).to_python() - pe_set.dim_min_val(j).to_python() + 1
         units.append(digit.wrap or extent)
     if not pe:
-        raise SpecError("the space-stamp places every MAC on one PE; MAESTRO needs a SpatialMap")
+        raise InfeasibleError(
+            "the space-stamp places every MAC on one PE; MAESTRO needs a SpatialMap"
+        )
     filt = {d: sizes.get(d, 1) for d in ("R", "S")}
     for d in ("R", "S"):
         if any(role[p.dim] == d for p in pe) or any(role[s.dim] == d for s in steps):
-            raise SpecError(
+            raise InfeasibleError(
                 f"filter dimension {d} is split in space or time: MAESTRO needs a TemporalMap on "
                 f"{d} to cover the filter, or its coupled SpatialMap pair (write those directives "
                 "by hand)"
@@ -306,7 +308,7 @@ def synthesize(problem: Problem, dataflow: DataflowSpec | None = None) -> Synthe
             top.append(_map(True, layer_type, name, pe[0].window, filt))
             placed = True
         elif any(_map(False, layer_type, name, 1, filt).dim == d.dim for d in top):
-            raise SpecError(f"{name} walks twice in time; not synthesised automatically")
+            raise InfeasibleError(f"{name} walks twice in time; not synthesised automatically")
         else:
             top.append(_map(False, layer_type, name, s.window, filt))
     if not placed:
@@ -345,7 +347,7 @@ def synthesize(problem: Problem, dataflow: DataflowSpec | None = None) -> Synthe
         noc_latency=arch.latency,
     )
     if not _same_schedule(problem, layer, hardware, role):
-        raise SpecError(
+        raise InfeasibleError(
             "the directives found do not reproduce the dataflow's placement and order; "
             "write the directives by hand"
         )

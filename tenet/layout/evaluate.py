@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from tenet.api import load_problem
 from tenet.layout.metrics import LayoutMetrics, build_layouts, evaluate_layout
@@ -24,11 +23,10 @@ from tenet.spec import (
     load_workload,
 )
 from tenet.spec.layout import LayoutSpec, ScratchpadSpec, TransformSpec
-from tenet.vocab import Neighbourhood, TensorName
+from tenet.vocab import Neighbourhood, Source, TensorName
 
 __all__ = ["LayoutProblem", "load_layout_problem", "load_layout_file"]
 
-Source = str | Path
 Transforms = Mapping[TensorName, Sequence[TransformSpec]]
 
 

@@ -14,9 +14,9 @@ import pickle
 from dataclasses import replace
 from pathlib import Path
 
+from tenet.files import write_atomically
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.model.problem import Problem
-from tenet.spec.io import write_atomically
 
 __all__ = ["CountCache", "problem_key"]
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tenet.metrics.volume import TensorCounts
+from tenet.vocab import ENERGY_L1, ENERGY_L2
 
 __all__ = ["TenetReport", "TenetTensor", "tenet_report"]
 
 TENET_BITS_PER_ELEMENT = 16
-MAC_ENERGY, L1_ENERGY, L2_ENERGY = 1, 1.68, 18.61
 
 
 @dataclass(frozen=True)
@@ -59,14 +59,14 @@ def _delay(unique: int, bandwidth: int, latency: int) -> int:
 
 
 def _energy(macs: int, counts: Sequence[TensorCounts]) -> int:
-    energy = macs * MAC_ENERGY
+    energy = macs  # the original counts in MACs: ENERGY_MAC is 1
     ordered = [c for c in counts if c.access == "read"] + [c for c in counts if c.access == "write"]
     for c in ordered:
         for term in (
-            L1_ENERGY * c.total,
-            L1_ENERGY * c.total,
-            L2_ENERGY * c.unique_window,
-            L2_ENERGY * c.unique_window,
+            ENERGY_L1 * c.total,
+            ENERGY_L1 * c.total,
+            ENERGY_L2 * c.unique_window,
+            ENERGY_L2 * c.unique_window,
         ):
             energy = int(energy + term)
     return energy
@@ -101,7 +101,7 @@ def tenet_report(
             TotalVolume=c.total,
             UniqueVolume=c.unique_window,
             ReuseFactor=c.total / c.unique_window if c.unique_window else 0.0,
-            TemporalReuseVolume=c.reuse_temporal / macs if macs else 0.0,
+            TemporalReuseVolume=c.volume_reuse_temporal / macs if macs else 0.0,
             SpatialReuseVolume=c.reused_linked / macs if macs else 0.0,
             access="READ" if c.access == "read" else "WRITE",
         )

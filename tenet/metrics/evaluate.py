@@ -7,8 +7,11 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from tenet.counting import count
+from tenet.metrics.bandwidth import bandwidth
 from tenet.metrics.compat import TenetReport, tenet_report
+from tenet.metrics.energy import energy
 from tenet.metrics.latency import schedule, transfer_latency
+from tenet.metrics.utilisation import active_pes_avg, utilisation
 from tenet.metrics.volume import TensorCounts, count_tensor
 from tenet.model.problem import Problem
 from tenet.vocab import Access, Neighbourhood, TensorName
@@ -46,7 +49,7 @@ class TensorMetrics:
             volume_unique=c.unique,
             volume_reuse=c.reuse,
             volume_reuse_spatial=c.reused_spatial,
-            volume_reuse_temporal=c.reuse_temporal,
+            volume_reuse_temporal=c.volume_reuse_temporal,
             reuse_factor=c.reuse_factor,
             accesses_l1_read=c.total,
             accesses_l1_write=c.total,
@@ -91,44 +94,28 @@ class Metrics:
         """Return the per-tensor table: one row per tensor access, one column per quantity."""
         import pandas as pd
 
-        rows = [
-            {
-                f.name: (float(v) if isinstance(v := getattr(t, f.name), Fraction) else v)
-                for f in fields(t)
-            }
-            for t in self.tensors
-        ]
+        rows = [{f.name: _json(getattr(t, f.name)) for f in fields(t)} for t in self.tensors]
         return pd.DataFrame(rows).set_index(["tensor", "access"])
 
     def to_dict(self) -> dict[str, Any]:
-        """Return JSON-ready values: ``tensors``, the per-dataflow metrics, ``tenet_compat``."""
+        """Return JSON-ready values named as in :data:`tenet.vocab.UNITS` (ratios as floats):
+        ``name``, ``tensors`` (``tensor``, ``access`` and the per-tensor metrics), the
+        per-dataflow metrics, ``tenet_compat``."""
         out: dict[str, Any] = {
             "name": self.name,
             "tensors": [
-                {
-                    "name": t.tensor,
-                    "access": t.access,
-                    "total": t.volume_total,
-                    "unique": t.volume_unique,
-                    "reuse": t.volume_reuse,
-                    "spatial_reuse": t.volume_reuse_spatial,
-                    "temporal_reuse": t.volume_reuse_temporal,
-                    "reuse_factor": float(t.reuse_factor),
-                    "accesses_l1_read": t.accesses_l1_read,
-                    "accesses_l1_write": t.accesses_l1_write,
-                    "accesses_l2_read": t.accesses_l2_read,
-                    "accesses_l2_write": t.accesses_l2_write,
-                }
-                for t in self.tensors
+                {f.name: _json(getattr(t, f.name)) for f in fields(t)} for t in self.tensors
             ],
         }
         for f in fields(self):
-            if f.name in ("name", "tensors", "tenet_compat"):
-                continue
-            value = getattr(self, f.name)
-            out[f.name] = float(value) if isinstance(value, Fraction) else value
+            if f.name not in ("name", "tensors", "tenet_compat"):
+                out[f.name] = _json(getattr(self, f.name))
         out["tenet_compat"] = self.tenet_compat.to_dict()
         return out
+
+
+def _json(value: object) -> object:
+    return float(value) if isinstance(value, Fraction) else value
 
 
 def evaluate(problem: Problem, name: str | None = None) -> Metrics:
@@ -170,18 +157,16 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         timestamps=timestamps,
         occupied_points=occupied,
         instances_per_step_max=timing.instances_per_step_max,
-        active_pes_avg=Fraction(occupied, timestamps) if timestamps else Fraction(0),
-        utilisation=Fraction(occupied, pe_count * timestamps) if timestamps else Fraction(0),
+        active_pes_avg=active_pes_avg(occupied, timestamps),
+        utilisation=utilisation(occupied, pe_count, timestamps),
         latency_compute=compute,
         latency_compute_avg=macs // active_pes if active_pes else 0,
         latency_ingress=ingress,
         latency_egress=egress,
         latency=latency,
-        bandwidth_pe=Fraction(sum(c.reused_spatial for c in counts), latency)
-        if latency
-        else Fraction(0),
-        bandwidth_scratchpad=Fraction(unique_in + unique_out, latency) if latency else Fraction(0),
-        energy=macs * arch.energy.mac + l1 * arch.energy.l1 + l2 * arch.energy.l2,
+        bandwidth_pe=bandwidth(sum(c.reused_spatial for c in counts), latency),
+        bandwidth_scratchpad=bandwidth(unique_in + unique_out, latency),
+        energy=energy(macs, l1, l2, arch.energy),
         tenet_compat=tenet_report(
             counts,
             macs=macs,

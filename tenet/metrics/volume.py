@@ -61,8 +61,9 @@ class TensorCounts:
         return self.total - self.unique
 
     @property
-    def reuse_temporal(self) -> int:
-        """Accesses served inside the PE (same point or previous time-stamp)."""
+    def volume_reuse_temporal(self) -> int:
+        """Accesses served inside the PE (same point or previous time-stamp); not to be
+        confused with :attr:`reused_temporal`, which counts held pairs."""
         return self.total - (self.held - self.reused_temporal)
 
     @property

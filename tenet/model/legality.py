@@ -2,9 +2,9 @@
 
 Checked with isl on the model objects, every failure named with a witness:
 
-- *coverage*: every instance of the domain gets a space-stamp and a time-stamp;
-- *function*: each instance gets one space-stamp and one time-stamp;
-- *array*: every instance runs on a PE of the array;
+- *coverage*, *function*, *array*: every instance of the domain gets one space-stamp, on a PE
+  of the array, and one time-stamp (:mod:`tenet.model.placement`, shared with
+  :class:`~tenet.model.problem.Problem`);
 - *collision*: at most ``instances_per_step`` instances share a (PE, time-stamp) (the array runs
   that many per step; 1 unless it says otherwise). The largest number per (PE, time-stamp)
   comes from barvinok's count of the instances of each (PE, time-stamp), maximised piece by
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import islpy as isl
 
@@ -29,6 +29,7 @@ from tenet.errors import CountingError, UnknownTensorError
 from tenet.isl_utils import point_text, witness
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
+from tenet.model.placement import placement_errors, witness_pair
 from tenet.model.workload import Workload
 from tenet.vocab import TensorName
 
@@ -145,42 +146,15 @@ def _at(theta: isl.Map, instance: isl.Set) -> str:
     return witness(theta.intersect_domain(instance).range())
 
 
-def _pair(relation: isl.Map) -> tuple[isl.Set, isl.Set]:
-    pair = relation.wrap().lexmin().sample_point()
-    pair_set = isl.Set.from_point(pair).unwrap()
-    return pair_set.domain(), pair_set.range()
-
-
 def _placement(
     workload: Workload, dataflow: Dataflow, architecture: Architecture
 ) -> list[Violation]:
-    domain = workload.domain
-    found = []
-    for what, theta in (("space-stamp", dataflow.space_stamp), ("time-stamp", dataflow.time_stamp)):
-        missing = domain.subtract(theta.domain())
-        if not missing.is_empty():
-            found.append(Violation("coverage", f"{witness(missing)} has no {what}"))
-        on_domain = theta.intersect_domain(domain)
-        if not on_domain.is_single_valued():
-            pairs = on_domain.reverse().apply_range(on_domain)
-            pairs = pairs.subtract(isl.Map.identity(pairs.get_space()))
-            a, b = _pair(pairs)
-            instance = (
-                on_domain.intersect_range(a)
-                .domain()
-                .intersect(on_domain.intersect_range(b).domain())
-            )
-            found.append(
-                Violation(
-                    "function",
-                    f"{witness(instance)} gets two {what}s, {witness(a)} and {witness(b)}",
-                )
-            )
-    outside = dataflow.space_stamp.intersect_domain(domain).subtract_range(architecture.pe_set)
-    if not outside.is_empty():
-        where = witness(outside).split(" -> ")
-        found.append(Violation("array", f"{where[0]} runs on {where[1]}, outside the PE set"))
-    return found
+    return [
+        Violation(cast(Kind, error.kind), error.reason)
+        for error in placement_errors(
+            workload.domain, dataflow.space_stamp, dataflow.time_stamp, architecture.pe_set
+        )
+    ]
 
 
 def _collisions(space_time: isl.Map, per_step: int) -> list[Violation]:
@@ -199,7 +173,7 @@ def _collisions(space_time: isl.Map, per_step: int) -> list[Violation]:
     if per_step == 1:
         domain = space_time.domain()
         pairs = space_time.apply_range(space_time.reverse()).intersect(domain.lex_lt_set(domain))
-        a, b = _pair(pairs)
+        a, b = witness_pair(pairs)
         at = _at(space_time, a)[1:-1].split(" -> ")
         message = (
             f"{witness(a)} and {witness(b)} both run on {at[0]} at {at[1]} "
@@ -348,7 +322,7 @@ def _order(
     for broken, together in ((late, False), (apart, True)):
         if broken.is_empty():
             continue
-        source, sink = _pair(broken)
+        source, sink = witness_pair(broken)
         first = _accesses(workload, dependence.tensor, dependence.source_access)
         then = _accesses(workload, dependence.tensor, dependence.sink_access)
         assert first is not None and then is not None

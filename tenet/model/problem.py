@@ -8,16 +8,11 @@ from functools import cached_property
 
 import islpy as isl
 
-from tenet.errors import (
-    DomainNotCoveredError,
-    NotAFunctionError,
-    OutsideArrayError,
-    SpecError,
-    UnknownTensorError,
-)
-from tenet.isl_utils import coalesce, tuple_signature, witness
+from tenet.errors import SpecError, UnknownTensorError
+from tenet.isl_utils import coalesce, tuple_signature
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
+from tenet.model.placement import placement_errors
 from tenet.model.spacetime import (
     identity,
     neighbours,
@@ -39,20 +34,6 @@ class TensorAccess:
     tensor: TensorName
     access: Access
     relation: isl.Map
-
-
-def _check_function(theta: isl.Map, what: str, source: str | None) -> None:
-    if theta.is_single_valued():
-        return
-    pairs = theta.reverse().apply_range(theta)
-    pairs = pairs.subtract(isl.Map.identity(pairs.get_space()))
-    first = isl.Map.from_basic_map(pairs.sample())
-    a, b = first.domain(), first.range()
-    instance = theta.intersect_range(a).domain().intersect(theta.intersect_range(b).domain())
-    raise NotAFunctionError(
-        f"{source + ': ' if source else ''}{what} is not a function: "
-        f"{witness(instance)} gets both {witness(a)} and {witness(b)}"
-    )
 
 
 @dataclass(frozen=True)
@@ -137,26 +118,18 @@ class Problem:
             )
 
     def _check_placement(self) -> None:
-        domain = self.workload.domain
-        src = self.dataflow.source
-        for what, theta in (
-            ("space-stamp", self.dataflow.space_stamp),
-            ("time-stamp", self.dataflow.time_stamp),
-        ):
-            unmapped = domain.subtract(theta.domain())
-            if not unmapped.is_empty():
-                raise DomainNotCoveredError(
-                    f"{src + ': ' if src else ''}instance {witness(unmapped)} has no {what}"
-                    f" ({what} domain must cover the workload's domain)"
-                )
-            _check_function(theta.intersect_domain(domain), what, src)
-        outside = self.theta_space.subtract_range(self.architecture.pe_set)
-        if not outside.is_empty():
-            instance, pe = witness(outside).split(" -> ")
-            raise OutsideArrayError(
-                f"{src + ': ' if src else ''}{instance} is placed on {pe}, outside the PE set "
-                f"{self.architecture.pe_set}"
-            )
+        first = next(
+            placement_errors(
+                self.workload.domain,
+                self.dataflow.space_stamp,
+                self.dataflow.time_stamp,
+                self.architecture.pe_set,
+                source=self.dataflow.source,
+            ),
+            None,
+        )
+        if first is not None:
+            raise first
 
     # -- the dataflow -----------------------------------------------------------------------
     @cached_property

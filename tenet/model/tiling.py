@@ -123,8 +123,9 @@ def tile_stamps(
             )
         missing = domain.subtract(stamp.domain())
         if not missing.is_empty():
+            instance = witness(missing)
             raise DomainNotCoveredError(
-                f"{src + ': ' if src else ''}{where}: instance {witness(missing)} has no tile"
+                f"instance {instance} has no tile", source=src, location=where, witness=instance
             )
         stamp = stamp.intersect_domain(domain)
         if not stamp.is_single_valued():
@@ -132,7 +133,7 @@ def tile_stamps(
             pairs = pairs.subtract(isl.Map.identity(pairs.get_space()))
             a, b = witness(pairs.domain()), witness(pairs.range())
             raise NotAFunctionError(
-                f"{src + ': ' if src else ''}{where}: an instance of tile {a} also lies in {b}"
+                f"an instance of tile {a} also lies in {b}", source=src, location=where
             )
         stamps[name] = stamp
     return stamps

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from tenet.errors import SpecError
-from tenet.spec.io import write_atomically
+from tenet.files import write_atomically
 
 __all__ = ["read_yaml", "need", "write_specs", "dump"]
 

@@ -25,6 +25,7 @@ from tenet.spec import (
     read_experiment,
 )
 from tenet.spec.base import SpecModel
+from tenet.vocab import Source
 
 __all__ = [
     "DESIGN_COLUMNS",
@@ -39,8 +40,6 @@ __all__ = [
 
 DESIGN_COLUMNS: tuple[str, ...] = ("design", "workload", "architecture", "dataflow")
 """Columns naming a design point in the tables, in the order of :attr:`DesignPoint.key`."""
-
-Source = str | Path
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tenet.errors import SpecError
-from tenet.spec.io import strict_json, write_atomically
+from tenet.files import write_atomically
+from tenet.spec.io import strict_json
 
 if TYPE_CHECKING:
     import pandas as pd

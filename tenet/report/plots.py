@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from tenet.vocab import column as metric_column
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.artist import Artist
@@ -141,17 +143,17 @@ def plot_latency(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "desi
     [6.0, 4.0, 1.0]
     """
     parts = {
-        "compute": "latency_compute_cycles",
-        "ingress": "latency_ingress_cycles",
-        "egress": "latency_egress_cycles",
+        "compute": metric_column("latency_compute"),
+        "ingress": metric_column("latency_ingress"),
+        "egress": metric_column("latency_egress"),
     }
-    _require(table, [*parts.values(), "latency_cycles"])
+    _require(table, [*parts.values(), metric_column("latency")])
     ax = ax if ax is not None else new_axes()
     categories = _categories(table, by)
-    series = {label: [float(v) for v in table[column]] for label, column in parts.items()}
+    series = {label: [float(v) for v in table[name]] for label, name in parts.items()}
     centres = _grouped_bars(ax, categories, series, "latency (cycles)")
     ax.hlines(
-        [float(v) for v in table["latency_cycles"]],
+        [float(v) for v in table[metric_column("latency")]],
         [c - 0.45 for c in centres],
         [c + 0.45 for c in centres],
         colors="black",
@@ -178,13 +180,13 @@ def plot_bandwidth(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "de
     ['a', 'b']
     """
     columns = {
-        "IBW (PE to PE)": "bandwidth_pe_elements_per_cycle",
-        "SBW (scratchpad)": "bandwidth_scratchpad_elements_per_cycle",
+        "IBW (PE to PE)": metric_column("bandwidth_pe"),
+        "SBW (scratchpad)": metric_column("bandwidth_scratchpad"),
     }
     _require(table, list(columns.values()))
     ax = ax if ax is not None else new_axes()
     categories = _categories(table, by)
-    series = {label: [float(v) for v in table[column]] for label, column in columns.items()}
+    series = {label: [float(v) for v in table[name]] for label, name in columns.items()}
     _grouped_bars(ax, categories, series, "bandwidth (elements/cycle)")
     ax.set_title("Bandwidth")
     return ax

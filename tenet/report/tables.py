@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from tenet.metrics.evaluate import Metrics, TensorMetrics
 from tenet.report.designs import DESIGN_COLUMNS
+from tenet.vocab import column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,27 +30,33 @@ Results = Metrics | Sequence[Metrics] | Mapping[str, Metrics] | Mapping[tuple[st
 names (see ``names`` of the table functions)."""
 
 TENSOR_COLUMNS: dict[str, str] = {
-    "volume_total": "volume_total_elements",
-    "volume_unique": "volume_unique_elements",
-    "volume_reuse": "volume_reuse_elements",
-    "volume_reuse_spatial": "volume_reuse_spatial_elements",
-    "volume_reuse_temporal": "volume_reuse_temporal_elements",
-    "reuse_factor": "reuse_factor",
+    m: column(m)
+    for m in (
+        "volume_total",
+        "volume_unique",
+        "volume_reuse",
+        "volume_reuse_spatial",
+        "volume_reuse_temporal",
+        "reuse_factor",
+    )
 }
-"""Per-tensor metric -> its column in the reuse table."""
+"""Per-tensor metric -> its column in the reuse table (:func:`tenet.vocab.column`)."""
 
 DATAFLOW_COLUMNS: dict[str, str] = {
-    "macs": "macs",
-    "active_pes": "active_pes",
-    "timestamps": "timestamps",
-    "utilisation": "utilisation",
-    "latency_compute": "latency_compute_cycles",
-    "latency_ingress": "latency_ingress_cycles",
-    "latency_egress": "latency_egress_cycles",
-    "latency": "latency_cycles",
-    "bandwidth_pe": "bandwidth_pe_elements_per_cycle",
-    "bandwidth_scratchpad": "bandwidth_scratchpad_elements_per_cycle",
-    "energy": "energy_pj",
+    m: column(m)
+    for m in (
+        "macs",
+        "active_pes",
+        "timestamps",
+        "utilisation",
+        "latency_compute",
+        "latency_ingress",
+        "latency_egress",
+        "latency",
+        "bandwidth_pe",
+        "bandwidth_scratchpad",
+        "energy",
+    )
 }
 """Per-dataflow metric -> its column in the comparison table (``bandwidth_pe`` is the
 interconnect bandwidth IBW, ``bandwidth_scratchpad`` the scratchpad bandwidth SBW; energy is in
@@ -160,8 +167,8 @@ def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) ->
         row: dict[str, object] = dict(key)
         for t in m.tensors:
             label = tensor_label(m, t)
-            row[f"{label}_reuse_factor"] = float(t.reuse_factor)
-            row[f"{label}_volume_unique_elements"] = t.volume_unique
+            row[f"{label}_{column('reuse_factor')}"] = float(t.reuse_factor)
+            row[f"{label}_{column('volume_unique')}"] = t.volume_unique
         tensor_columns.update(dict.fromkeys(c for c in row if c not in key))
         row.update({c: _value(getattr(m, f)) for f, c in DATAFLOW_COLUMNS.items()})
         rows.append(row)

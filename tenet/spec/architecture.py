@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tenet.spec.base import SpecModel
 from tenet.spec.layout import ScratchpadSpec
+from tenet.vocab import ENERGY_L1, ENERGY_L2, ENERGY_MAC
 
 __all__ = ["LinkSpec", "EnergySpec", "LevelSpec", "ArchitectureSpec"]
 
@@ -28,9 +29,9 @@ class EnergySpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    mac: float = Field(1.0, description="Energy of one MAC.")
-    l1: float = Field(1.68, description="Energy of one L1 (PE-local buffer) access.")
-    l2: float = Field(18.61, description="Energy of one L2 (scratchpad) access.")
+    mac: float = Field(ENERGY_MAC, description="Energy of one MAC.")
+    l1: float = Field(ENERGY_L1, description="Energy of one L1 (PE-local buffer) access.")
+    l2: float = Field(ENERGY_L2, description="Energy of one L2 (scratchpad) access.")
 
 
 class LevelSpec(BaseModel):

@@ -1,19 +1,20 @@
-"""Files in and out: read YAML spec files safely (remembering the line of every key for error
-messages), and write outputs through a temporary file renamed into place."""
+"""Files in: read YAML spec files safely (remembering the line of every key for error
+messages); JSON out without NaN or infinities. Outputs are written by
+:func:`tenet.files.write_atomically` (also importable from here)."""
 
 from __future__ import annotations
 
 import json
 import math
 import numbers
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from tenet.errors import SpecError
+from tenet.files import write_atomically  # re-exported for readers of tenet.spec.io
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -100,28 +101,6 @@ def read_yaml(path: str | Path) -> tuple[dict[str, Any], dict[str, int]]:
     if node is not None:
         _lines(node, "", lines, str(path))
     return data, lines
-
-
-def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
-    """Call ``write`` on a temporary file beside ``path``, then rename it to ``path``: a
-    reader never sees a half-written file, and a failed write leaves ``path`` as it was.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     out = write_atomically(Path(folder) / "a.txt", lambda tmp: tmp.write_text("ok"))
-    ...     out.read_text()
-    'ok'
-    """
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
 
 
 def _strict(value: Any) -> Any:

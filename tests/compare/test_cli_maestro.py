@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tenet.cli import main
 from tests.compare.conftest import COMPARISON, CSV, HW
+from tests.conftest import run
 
 HW64 = str(HW / "bw64_64pe.m")
 
@@ -24,13 +24,6 @@ def relation(root: Path, statement: str, arch: str, mapping: str) -> list[str]:
         "-d",
         str(root / "mapping" / mapping),
     ]
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
 
 
 def test_cli_maestro_json_matches_reference(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,7 @@ from tenet.api import load_problem
 from tenet.compare import COLUMNS, compare_network, match_tensors, plot_comparison, synthesize
 from tenet.compare.directives import Hardware
 from tenet.compare.reader import parse_mapping
-from tenet.errors import SpecError
+from tenet.errors import InfeasibleError, SpecError
 from tenet.spec import ArchitectureSpec
 from tests.compare.conftest import COMPARISON, HW
 
@@ -138,7 +138,7 @@ def test_synthesize_says_why_not(
         tenet_data / "pe_array" / arch,
         tenet_data / "mapping" / mapping,
     )
-    with pytest.raises(SpecError, match=match):
+    with pytest.raises(InfeasibleError, match=match):
         synthesize(p)
 
 

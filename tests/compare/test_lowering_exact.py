@@ -9,7 +9,7 @@ import tenet
 from tenet.compare.directives import Hardware
 from tenet.compare.lowering import check_expressible, lower
 from tenet.compare.reader import load_hardware, load_mapping, parse_mapping
-from tenet.errors import SpecError
+from tenet.errors import InfeasibleError, SpecError
 from tests.compare.conftest import COMPARISON, HW
 
 
@@ -96,7 +96,7 @@ def test_lower_matches_the_tenet_counterpart() -> None:
 def test_lower_rejects_directives_without_a_relation(
     body: str, dims: str, kind: str, match: str
 ) -> None:
-    with pytest.raises(SpecError, match=match):
+    with pytest.raises(InfeasibleError, match=match):
         lower(_layer(body, dims, kind), Hardware(num_pes=4))
 
 
@@ -106,7 +106,7 @@ def test_lower_rejects_windows_that_are_not_whole_strided_rows() -> None:
         " Dimensions { K 2, C 1, R 3, S 3, Y 9, X 9 }"
         " Dataflow { SpatialMap(1,1) K; TemporalMap(2,1) Y; } } }"
     ).layers[0]
-    with pytest.raises(SpecError, match="not a whole number of output"):
+    with pytest.raises(InfeasibleError, match="not a whole number of output"):
         lower(layer, Hardware(num_pes=2))
 
 

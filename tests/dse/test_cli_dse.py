@@ -7,16 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tenet.cli import main
+from tests.conftest import run
 
 SMALL = ["-p", "M=8", "-p", "N=8", "-p", "K=8"]
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
 
 
 def test_cli_dse_prints_best_and_plots(capsys: pytest.CaptureFixture[str], tmp_path: Path):
@@ -74,29 +67,6 @@ def test_cli_sweep_needs_a_workload(capsys: pytest.CaptureFixture[str]):
     code, _, err = run(capsys, "sweep", "-a", "systolic-2d-8x8")
     assert code == 2
     assert "--workload or a --network" in err
-
-
-def test_cli_check_legal(capsys: pytest.CaptureFixture[str]):
-    code, out, _ = run(
-        capsys, "check", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic", *SMALL
-    )
-    assert code == 0
-    assert out.strip().endswith("legal")
-
-
-def test_cli_check_names_witness(capsys: pytest.CaptureFixture[str], tenet_data: Path):
-    # TENET's conv2d_os runs the 3 x 3 filter taps on one point: 9 instances per step
-    experiment = "reuse_factor_experiment/experiment/experiment_4"
-    _, array, statement = (tenet_data / experiment).read_text().split()
-    mapping = "mapping/conv2d_os.m"
-    args = ["-w", str(tenet_data / statement), "-a", str(tenet_data / array)]
-    args += ["-d", str(tenet_data / mapping)]
-    code, out, err = run(capsys, "check", *args)
-    assert code == 2
-    assert "both run on PE[0, 0] at T[0, 0, 0, 0]" in out
-    assert "not a legal dataflow" in err
-    code, out, _ = run(capsys, "check", *args, "--instances-per-step", "9")
-    assert code == 0, out
 
 
 def test_cli_sweep_every_layer_of_a_network(capsys: pytest.CaptureFixture[str], tmp_path: Path):

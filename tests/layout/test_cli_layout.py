@@ -7,20 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tenet.cli import main
 from tenet.spec.layout import LayoutSpec
+from tests.conftest import run
 
 DATA = Path(__file__).parent / "data"
 BLOCK = DATA / "block.yaml"
 COLUMNS = DATA / "columns.yaml"
 THREE = DATA / "three-pes.yaml"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
 
 
 def test_layout_command_reports_roller_conflicts_as_json(

@@ -7,16 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tenet.cli import main
+from tests.conftest import run
 
 HERE = Path(__file__).parent
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
 
 
 def test_cli_tile_prints_the_best_tiling(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,6 @@ import random
 import pytest
 
 from tenet.api import load_problem
-from tenet.cli import main
 from tenet.errors import CountingError, OutsideArrayError
 from tenet.metrics import evaluate
 from tenet.metrics.symbolic import AT_SIZES, symbolic_metrics
@@ -23,6 +22,7 @@ from tenet.spec import (
 )
 from tenet.vocab import Neighbourhood
 from tenet.zoo import combinations
+from tests.conftest import run as _cli
 from tests.paper_example import GEMM, SKEWED, SYSTOLIC
 
 # the paper's example with its sizes as parameters (M = N = 2, K = 4 in the paper); its
@@ -159,13 +159,6 @@ def test_every_zoo_combination_formulas_equal_direct_counts(combination):
 
 
 PAPER_ARGS = ("eval", "-w", "gemm", "-a", "systolic-2d:rows=2,cols=2", "-d", "gemm-os-systolic")
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
 
 
 def test_cli_prints_the_paper_example_formulas(capsys: pytest.CaptureFixture[str]):

@@ -9,17 +9,10 @@ from pathlib import Path
 import pytest
 from matplotlib.image import imread
 
-from tenet.cli import main
 from tenet.report import read_table
+from tests.conftest import run
 
 EXAMPLE = ["-w", "gemm", "-a", "systolic-2d-8x8", "-p", "M=2", "-p", "N=2", "-p", "K=4"]
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
 
 
 def test_cli_table_of_a_designs_file_prints_markdown(

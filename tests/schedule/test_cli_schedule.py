@@ -6,17 +6,9 @@ import json
 
 import pytest
 
-from tenet.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run
 
 EXAMPLES = ROOT / "examples" / "schedule"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
 
 
 def test_cli_deps_prints_distances(capsys: pytest.CaptureFixture[str]) -> None:

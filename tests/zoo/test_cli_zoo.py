@@ -7,15 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tenet.cli import main
 from tenet.zoo import entries
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as stop:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(stop.value.code or 0), out, err
+from tests.conftest import run
 
 
 @pytest.mark.parametrize(
