@@ -9,7 +9,7 @@ import random
 import pytest
 
 from tenet.api import load_problem
-from tenet.errors import CountingError, OutsideArrayError
+from tenet.errors import CountingError, OutsideArrayError, SpecError
 from tenet.metrics import evaluate
 from tenet.metrics.symbolic import AT_SIZES, symbolic_metrics
 from tenet.spec import (
@@ -84,6 +84,10 @@ def _agrees(
             with pytest.raises(OutsideArrayError):
                 symbolic.at(**sizes)
             continue
+        except SpecError as exc:
+            # sizes that leave the domain empty (e.g. LU's N = 1) are refused by both
+            assert "empty" in str(exc)
+            continue
         values = symbolic.at(**sizes)
         assert {k: values[k] for k in expected} == expected, sizes
 
@@ -149,13 +153,19 @@ def test_bound_sizes_are_not_symbols():
     assert m["macs"].at({"M": 3, "N": 5}) == 3 * 5 * 16
 
 
+# stencils whose skewed time-stamps (4t + 2i + j) over both a symbolic step count T and a
+# symbolic grid size N take barvinok minutes: their step count alone is symbolic here
+FEWER_SYMBOLS = {"seidel-2d": 1, "fdtd-2d": 1}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("combination", combinations(), ids="/".join)
 def test_every_zoo_combination_formulas_equal_direct_counts(combination):
     # three sizes symbolic (six-size convolutions take minutes and thousands of pieces), in
     # 1..10 on arrays of 8 or so: below the array, dividing it or not
     seed = sum(map(ord, "/".join(combination)))
-    _agrees(_zoo(*combination), "window", seed=seed, largest=10, symbolic_sizes=3)
+    symbols = FEWER_SYMBOLS.get(combination[0], 3)
+    _agrees(_zoo(*combination), "window", seed=seed, largest=10, symbolic_sizes=symbols)
 
 
 PAPER_ARGS = ("eval", "-w", "gemm", "-a", "systolic-2d:rows=2,cols=2", "-d", "gemm-os-systolic")
