@@ -205,7 +205,7 @@ def _pairs() -> list[tuple[str, str, str]]:
     return [(m, a, s) for m, (a, s) in sorted(found.items())]
 
 
-def _space_holds(root: Path, mapping: str, array: str, statement: str) -> None:
+def _check_space_holds(root: Path, mapping: str, array: str, statement: str) -> None:
     # TENET's conv mappings leave rx and ry (3 x 3) out of both stamps
     options = {"instances_per_step": 9, **OPTIONS.get(Path(mapping).stem, {})}
     space = DesignSpace.build(
@@ -223,7 +223,7 @@ def test_pairs_cover_every_mapping(tenet_data: Path):
 
 @pytest.mark.parametrize("mapping, array, statement", _pairs(), ids=lambda v: Path(v).stem)
 def test_space_holds_tenet_mapping(mapping: str, array: str, statement: str, tenet_data: Path):
-    _space_holds(tenet_data, mapping, array, statement)
+    _check_space_holds(tenet_data, mapping, array, statement)
 
 
 @pytest.mark.shared
@@ -237,4 +237,4 @@ def test_space_holds_every_original_tenet_mapping():
         found.setdefault(mapping, pair)
     assert set(found) == {str(p.relative_to(TENET_DATA)) for p in TENET_DATA.glob("**/*.m")}
     for mapping, (array, statement) in sorted(found.items()):
-        _space_holds(TENET_DATA, mapping, array, statement)
+        _check_space_holds(TENET_DATA, mapping, array, statement)

@@ -60,7 +60,7 @@ def _direct(
     return out
 
 
-def _agrees(
+def _check_agrees(
     specs: tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec],
     around: Neighbourhood,
     seed: int,
@@ -104,13 +104,13 @@ def test_paper_example_formulas_equal_direct_counts(around: Neighbourhood):
         ArchitectureSpec.from_mapping(SYSTOLIC),
         DataflowSpec.from_mapping(SKEWED),
     )
-    _agrees(specs, around, seed=0, largest=2)
+    _check_agrees(specs, around, seed=0, largest=2)
 
 
 @pytest.mark.parametrize("around", ["window", "links"])
 def test_gemm_on_8x8_formulas_equal_direct_counts(around: Neighbourhood):
     # sizes 1..20 on 8 x 8: below the array, not dividing it, above it
-    _agrees(_zoo("gemm", "systolic-2d-8x8", "gemm-os-systolic"), around, seed=1, largest=20)
+    _check_agrees(_zoo("gemm", "systolic-2d-8x8", "gemm-os-systolic"), around, seed=1, largest=20)
 
 
 def test_paper_example_formulas_by_hand():
@@ -165,7 +165,7 @@ def test_every_zoo_combination_formulas_equal_direct_counts(combination):
     # 1..10 on arrays of 8 or so: below the array, dividing it or not
     seed = sum(map(ord, "/".join(combination)))
     symbols = FEWER_SYMBOLS.get(combination[0], 3)
-    _agrees(_zoo(*combination), "window", seed=seed, largest=10, symbolic_sizes=symbols)
+    _check_agrees(_zoo(*combination), "window", seed=seed, largest=10, symbolic_sizes=symbols)
 
 
 PAPER_ARGS = ("eval", "-w", "gemm", "-a", "systolic-2d:rows=2,cols=2", "-d", "gemm-os-systolic")

@@ -20,55 +20,57 @@ MAPPINGS = sorted({m for _, m, _ in FILES.values()} | set(EXTRA_MAPPINGS))
 ARRAYS = sorted({p for _, _, p in FILES.values()} | set(PE_ARRAYS.values()))
 
 
-def _statement_loads(path: Path) -> None:
+def _check_statement_loads(path: Path) -> None:
     spec = read_statement(path)
     assert spec.accesses and spec.domain.startswith("{")
 
 
-def _mapping_loads(path: Path) -> None:
+def _check_mapping_loads(path: Path) -> None:
     spec = read_mapping(path)
     assert "PE[" in spec.space_stamp and "T[" in spec.time_stamp
 
 
-def _pe_array_loads(path: Path) -> None:
+def _check_pe_array_loads(path: Path) -> None:
     spec = read_pe_array(path)
     assert spec.bits_per_element == 16 and len(spec.interconnect) == 1
 
 
-def _experiment_loads(path: Path) -> None:
+def _check_experiment_loads(path: Path) -> None:
     experiment = read_experiment(path)
     assert experiment.workload.source and experiment.dataflow.source
 
 
 @pytest.mark.parametrize("relative", STATEMENTS)
 def test_legacy_every_statement_loads(relative: str, tenet_data: Path) -> None:
-    _statement_loads(tenet_data / relative)
+    _check_statement_loads(tenet_data / relative)
 
 
 @pytest.mark.parametrize("relative", MAPPINGS)
 def test_legacy_every_mapping_loads(relative: str, tenet_data: Path) -> None:
-    _mapping_loads(tenet_data / relative)
+    _check_mapping_loads(tenet_data / relative)
 
 
 @pytest.mark.parametrize("relative", ARRAYS)
 def test_legacy_every_pe_array_loads(relative: str, tenet_data: Path) -> None:
-    _pe_array_loads(tenet_data / relative)
+    _check_pe_array_loads(tenet_data / relative)
 
 
 @pytest.mark.parametrize("key", list(EXPERIMENTS))
 def test_legacy_every_experiment_loads(key: str, tenet_data: Path) -> None:
     folder, name = key.split("/")
-    _experiment_loads(tenet_data / folder / "experiment" / name)
+    _check_experiment_loads(tenet_data / folder / "experiment" / name)
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.*")), ids=lambda p: p.name)
 def test_legacy_every_example_loads(path: Path) -> None:
-    {".s": _statement_loads, ".m": _mapping_loads, ".p": _pe_array_loads}[path.suffix](path)
+    {".s": _check_statement_loads, ".m": _check_mapping_loads, ".p": _check_pe_array_loads}[
+        path.suffix
+    ](path)
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("experiment/experiment_*")), ids=str)
 def test_legacy_every_example_experiment_loads(path: Path) -> None:
-    _experiment_loads(path)
+    _check_experiment_loads(path)
 
 
 def test_legacy_pe_array_links_are_reversed_to_sender_receiver() -> None:
@@ -102,10 +104,10 @@ def test_legacy_experiment_paths_are_relative_to_the_data_root() -> None:
 @pytest.mark.parametrize(
     ("pattern", "loads"),
     [
-        ("**/*.s", _statement_loads),
-        ("**/*.m", _mapping_loads),
-        ("**/*.p", _pe_array_loads),
-        ("*/experiment/experiment_*", _experiment_loads),
+        ("**/*.s", _check_statement_loads),
+        ("**/*.m", _check_mapping_loads),
+        ("**/*.p", _check_pe_array_loads),
+        ("*/experiment/experiment_*", _check_experiment_loads),
     ],
     ids=["statements", "mappings", "pe-arrays", "experiments"],
 )
