@@ -4,7 +4,6 @@ exactly with isl and barvinok."""
 from __future__ import annotations
 
 import importlib
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from tenet.api import analyze, check, load_experiment, load_problem
@@ -59,11 +58,6 @@ __all__ = [
     "workload",
 ]
 
-try:
-    __version__ = metadata.version("tenet")
-except metadata.PackageNotFoundError:  # a source tree used without installing it
-    __version__ = "0+unknown"
-
 if TYPE_CHECKING:
     from tenet.dse.explore import explore
 
@@ -71,8 +65,21 @@ if TYPE_CHECKING:
 _LAZY = {"explore": "tenet.dse.explore"}
 
 
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata is slow to import: on use)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("tenet")
+    except metadata.PackageNotFoundError:  # a source tree used without installing it
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
-    """Import a lazy re-export on first use."""
+    """Import a lazy re-export (or read the version) on first use."""
+    if name == "__version__":
+        globals()[name] = _version()
+        return globals()[name]
     if name not in _LAZY:
         raise AttributeError(f"module 'tenet' has no attribute {name!r}")
     value = getattr(importlib.import_module(_LAZY[name]), name)
