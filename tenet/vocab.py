@@ -86,6 +86,7 @@ UNITS: dict[str, str] = {
     "latency_ingress_layout": "cycles",
     "latency_egress_layout": "cycles",
     "pe_count": "PEs",
+    "edp": "energy units times cycles (pJ cycles in the zoo)",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -123,6 +124,7 @@ DESCRIPTIONS: dict[str, str] = {
     "latency_ingress_layout": "ingress latency with the scratchpad layout's transactions",
     "latency_egress_layout": "egress latency with the scratchpad layout's transactions",
     "pe_count": "PEs of the architecture's PE set",
+    "edp": "energy-delay product: energy times latency",
 }
 """One line per metric of :data:`UNITS` (same keys): what it counts."""
 
@@ -144,6 +146,7 @@ UNIT_SUFFIXES: dict[str, str] = {
     "cycles": "_cycles",
     "elements/cycle": "_elements_per_cycle",
     UNITS["energy"]: "_pj",
+    UNITS["edp"]: "_pj_cycles",
 }
 """Unit -> the suffix of a metric's column in tables that carry units in their column names
 (report tables, design-space rows): ``latency`` -> ``latency_cycles``."""
