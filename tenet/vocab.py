@@ -87,6 +87,7 @@ UNITS: dict[str, str] = {
     "latency_egress_layout": "cycles",
     "pe_count": "PEs",
     "edp": "energy units times cycles (pJ cycles in the zoo)",
+    "traffic_dram": "elements",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -125,6 +126,7 @@ DESCRIPTIONS: dict[str, str] = {
     "latency_egress_layout": "egress latency with the scratchpad layout's transactions",
     "pe_count": "PEs of the architecture's PE set",
     "edp": "energy-delay product: energy times latency",
+    "traffic_dram": "elements moved between DRAM and the next memory level (fills, writebacks)",
 }
 """One line per metric of :data:`UNITS` (same keys): what it counts."""
 
@@ -156,6 +158,7 @@ FIELDS: dict[str, str] = {
     "exact": "the exact figure",
     "estimate": "the MAESTRO-style estimate",
     "relative_error": "estimate minus exact, over exact",
+    "design": "a design point's label",
 }
 """Keys of the JSON output that are not metrics: identifiers and groups."""
 

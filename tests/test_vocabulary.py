@@ -62,11 +62,20 @@ def _is_vocabulary_name(name: str) -> bool:
 
 def test_every_design_space_column_is_a_vocabulary_name() -> None:
     from tenet.cli.dse import SHOWN
+    from tenet.dse.layers import LAYER_COLUMNS
+    from tenet.dse.layout import LAYOUT_COLUMN
     from tenet.dse.objectives import ALIASES, OBJECTIVES
     from tenet.dse.store import ROW_COLUMNS
     from tenet.dse.worker import METRIC_COLUMNS
 
-    names = [*ROW_COLUMNS, *SHOWN, *ALIASES.values(), *(o.column for o in OBJECTIVES.values())]
+    names = [
+        *ROW_COLUMNS,
+        *SHOWN,
+        *LAYER_COLUMNS,
+        LAYOUT_COLUMN,
+        *ALIASES.values(),
+        *(o.column for o in OBJECTIVES.values()),
+    ]
     assert [n for n in names if not _is_vocabulary_name(n)] == []
     # the metric columns carry their unit: column(metric), never a hand-written name
     assert all(metric_of_column(n) is not None for n in METRIC_COLUMNS)
@@ -80,6 +89,12 @@ def test_every_design_row_is_named_from_the_vocabulary() -> None:
 
     rows = explore("gemm", "systolic-2d-8x8", params={"M": 2, "N": 2, "K": 2}, workers=1).results
     assert [n for n in rows.columns if not _is_vocabulary_name(n)] == []
+
+
+def test_every_design_label_column_is_a_field() -> None:
+    from tenet.report.designs import DESIGN_COLUMNS
+
+    assert set(DESIGN_COLUMNS) <= set(FIELDS)
 
 
 def test_every_comparison_column_is_a_vocabulary_name() -> None:
