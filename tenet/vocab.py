@@ -136,7 +136,7 @@ FIELDS: dict[str, str] = {
     "access": "read or write",
     "neighbourhood": "where reuse is found: window or links",
     "tensors": "the per-tensor-access metrics",
-    "tenet_compat": "the original tool's report, in its names and formulas",
+    "original": "the original tool's report, in its names and formulas",
     "legality": "the legality violations, each with its kind and message",
     "levels": "per memory level and tensor",
     "memory": "per memory level",
