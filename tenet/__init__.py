@@ -21,7 +21,7 @@ from tenet.errors import (
     UnknownTensorError,
     VersionError,
 )
-from tenet.metrics import Metrics, TenetReport, TensorMetrics, evaluate
+from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.zoo import arch, dataflow, network, workload
 
@@ -38,7 +38,7 @@ __all__ = [
     "Problem",
     "SpecError",
     "TenetError",
-    "TenetReport",
+    "OriginalReport",
     "TensorMetrics",
     "UnknownTensorError",
     "VersionError",

@@ -129,7 +129,7 @@ def reference_metrics(
 ) -> dict[str, Any]:
     """Return every metric by enumeration, the unique volume under ``neighbourhood``: the
     per-dataflow fields of :class:`tenet.Metrics` by name, ``tensors`` (one dict per tensor
-    access, :class:`tenet.TensorMetrics` fields) and ``tenet_compat`` (the original's report
+    access, :class:`tenet.TensorMetrics` fields) and ``original`` (the original's report
     as a dict; tensors keyed by name).
 
     Examples
@@ -256,12 +256,12 @@ def reference_metrics(
         ),
         "energy": macs * arch.energy.mac + l1 * arch.energy.l1 + l2 * arch.energy.l2,
     }
-    result["tenet_compat"] = _tenet_report(rows, result, arch.bandwidth, arch.latency)
+    result["original"] = _original_report(rows, result, arch.bandwidth, arch.latency)
     result["tensors"] = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows]
     return result
 
 
-def _tenet_report(
+def _original_report(
     rows: Iterable[dict[str, Any]], metrics: Mapping[str, Any], bandwidth: int, latency: int
 ) -> dict[str, Any]:
     """The original TENET's report (``src/dataflow.cpp``'s formulas, unbounded integers)."""

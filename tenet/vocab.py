@@ -86,6 +86,8 @@ UNITS: dict[str, str] = {
     "latency_ingress_layout": "cycles",
     "latency_egress_layout": "cycles",
     "pe_count": "PEs",
+    "edp": "energy units times cycles (pJ cycles in the zoo)",
+    "traffic_dram": "elements",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -123,6 +125,8 @@ DESCRIPTIONS: dict[str, str] = {
     "latency_ingress_layout": "ingress latency with the scratchpad layout's transactions",
     "latency_egress_layout": "egress latency with the scratchpad layout's transactions",
     "pe_count": "PEs of the architecture's PE set",
+    "edp": "energy-delay product: energy times latency",
+    "traffic_dram": "elements moved between DRAM and the next memory level (fills, writebacks)",
 }
 """One line per metric of :data:`UNITS` (same keys): what it counts."""
 
@@ -132,10 +136,29 @@ FIELDS: dict[str, str] = {
     "access": "read or write",
     "neighbourhood": "where reuse is found: window or links",
     "tensors": "the per-tensor-access metrics",
-    "tenet_compat": "the original tool's report, in its names and formulas",
+    "original": "the original tool's report, in its names and formulas",
     "legality": "the legality violations, each with its kind and message",
     "levels": "per memory level and tensor",
     "memory": "per memory level",
+    "index": "a design point's index in its design space",
+    "workload": "the workload's (or network layer's) name",
+    "architecture": "the architecture's name",
+    "space_stamp": "a design point's space-stamp (isl map text)",
+    "time_stamp": "a design point's time-stamp (isl map text)",
+    "data_centric": "whether a design point is a data-centric (MAESTRO-expressible) one",
+    "scratchpad": "the tensors a design point keeps in the scratchpad, comma-separated",
+    "movement": "each tensor's movement (tensor:movement), comma-separated",
+    "status": "a design point's outcome: ok, illegal, pruned or error",
+    "reason": "why a design point is illegal or pruned, or why two figures differ",
+    "source": "where a best design point comes from: the design space or the schedule",
+    "bandwidth_elements_per_cycle": "the architecture's scratchpad bandwidth, elements/cycle",
+    "dataflow": "the compared dataflow's (or layer's) name",
+    "quantity": "the compared metric",
+    "unit": "the unit of the compared metric",
+    "exact": "the exact figure",
+    "estimate": "the MAESTRO-style estimate",
+    "relative_error": "estimate minus exact, over exact",
+    "design": "a design point's label",
 }
 """Keys of the JSON output that are not metrics: identifiers and groups."""
 
@@ -144,6 +167,7 @@ UNIT_SUFFIXES: dict[str, str] = {
     "cycles": "_cycles",
     "elements/cycle": "_elements_per_cycle",
     UNITS["energy"]: "_pj",
+    UNITS["edp"]: "_pj_cycles",
 }
 """Unit -> the suffix of a metric's column in tables that carry units in their column names
 (report tables, design-space rows): ``latency`` -> ``latency_cycles``."""

@@ -55,7 +55,7 @@ def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -
     assert {t["tensor"] for t in result["tensors"]} == {"A", "B", "C"}
     assert all(TENSOR_KEYS <= set(t) for t in result["tensors"])
     assert {"latency", "utilisation", "bandwidth_pe", "energy"} <= set(result)
-    assert set(result["tenet_compat"]["tensors"]) == {"A", "B", "C"}
+    assert set(result["original"]["tensors"]) == {"A", "B", "C"}
     assert result["macs"] == 8 * 64 * 64  # M=8, N=K=64 (the workload's defaults)
 
 
@@ -82,7 +82,7 @@ def test_cli_eval_every_tenet_experiment(
     assert code == 0
     results = json.loads(out)
     assert len(results) == 52
-    assert all(r["tenet_compat"]["MacNum"] == r["macs"] > 0 for r in results)
+    assert all(r["original"]["MacNum"] == r["macs"] > 0 for r in results)
 
 
 def test_cli_eval_csv_to_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -151,7 +151,7 @@ def test_cli_eval_neighbourhood_links_on_unskewed_gemm(
         # of the 8 PEs fetches its own copy: 8 x 64
         [a] = [t for t in result["tensors"] if t["tensor"] == "A"]
         assert a["volume_unique"] == unique_a
-        assert result["tenet_compat"]["tensors"]["A"]["UniqueVolume"] == 64
+        assert result["original"]["tensors"]["A"]["UniqueVolume"] == 64
 
 
 def test_cli_eval_reports_collisions_without_failing(

@@ -24,8 +24,8 @@ def test_counting_huge_parametric_gemm_metrics_are_exact() -> None:
     # unique = (n / 8) · n · n, hence reuse factor 8.
     assert m.tensor("A").volume_unique == n**3 // 8
     assert m.tensor("C").volume_unique == n * n  # each output leaves its PE once
-    assert m.tenet_compat.MacNum == n**3
-    assert m.tenet_compat.Energy > 2**63
+    assert m.original.MacNum == n**3
+    assert m.original.Energy > 2**63
 
 
 def test_counting_parametric_count_without_binding_is_refused() -> None:

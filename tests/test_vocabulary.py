@@ -54,3 +54,64 @@ def test_every_report_column_is_a_vocabulary_column(metrics: Metrics) -> None:
 def test_unit_suffixes_name_units_of_the_vocabulary() -> None:
     assert set(UNIT_SUFFIXES) <= set(UNITS.values())
     assert column("bandwidth_scratchpad") == "bandwidth_scratchpad_elements_per_cycle"
+
+
+def _is_vocabulary_name(name: str) -> bool:
+    return name in UNITS or name in FIELDS or metric_of_column(name) is not None
+
+
+def test_every_design_space_column_is_a_vocabulary_name() -> None:
+    from tenet.cli.dse import SHOWN
+    from tenet.dse.layers import LAYER_COLUMNS
+    from tenet.dse.layout import LAYOUT_COLUMN
+    from tenet.dse.objectives import ALIASES, OBJECTIVES
+    from tenet.dse.store import ROW_COLUMNS
+    from tenet.dse.worker import METRIC_COLUMNS
+
+    names = [
+        *ROW_COLUMNS,
+        *SHOWN,
+        *LAYER_COLUMNS,
+        LAYOUT_COLUMN,
+        *ALIASES.values(),
+        *(o.column for o in OBJECTIVES.values()),
+    ]
+    assert [n for n in names if not _is_vocabulary_name(n)] == []
+    # the metric columns carry their unit: column(metric), never a hand-written name
+    assert all(metric_of_column(n) is not None for n in METRIC_COLUMNS)
+    assert column("edp") == "edp_pj_cycles"
+    assert ALIASES["sbw"] == column("bandwidth_scratchpad")
+    assert ALIASES["ibw"] == column("bandwidth_pe")
+
+
+def test_every_design_row_is_named_from_the_vocabulary() -> None:
+    from tenet.dse.explore import explore
+
+    rows = explore("gemm", "systolic-2d-8x8", params={"M": 2, "N": 2, "K": 2}, workers=1).results
+    assert [n for n in rows.columns if not _is_vocabulary_name(n)] == []
+
+
+def test_every_design_label_column_is_a_field() -> None:
+    from tenet.report.designs import DESIGN_COLUMNS
+
+    assert set(DESIGN_COLUMNS) <= set(FIELDS)
+
+
+def test_every_comparison_column_is_a_vocabulary_name() -> None:
+    from tenet.compare.directives import Hardware
+    from tenet.compare.lowering import lower
+    from tenet.compare.maestro import estimate
+    from tenet.compare.reader import parse_mapping
+    from tenet.compare.table import COLUMNS, comparison_rows
+
+    layer = parse_mapping(
+        "Network n { Layer g { Type: GEMM Dimensions { M 4 N 4 K 4 }"
+        " Dataflow { SpatialMap(1,1) M; TemporalMap(1,1) N; TemporalMap(4,4) K; } } }"
+    ).layers[0]
+    hardware = Hardware(num_pes=4, noc_latency=0)
+    low = lower(layer, hardware)
+    m = analyze(low.workload, low.architecture, low.dataflow)
+    rows = comparison_rows(m, estimate(layer, hardware), low.tensors)
+    assert set(COLUMNS) <= set(FIELDS)
+    assert {r.quantity for r in rows} <= set(UNITS)
+    assert all(r.unit == UNITS[r.quantity] for r in rows)

@@ -36,7 +36,7 @@ from tenet.dse.store import ROW_COLUMNS, ResultStore
 from tenet.errors import SpecError
 from tenet.spec import load_network, load_workload
 from tenet.spec.io import strict_json
-from tenet.vocab import Neighbourhood
+from tenet.vocab import Neighbourhood, column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,12 +53,8 @@ SHOWN = [
     "name",
     "data_centric",
     "scratchpad",
-    "latency_cycles",
-    "energy_pj",
-    "edp_pj_cycles",
-    "sbw_elements_per_cycle",
-    "ibw_elements_per_cycle",
-    "utilisation",
+    *(column(m) for m in ("latency", "energy", "edp", "bandwidth_scratchpad", "bandwidth_pe")),
+    column("utilisation"),
 ]
 
 

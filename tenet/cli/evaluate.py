@@ -70,7 +70,7 @@ def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, c
         return table.to_csv().rstrip("\n")
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]
-    summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "tenet_compat")}
+    summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
     lines = [f"{metrics.name}", table.to_string(), ""]
     lines += [f"{key:24} {value}" for key, value in summary.items() if key != "name"]
     lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]

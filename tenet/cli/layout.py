@@ -26,7 +26,7 @@ from tenet.layout.metrics import LayoutMetrics
 from tenet.layout.search import SEARCHES, LayoutSearch, search_layout
 from tenet.spec import load_architecture, load_workload
 from tenet.spec.layout import ScratchpadSpec
-from tenet.vocab import Neighbourhood
+from tenet.vocab import Neighbourhood, column
 
 __all__ = ["layout_command"]
 
@@ -233,7 +233,7 @@ def layout_rank_command(
         top=top,
     )
     columns = [
-        c for c in ("name", "latency_cycles", LAYOUT_COLUMN, "layouts") if c in ranked.columns
+        c for c in ("name", column("latency"), LAYOUT_COLUMN, "layouts") if c in ranked.columns
     ]
     table = ranked[columns]
     if fmt == "json":

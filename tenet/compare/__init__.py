@@ -118,7 +118,7 @@ def compare(
     >>> net = parse_mapping("Network n { Layer g { Type: GEMM Dimensions { M 8 N 8 K 8 }"
     ...     " Dataflow { SpatialMap(1,1) M; TemporalMap(1,1) N; TemporalMap(8,8) K; } } }")
     >>> df = compare(net, Hardware(num_pes=8, noc_latency=0))
-    >>> row = df.set_index(["quantity", "tensor"]).loc[("volume_l2", "filter")]
+    >>> row = df.set_index(["quantity", "tensor"]).loc[("volume_unique", "filter")]
     >>> int(row["exact"]), int(row["estimate"])
     (64, 64)
     """

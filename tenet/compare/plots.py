@@ -28,11 +28,11 @@ def plot_comparison(
     Examples
     --------
     >>> import pandas as pd
-    >>> df = pd.DataFrame({"dataflow": ["a", "a"], "quantity": ["runtime", "volume_l2"],
+    >>> df = pd.DataFrame({"dataflow": ["a", "a"], "quantity": ["latency", "volume_unique"],
     ...     "tensor": ["", "input"], "exact": [10, 4], "estimate": [20, 4]})
     >>> ax = plot_comparison(df)
     >>> [t.get_text() for t in ax.get_xticklabels()]
-    ['runtime', 'volume_l2[input]']
+    ['latency', 'volume_unique[input]']
     """
     from matplotlib.figure import Figure
 

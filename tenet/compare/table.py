@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tenet.compare.maestro import MaestroEstimate
 from tenet.metrics.evaluate import Metrics
+from tenet.vocab import UNITS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,24 +120,24 @@ def comparison_rows(
     >>> low = lower(layer, hw)
     >>> m = tenet.analyze(low.workload, low.architecture, low.dataflow)
     >>> rows = comparison_rows(m, estimate(layer, hw), low.tensors)
-    >>> [(r.quantity, r.exact, r.estimate) for r in rows[:2]]
-    [('macs', 64, 64), ('runtime', 16, 16)]
+    >>> [(r.quantity, r.unit, r.exact, r.estimate) for r in rows[:2]]
+    [('macs', 'MACs', 64, 64), ('latency', 'cycles', 16, 16)]
     """
     label = name or estimate.layer
     rows: list[ComparisonRow] = []
 
-    def add(quantity: str, tensor: str, unit: str, exact: float, est: float, why: str) -> None:
+    def add(quantity: str, tensor: str, exact: float, est: float, why: str) -> None:
         rel = _relative(exact, est)
+        unit = UNITS[quantity]
         rows.append(
             ComparisonRow(label, quantity, tensor, unit, exact, est, rel, why if rel else "")
         )
 
     macs_note = next((n for n in estimate.edge_cases if n.startswith("num_macs")), "")
-    add("macs", "", "MACs", metrics.macs, estimate.num_macs, macs_note or "edge-case arithmetic")
+    add("macs", "", metrics.macs, estimate.num_macs, macs_note or "edge-case arithmetic")
     add(
-        "runtime",
+        "latency",
         "",
-        "cycles",
         metrics.latency,
         estimate.runtime,
         _runtime_reason(metrics, estimate, noc_latency),
@@ -144,7 +145,6 @@ def comparison_rows(
     add(
         "active_pes_avg",
         "",
-        "PEs",
         float(metrics.active_pes_avg),
         estimate.average_number_of_utilized_pes,
         "MAESTRO averages active units over iteration cases, the exact count over time-stamps",
@@ -152,7 +152,6 @@ def comparison_rows(
     add(
         "utilisation",
         "",
-        "ratio",
         float(metrics.utilisation),
         estimate.average_number_of_utilized_pes / metrics.pe_count if metrics.pe_count else 0.0,
         "follows the active PEs and the number of steps",
@@ -165,20 +164,18 @@ def comparison_rows(
     for name_, volume in l2.items():
         exact_t = metrics.tensor(tensors[name_])
         why = _volume_reason(name_, exact_t.volume_unique, volume)
-        add("volume_l2", name_, "elements", exact_t.volume_unique, volume, why)
+        add("volume_unique", name_, exact_t.volume_unique, volume, why)
         add(
             "reuse_factor",
             name_,
-            "MACs per L2 element",
             float(exact_t.volume_total / exact_t.volume_unique) if exact_t.volume_unique else 0.0,
             estimate.num_macs / volume if volume else 0.0,
             why,
         )
     traffic = sum(l2.values())
     add(
-        "bandwidth_l2",
+        "bandwidth_scratchpad",
         "",
-        "elements/cycle",
         float(metrics.bandwidth_scratchpad),
         traffic / estimate.runtime if estimate.runtime else 0.0,
         "L2 volume over runtime: follows both",
@@ -186,7 +183,6 @@ def comparison_rows(
     add(
         "energy",
         "",
-        "MAC energies",
         metrics.energy,
         estimate.total_energy_consumption,
         "L2 volumes differ; MAESTRO also counts one L2 write per input element and one L2 read "

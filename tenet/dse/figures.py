@@ -23,6 +23,7 @@ from tenet.counting import count
 from tenet.metrics.latency import schedule, transfer_latency
 from tenet.metrics.volume import reused
 from tenet.model.problem import Problem
+from tenet.vocab import column
 
 __all__ = ["Bound", "BOUNDED", "SharedCounts", "design_row"]
 
@@ -196,19 +197,21 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
     latency = max(compute, ingress, egress)
     energy = energy_of(unique_in + unique_out)
     return {
-        "latency_cycles": latency,
-        "latency_compute_cycles": compute,
-        "latency_ingress_cycles": ingress,
-        "latency_egress_cycles": egress,
-        "energy_pj": energy,
-        "edp_pj_cycles": energy * latency,
-        "sbw_elements_per_cycle": float(Fraction(unique_in + unique_out, latency))
+        column("latency"): latency,
+        column("latency_compute"): compute,
+        column("latency_ingress"): ingress,
+        column("latency_egress"): egress,
+        column("energy"): energy,
+        column("edp"): energy * latency,
+        column("bandwidth_scratchpad"): float(Fraction(unique_in + unique_out, latency))
         if latency
         else 0.0,
-        "ibw_elements_per_cycle": float(Fraction(spatial, latency)) if latency else 0.0,
-        "utilisation": float(Fraction(occupied, pe_count * timestamps)) if timestamps else 0.0,
-        "active_pes": active_pes,
-        "timestamps": timestamps,
-        "instances_per_step_max": timing.instances_per_step_max,
-        "volume_unique_elements": unique_in + unique_out,
+        column("bandwidth_pe"): float(Fraction(spatial, latency)) if latency else 0.0,
+        column("utilisation"): float(Fraction(occupied, pe_count * timestamps))
+        if timestamps
+        else 0.0,
+        column("active_pes"): active_pes,
+        column("timestamps"): timestamps,
+        column("instances_per_step_max"): timing.instances_per_step_max,
+        column("volume_unique"): unique_in + unique_out,
     }

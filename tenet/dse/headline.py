@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from tenet.dse.objectives import rank
+from tenet.vocab import column
 
 __all__ = ["DataCentricComparison", "compare_data_centric"]
 
@@ -28,7 +29,7 @@ class DataCentricComparison:
         if self.data_centric is None:
             return None
         return 1 - Fraction(
-            int(self.best["latency_cycles"]), int(self.data_centric["latency_cycles"])
+            int(self.best[column("latency")]), int(self.data_centric[column("latency")])
         )
 
     def lines(self) -> list[str]:
@@ -36,7 +37,7 @@ class DataCentricComparison:
 
         def describe(label: str, row: dict[str, Any]) -> list[str]:
             return [
-                f"{label}: {row['name']} ({int(row['latency_cycles'])} cycles)",
+                f"{label}: {row['name']} ({int(row[column('latency')])} cycles)",
                 f"  space_stamp: {row['space_stamp']}",
                 f"  time_stamp:  {row['time_stamp']}",
             ]

@@ -19,13 +19,20 @@ from tenet.api import load_problem
 from tenet.counting import count
 from tenet.dse.constructive import construct_tilings
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.vocab import column
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["dram_traffic", "layer_table", "plot_layers", "LAYER_COLUMNS"]
 
-LAYER_COLUMNS = ["workload", "latency_cycles", "traffic_dram_elements", "utilisation", "name"]
+LAYER_COLUMNS = [
+    "workload",
+    column("latency"),
+    column("traffic_dram"),
+    column("utilisation"),
+    "name",
+]
 
 
 def dram_traffic(
@@ -67,8 +74,8 @@ def layer_table(
         traffic = dram_traffic(
             source, architecture, params, str(row["space_stamp"]), str(row["time_stamp"]), top_k
         )
-        rows.append({**row.to_dict(), "traffic_dram_elements": traffic})
-    return pd.DataFrame(rows, columns=[*best.columns, "traffic_dram_elements"])
+        rows.append({**row.to_dict(), column("traffic_dram"): traffic})
+    return pd.DataFrame(rows, columns=[*best.columns, column("traffic_dram")])
 
 
 def plot_layers(table: pd.DataFrame) -> Figure:
@@ -77,14 +84,14 @@ def plot_layers(table: pd.DataFrame) -> Figure:
 
     figure = Figure(figsize=(max(6.0, 0.35 * len(table)), 7))
     panels = [
-        ("latency_cycles", "latency, cycles"),
-        ("traffic_dram_elements", "DRAM traffic, elements"),
-        ("utilisation", "PE utilisation, ratio"),
+        (column("latency"), "latency, cycles"),
+        (column("traffic_dram"), "DRAM traffic, elements"),
+        (column("utilisation"), "PE utilisation, ratio"),
     ]
     axes = figure.subplots(len(panels), 1, sharex=True)
     labels = [str(w).split("/")[-1] for w in table["workload"]]
-    for ax, (column, label) in zip(axes, panels, strict=True):
-        ax.bar(range(len(table)), table[column].astype(float))
+    for ax, (name, label) in zip(axes, panels, strict=True):
+        ax.bar(range(len(table)), table[name].astype(float))
         ax.set_ylabel(label)
     axes[-1].set_xticks(range(len(table)), labels, rotation=90)
     figure.tight_layout()

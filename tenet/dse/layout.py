@@ -13,11 +13,11 @@ from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.search import Search, search_layout
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.layout import ScratchpadSpec
-from tenet.vocab import Neighbourhood
+from tenet.vocab import Neighbourhood, column
 
 __all__ = ["LAYOUT_COLUMN", "rank_by_layout"]
 
-LAYOUT_COLUMN = "latency_ingress_layout_cycles"
+LAYOUT_COLUMN = column("latency_ingress_layout")
 """Column of the layout-aware ingress latency added to the ranked rows."""
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tenet.errors import SpecError
+from tenet.vocab import column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,12 +51,14 @@ class Objective:
 OBJECTIVES: dict[str, Objective] = {
     o.name: o
     for o in (
-        Objective("latency", "latency_cycles", "min", "latency, cycles"),
-        Objective("energy", "energy_pj", "min", "energy, the architecture's unit (pJ)"),
-        Objective("edp", "edp_pj_cycles", "min", "energy-delay product"),
-        Objective("sbw", "sbw_elements_per_cycle", "min", "scratchpad bandwidth, elements/cycle"),
-        Objective("ibw", "ibw_elements_per_cycle", "min", "PE-to-PE bandwidth, elements/cycle"),
-        Objective("utilisation", "utilisation", "max", "PE utilisation, ratio"),
+        Objective("latency", column("latency"), "min", "latency, cycles"),
+        Objective("energy", column("energy"), "min", "energy, the architecture's unit (pJ)"),
+        Objective("edp", column("edp"), "min", "energy-delay product"),
+        Objective(
+            "sbw", column("bandwidth_scratchpad"), "min", "scratchpad bandwidth, elements/cycle"
+        ),
+        Objective("ibw", column("bandwidth_pe"), "min", "PE-to-PE bandwidth, elements/cycle"),
+        Objective("utilisation", column("utilisation"), "max", "PE utilisation, ratio"),
     )
 }
 """The objectives by name."""
@@ -101,9 +104,9 @@ class Constraint:
 
     def mask(self, table: pd.DataFrame) -> pd.Series:
         """Return which rows of ``table`` satisfy the constraint."""
-        for column in (self.column, self.bound):
-            if isinstance(column, str) and column not in table.columns:
-                raise SpecError(f"constraint names {column!r}, which the table does not have")
+        for name in (self.column, self.bound):
+            if isinstance(name, str) and name not in table.columns:
+                raise SpecError(f"constraint names {name!r}, which the table does not have")
         right = table[self.bound] if isinstance(self.bound, str) else self.bound
         result: pd.Series = _OPERATORS[self.op](table[self.column], right)
         return result.fillna(False).astype(bool)
@@ -115,8 +118,9 @@ def parse_constraint(text: str) -> Constraint:
 
     Examples
     --------
-    >>> parse_constraint("sbw <= bandwidth")
-    Constraint(column='sbw_elements_per_cycle', op='<=', bound='bandwidth_elements_per_cycle')
+    >>> c = parse_constraint("sbw <= bandwidth")
+    >>> c.column, c.op, c.bound
+    ('bandwidth_scratchpad_elements_per_cycle', '<=', 'bandwidth_elements_per_cycle')
     >>> parse_constraint("utilisation>=0.5").bound
     0.5
     """

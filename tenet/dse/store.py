@@ -134,6 +134,23 @@ class ResultStore:
                 f"(tables: {', '.join(sorted(tables))})",
                 source=source,
             )
+        if tables:
+            self._check_columns(source)
+
+    def _check_columns(self, source: str) -> None:
+        """Refuse a store whose design-point columns are not this version's (a store written
+        before the columns took their metric names, such as ``sbw_elements_per_cycle``)."""
+        stored = [row[1] for row in self._db.execute("PRAGMA table_info(results)")]
+        expected = ["run", "idx", *ROW_COLUMNS]
+        if stored != expected:
+            missing = ", ".join(name for name in expected if name not in stored) or "none"
+            unknown = ", ".join(name for name in stored if name not in expected) or "none"
+            raise SpecError(
+                "a results store of another tenet version: its design-point columns differ "
+                f"(missing: {missing}; unknown: {unknown})"
+                "; delete it or give --store another file to explore afresh",
+                source=source,
+            )
 
     def close(self) -> None:
         """Close the database."""

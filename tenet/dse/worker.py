@@ -19,7 +19,7 @@ from tenet.metrics import Metrics
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Dependence, check_dependences, dependences
 from tenet.spec import ArchitectureSpec, WorkloadSpec
-from tenet.vocab import Neighbourhood
+from tenet.vocab import Neighbourhood, column
 
 __all__ = [
     "Context",
@@ -30,19 +30,19 @@ __all__ = [
 ]
 
 METRIC_COLUMNS: dict[str, str] = {
-    "latency_cycles": "INTEGER",
-    "latency_compute_cycles": "INTEGER",
-    "latency_ingress_cycles": "INTEGER",
-    "latency_egress_cycles": "INTEGER",
-    "energy_pj": "REAL",
-    "edp_pj_cycles": "REAL",
-    "sbw_elements_per_cycle": "REAL",
-    "ibw_elements_per_cycle": "REAL",
-    "utilisation": "REAL",
-    "active_pes": "INTEGER",
-    "timestamps": "INTEGER",
-    "instances_per_step_max": "INTEGER",
-    "volume_unique_elements": "INTEGER",
+    column("latency"): "INTEGER",
+    column("latency_compute"): "INTEGER",
+    column("latency_ingress"): "INTEGER",
+    column("latency_egress"): "INTEGER",
+    column("energy"): "REAL",
+    column("edp"): "REAL",
+    column("bandwidth_scratchpad"): "REAL",
+    column("bandwidth_pe"): "REAL",
+    column("utilisation"): "REAL",
+    column("active_pes"): "INTEGER",
+    column("timestamps"): "INTEGER",
+    column("instances_per_step_max"): "INTEGER",
+    column("volume_unique"): "INTEGER",
 }
 """Figures of one evaluated design point and their SQL types."""
 
@@ -116,19 +116,19 @@ def _stamp(text: str, params: tuple[tuple[str, int], ...]) -> isl.Map:
 def metric_row(metrics: Metrics) -> dict[str, Any]:
     """Return the figures of :data:`METRIC_COLUMNS` from ``metrics`` (floats for ratios)."""
     return {
-        "latency_cycles": metrics.latency,
-        "latency_compute_cycles": metrics.latency_compute,
-        "latency_ingress_cycles": metrics.latency_ingress,
-        "latency_egress_cycles": metrics.latency_egress,
-        "energy_pj": metrics.energy,
-        "edp_pj_cycles": metrics.energy * metrics.latency,
-        "sbw_elements_per_cycle": float(metrics.bandwidth_scratchpad),
-        "ibw_elements_per_cycle": float(metrics.bandwidth_pe),
-        "utilisation": float(metrics.utilisation),
-        "active_pes": metrics.active_pes,
-        "timestamps": metrics.timestamps,
-        "instances_per_step_max": metrics.instances_per_step_max,
-        "volume_unique_elements": sum(t.volume_unique for t in metrics.tensors),
+        column("latency"): metrics.latency,
+        column("latency_compute"): metrics.latency_compute,
+        column("latency_ingress"): metrics.latency_ingress,
+        column("latency_egress"): metrics.latency_egress,
+        column("energy"): metrics.energy,
+        column("edp"): metrics.energy * metrics.latency,
+        column("bandwidth_scratchpad"): float(metrics.bandwidth_scratchpad),
+        column("bandwidth_pe"): float(metrics.bandwidth_pe),
+        column("utilisation"): float(metrics.utilisation),
+        column("active_pes"): metrics.active_pes,
+        column("timestamps"): metrics.timestamps,
+        column("instances_per_step_max"): metrics.instances_per_step_max,
+        column("volume_unique"): sum(t.volume_unique for t in metrics.tensors),
     }
 
 

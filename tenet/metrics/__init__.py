@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from tenet.metrics.compat import TenetReport, TenetTensor, tenet_report
 from tenet.metrics.evaluate import Metrics, TensorMetrics, evaluate
+from tenet.metrics.original import OriginalReport, OriginalTensor, original_report
 from tenet.metrics.volume import TensorCounts, count_tensor
 
 __all__ = [
     "Metrics",
     "TensorCounts",
     "TensorMetrics",
-    "TenetReport",
-    "TenetTensor",
+    "OriginalReport",
+    "OriginalTensor",
     "count_tensor",
     "evaluate",
-    "tenet_report",
+    "original_report",
 ]

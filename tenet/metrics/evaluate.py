@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from tenet.counting import count
 from tenet.metrics.bandwidth import bandwidth
-from tenet.metrics.compat import TenetReport, tenet_report
 from tenet.metrics.energy import energy
 from tenet.metrics.latency import schedule, transfer_latency
+from tenet.metrics.original import OriginalReport, original_report
 from tenet.metrics.utilisation import active_pes_avg, utilisation
 from tenet.metrics.volume import TensorCounts, count_tensor
 from tenet.model.problem import Problem
@@ -81,7 +81,7 @@ class Metrics:
     bandwidth_pe: Fraction
     bandwidth_scratchpad: Fraction
     energy: float
-    tenet_compat: TenetReport
+    original: OriginalReport
 
     def tensor(self, name: TensorName, access: Access | None = None) -> TensorMetrics:
         """Return the metrics of tensor ``name`` (and ``access`` when it is read and written)."""
@@ -100,7 +100,7 @@ class Metrics:
     def to_dict(self) -> dict[str, Any]:
         """Return JSON-ready values named as in :data:`tenet.vocab.UNITS` (ratios as floats):
         ``name``, ``tensors`` (``tensor``, ``access`` and the per-tensor metrics), the
-        per-dataflow metrics, ``tenet_compat``."""
+        per-dataflow metrics, ``original``."""
         out: dict[str, Any] = {
             "name": self.name,
             "tensors": [
@@ -108,9 +108,9 @@ class Metrics:
             ],
         }
         for f in fields(self):
-            if f.name not in ("name", "tensors", "tenet_compat"):
+            if f.name not in ("name", "tensors", "original"):
                 out[f.name] = _json(getattr(self, f.name))
-        out["tenet_compat"] = self.tenet_compat.to_dict()
+        out["original"] = self.original.to_dict()
         return out
 
 
@@ -167,7 +167,7 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         bandwidth_pe=bandwidth(sum(c.reused_spatial for c in counts), latency),
         bandwidth_scratchpad=bandwidth(unique_in + unique_out, latency),
         energy=energy(macs, l1, l2, arch.energy),
-        tenet_compat=tenet_report(
+        original=original_report(
             counts,
             macs=macs,
             active_pes=active_pes,

@@ -12,15 +12,15 @@ from tenet.spec.architecture import ArchitectureSpec, EnergySpec, LinkSpec
 from tenet.spec.base import SpecModel
 from tenet.spec.catalog import Kind, find_entry, zoo_names
 from tenet.spec.dataflow import DataflowSpec
-from tenet.spec.legacy import (
+from tenet.spec.network import LayerSpec, NetworkSpec
+from tenet.spec.onnx import read_onnx
+from tenet.spec.original import (
     Experiment,
     read_experiment,
     read_mapping,
     read_pe_array,
     read_statement,
 )
-from tenet.spec.network import LayerSpec, NetworkSpec
-from tenet.spec.onnx import read_onnx
 from tenet.spec.template import instantiate, pe_extents, read_entry, split_arguments
 from tenet.spec.workload import AccessSpec, WorkloadSpec
 
@@ -58,8 +58,8 @@ def _load(
     kind: Kind,
     model: type[Spec],
     source: str | Path | Spec,
-    legacy: str,
-    read_legacy: Callable[[Path], Spec],
+    original_suffix: str,
+    read_original: Callable[[Path], Spec],
     args: Mapping[str, int] | None = None,
     extents: tuple[int | None, ...] | None = None,
 ) -> Spec:
@@ -72,10 +72,10 @@ def _load(
     path = Path(text)
     if path.suffix in (".yaml", ".yml"):
         return instantiate(read_entry(path), model, given, extents=extents)
-    if path.suffix == legacy:
+    if path.suffix == original_suffix:
         if given:
             raise SpecError(f"template arguments need a YAML {kind}", source=text)
-        return read_legacy(path)
+        return read_original(path)
     if path.is_dir():
         raise SpecError("is a directory, not a spec file", source=text)
     if path.suffix == "" and path.name == text:
@@ -91,7 +91,8 @@ def _load(
             name=text if preset and not given else None,
         )
     raise SpecError(
-        f"cannot tell the format of a {kind} from its name: expected .yaml, .yml or {legacy}",
+        f"cannot tell the format of a {kind} from its name: expected .yaml, .yml or "
+        f"{original_suffix}",
         source=text,
     )
 

@@ -116,8 +116,8 @@ def test_cli_compare_lowered_with_plot(capsys: pytest.CaptureFixture[str], tmp_p
     )
     assert code == 0
     rows = json.loads(out)
-    assert {r["quantity"] for r in rows} >= {"runtime", "volume_l2", "energy", "utilisation"}
-    filt = next(r for r in rows if r["quantity"] == "volume_l2" and r["tensor"] == "filter")
+    assert {r["quantity"] for r in rows} >= {"latency", "volume_unique", "energy", "utilisation"}
+    filt = next(r for r in rows if r["quantity"] == "volume_unique" and r["tensor"] == "filter")
     # every weight W[k, c, r, s] is fetched once by both models: 128 * 64 * 9.
     assert filt["exact"] == filt["estimate"] == 73728
     assert plot.stat().st_size > 0
@@ -144,4 +144,4 @@ def test_cli_compare_counterpart_table(
 ) -> None:
     args = relation(tenet_data, "matmul.s", "systolic.p", "matmul_systolic_os.m")
     code, out, _ = run(capsys, "compare", str(COMPARISON / "gemm256_os_8x8.m"), "--hw", HW64, *args)
-    assert code == 0 and "relative_error" in out and "volume_l2" in out
+    assert code == 0 and "relative_error" in out and "volume_unique" in out

@@ -31,19 +31,19 @@ def test_compare_data_centric_against_its_lowering() -> None:
     rows = _rows(df)
     # exact: A[m, k] is needed afresh at each (n, k) step by each of the 8 PEs: 8*8*8;
     # MAESTRO counts 456 (K wraps when N advances: reloads not counted).
-    assert rows.loc[("volume_l2", "input"), "exact"] == 512
-    assert rows.loc[("volume_l2", "input"), "estimate"] == 456
-    assert rows.loc[("volume_l2", "input"), "relative_error"] == pytest.approx(456 / 512 - 1)
-    assert "wrapped inner loop" in rows.loc[("volume_l2", "input"), "reason"]
+    assert rows.loc[("volume_unique", "input"), "exact"] == 512
+    assert rows.loc[("volume_unique", "input"), "estimate"] == 456
+    assert rows.loc[("volume_unique", "input"), "relative_error"] == pytest.approx(456 / 512 - 1)
+    assert "wrapped inner loop" in rows.loc[("volume_unique", "input"), "reason"]
     # exact: each output C[m, n] stays on its PE for the 8 K steps and leaves once: 64;
     # MAESTRO writes each one-element tile every step: 512.
-    assert rows.loc[("volume_l2", "output"), "exact"] == 64
-    assert rows.loc[("volume_l2", "output"), "estimate"] == 512
-    assert "every step" in rows.loc[("volume_l2", "output"), "reason"]
+    assert rows.loc[("volume_unique", "output"), "exact"] == 64
+    assert rows.loc[("volume_unique", "output"), "estimate"] == 512
+    assert "every step" in rows.loc[("volume_unique", "output"), "reason"]
     # both: 512 MACs, 64 steps of one MAC, all 8 PEs busy.
-    for q in ("macs", "runtime", "active_pes_avg", "utilisation"):
+    for q in ("macs", "latency", "active_pes_avg", "utilisation"):
         assert rows.loc[(q, ""), "relative_error"] == 0 and rows.loc[(q, ""), "reason"] == ""
-    assert rows.loc[("runtime", ""), "exact"] == 64
+    assert rows.loc[("latency", ""), "exact"] == 64
 
 
 def test_compare_relation_centric_only_synthesises_directives(tenet_data: Path) -> None:
@@ -56,8 +56,8 @@ def test_compare_relation_centric_only_synthesises_directives(tenet_data: Path) 
     rows = _rows(df)
     # conv2d.s: K=128 C=64 3x3 112x112 MACs; both sides keep W[k, c] on one PE: 128*64*9.
     assert rows.loc[("macs", ""), "exact"] == 128 * 64 * 9 * 112 * 112
-    assert rows.loc[("volume_l2", "filter"), "exact"] == 73728
-    assert rows.loc[("volume_l2", "filter"), "estimate"] == 73728
+    assert rows.loc[("volume_unique", "filter"), "exact"] == 73728
+    assert rows.loc[("volume_unique", "filter"), "estimate"] == 73728
 
 
 def test_compare_both_notations_given(tenet_data: Path) -> None:
@@ -70,8 +70,8 @@ def test_compare_both_notations_given(tenet_data: Path) -> None:
     )
     rows = _rows(df)
     # reference CSV (bw64_64pe): MAESTRO reads B once (65,536) and runs 263,201 cycles.
-    assert rows.loc[("volume_l2", "filter"), "estimate"] == 65536
-    assert rows.loc[("runtime", ""), "estimate"] == 263201
+    assert rows.loc[("volume_unique", "filter"), "estimate"] == 65536
+    assert rows.loc[("latency", ""), "estimate"] == 263201
     assert rows.loc[("macs", ""), "exact"] == 256**3
 
 
@@ -167,7 +167,7 @@ def test_plot_comparison_returns_axes() -> None:
     assert plot_comparison(df, ax=ax) is ax
     assert [p.get_label() for p in ax.containers] == ["exact", "MAESTRO-style"]
     labels = [t.get_text() for t in ax.get_xticklabels()]
-    assert "volume_l2[output]" in labels and "runtime" in labels
+    assert "volume_unique[output]" in labels and "latency" in labels
     assert ax.get_yscale() == "log"
 
 
@@ -177,12 +177,12 @@ def test_plot_comparison_network_bars_per_layer() -> None:
     df = pd.DataFrame(
         {
             "dataflow": ["a", "a", "b", "b"],
-            "quantity": ["runtime", "energy", "runtime", "energy"],
+            "quantity": ["latency", "energy", "latency", "energy"],
             "tensor": ["", "", "", ""],
             "exact": [10, 5, 10, 5],
             "estimate": [20, 5, 5, 5],
         }
     )
-    ax = plot_comparison(df, quantities=["runtime"])
+    ax = plot_comparison(df, quantities=["latency"])
     assert [p.get_label() for p in ax.containers] == ["a", "b"]
     assert [b.get_height() for c in ax.containers for b in c] == [2.0, 0.5]

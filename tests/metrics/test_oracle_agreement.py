@@ -32,7 +32,7 @@ def _approx(value: Any) -> Any:
 def assert_agrees(metrics: Metrics, expected: dict[str, Any]) -> None:
     """Compare every field of ``metrics`` with the oracle's figures (floats to 1e-12)."""
     for f in fields(metrics):
-        if f.name in ("name", "tensors", "tenet_compat"):
+        if f.name in ("name", "tensors", "original"):
             continue
         got, want = getattr(metrics, f.name), expected[f.name]
         if isinstance(want, float):
@@ -43,15 +43,15 @@ def assert_agrees(metrics: Metrics, expected: dict[str, Any]) -> None:
     for tensor, want in zip(metrics.tensors, expected["tensors"], strict=True):
         for key, value in want.items():
             assert getattr(tensor, key) == value, (tensor.tensor, tensor.access, key)
-    compat = metrics.tenet_compat.to_dict()
-    reference = expected["tenet_compat"]
-    assert compat["tensors"].keys() == reference["tensors"].keys()
+    report = metrics.original.to_dict()
+    reference = expected["original"]
+    assert report["tensors"].keys() == reference["tensors"].keys()
     for name, values in reference["tensors"].items():
         for key, value in values.items():
-            assert compat["tensors"][name][key] == _approx(value), (name, key)
+            assert report["tensors"][name][key] == _approx(value), (name, key)
     for key, value in reference.items():
         if key != "tensors":
-            assert compat[key] == _approx(value), key
+            assert report[key] == _approx(value), key
 
 
 def _scaled(workload: WorkloadSpec) -> WorkloadSpec:
@@ -131,4 +131,4 @@ def test_oracle_neighbourhood_decides_whether_a_same_step_copy_counts(
 ) -> None:
     metrics = _unskewed_gemm(delay, around)
     assert metrics.tensor("A").volume_unique == unique
-    assert metrics.tenet_compat.tensors["A"].UniqueVolume == 8  # the original's window
+    assert metrics.original.tensors["A"].UniqueVolume == 8  # the original's window

@@ -33,7 +33,7 @@ def test_yaml_zoo_gemm_equals_tenet_text_experiment(tenet_data: Path) -> None:
     zoo = analyze(
         "gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 256, "N": 256, "K": 256}
     )
-    assert zoo.tenet_compat.to_dict() == text.tenet_compat.to_dict()
+    assert zoo.original.to_dict() == text.original.to_dict()
     assert zoo.to_dict() | {"name": ""} == text.to_dict() | {"name": ""}
 
 

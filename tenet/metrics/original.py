@@ -14,13 +14,13 @@ from typing import Any
 from tenet.metrics.volume import TensorCounts
 from tenet.vocab import ENERGY_L1, ENERGY_L2
 
-__all__ = ["TenetReport", "TenetTensor", "tenet_report"]
+__all__ = ["OriginalReport", "OriginalTensor", "original_report"]
 
 TENET_BITS_PER_ELEMENT = 16
 
 
 @dataclass(frozen=True)
-class TenetTensor:
+class OriginalTensor:
     """TENET's per-tensor figures."""
 
     TotalVolume: int
@@ -32,10 +32,10 @@ class TenetTensor:
 
 
 @dataclass(frozen=True)
-class TenetReport:
+class OriginalReport:
     """TENET's per-tensor and per-experiment figures, computed with unbounded integers."""
 
-    tensors: dict[str, TenetTensor]
+    tensors: dict[str, OriginalTensor]
     IngressDelay: int
     EgressDelay: int
     ComputationDelay: int
@@ -72,7 +72,7 @@ def _energy(macs: int, counts: Sequence[TensorCounts]) -> int:
     return energy
 
 
-def tenet_report(
+def original_report(
     counts: Sequence[TensorCounts],
     *,
     macs: int,
@@ -81,7 +81,7 @@ def tenet_report(
     occupied_points: int,
     bandwidth: int,
     latency: int,
-) -> TenetReport:
+) -> OriginalReport:
     """Build TENET's report from exact counts (``bandwidth`` in bits/cycle, ``latency`` in
     cycles, as the 3rd and 4th numbers of a ``.p`` file).
 
@@ -89,7 +89,7 @@ def tenet_report(
     --------
     >>> c = TensorCounts("A", "read", total=8, held=8, reused=6, reused_window=6,
     ...                  reused_temporal=4, reused_spatial=2, reused_linked=2)
-    >>> r = tenet_report([c], macs=8, active_pes=2, timestamps=4, occupied_points=8,
+    >>> r = original_report([c], macs=8, active_pes=2, timestamps=4, occupied_points=8,
     ...                  bandwidth=64, latency=16)
     >>> r.IngressDelay, r.tensors["A"].ReuseFactor, r.tensors["A"].TemporalReuseVolume
     (15, 4.0, 0.5)
@@ -97,7 +97,7 @@ def tenet_report(
     tensors = {}
     for c in counts:
         key = c.tensor if c.tensor not in tensors else f"{c.tensor}:{c.access}"
-        tensors[key] = TenetTensor(
+        tensors[key] = OriginalTensor(
             TotalVolume=c.total,
             UniqueVolume=c.unique_window,
             ReuseFactor=c.total / c.unique_window if c.unique_window else 0.0,
@@ -108,7 +108,7 @@ def tenet_report(
     ingress = _delay(sum(c.unique_window for c in counts if c.access == "read"), bandwidth, latency)
     egress = _delay(sum(c.unique_window for c in counts if c.access == "write"), bandwidth, latency)
     computation = macs // active_pes if active_pes else 0
-    return TenetReport(
+    return OriginalReport(
         tensors=tensors,
         IngressDelay=ingress,
         EgressDelay=egress,

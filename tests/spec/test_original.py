@@ -41,39 +41,39 @@ def _check_experiment_loads(path: Path) -> None:
 
 
 @pytest.mark.parametrize("relative", STATEMENTS)
-def test_legacy_every_statement_loads(relative: str, tenet_data: Path) -> None:
+def test_original_every_statement_loads(relative: str, tenet_data: Path) -> None:
     _check_statement_loads(tenet_data / relative)
 
 
 @pytest.mark.parametrize("relative", MAPPINGS)
-def test_legacy_every_mapping_loads(relative: str, tenet_data: Path) -> None:
+def test_original_every_mapping_loads(relative: str, tenet_data: Path) -> None:
     _check_mapping_loads(tenet_data / relative)
 
 
 @pytest.mark.parametrize("relative", ARRAYS)
-def test_legacy_every_pe_array_loads(relative: str, tenet_data: Path) -> None:
+def test_original_every_pe_array_loads(relative: str, tenet_data: Path) -> None:
     _check_pe_array_loads(tenet_data / relative)
 
 
 @pytest.mark.parametrize("key", list(EXPERIMENTS))
-def test_legacy_every_experiment_loads(key: str, tenet_data: Path) -> None:
+def test_original_every_experiment_loads(key: str, tenet_data: Path) -> None:
     folder, name = key.split("/")
     _check_experiment_loads(tenet_data / folder / "experiment" / name)
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.*")), ids=lambda p: p.name)
-def test_legacy_every_example_loads(path: Path) -> None:
+def test_original_every_example_loads(path: Path) -> None:
     {".s": _check_statement_loads, ".m": _check_mapping_loads, ".p": _check_pe_array_loads}[
         path.suffix
     ](path)
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("experiment/experiment_*")), ids=str)
-def test_legacy_every_example_experiment_loads(path: Path) -> None:
+def test_original_every_example_experiment_loads(path: Path) -> None:
     _check_experiment_loads(path)
 
 
-def test_legacy_pe_array_links_are_reversed_to_sender_receiver() -> None:
+def test_original_pe_array_links_are_reversed_to_sender_receiver() -> None:
     # systolic_4x4.p reads PE[i,j] -> PE[i,j-1]; PE[i,j] -> PE[i-1,j] (the receiver takes from
     # its left and upper neighbours), so data moves right and down: as sender -> receiver
     # that is PE[i,j] -> PE[i,j+1] and PE[i,j] -> PE[i+1,j].
@@ -83,7 +83,7 @@ def test_legacy_pe_array_links_are_reversed_to_sender_receiver() -> None:
     assert (spec.l1_size, spec.l2_size, spec.bandwidth, spec.latency) == (256, 1024, 64, 16)
 
 
-def test_legacy_statement_groups_several_maps_of_one_tensor() -> None:
+def test_original_statement_groups_several_maps_of_one_tensor() -> None:
     # jacobi.s: line 3 reads A at the point and its four neighbours, line 4 writes B
     spec = read_statement(EXAMPLES / "jacobi.s")
     assert list(spec.accesses) == ["A", "B"]
@@ -91,7 +91,7 @@ def test_legacy_statement_groups_several_maps_of_one_tensor() -> None:
     assert spec.where("accesses.B.write") == "accesses.B.write (line 4)"
 
 
-def test_legacy_experiment_paths_are_relative_to_the_data_root() -> None:
+def test_original_experiment_paths_are_relative_to_the_data_root() -> None:
     experiment = read_experiment(EXAMPLES / "experiment" / "experiment_1")
     assert Path(experiment.workload.source or "").resolve() == (EXAMPLES / "gemm.s").resolve()
     assert experiment.dataflow.name == "gemm_os"
@@ -111,7 +111,7 @@ def test_legacy_experiment_paths_are_relative_to_the_data_root() -> None:
     ],
     ids=["statements", "mappings", "pe-arrays", "experiments"],
 )
-def test_legacy_every_original_file_loads(pattern: str, loads: Callable[[Path], None]) -> None:
+def test_original_every_original_file_loads(pattern: str, loads: Callable[[Path], None]) -> None:
     need_shared()
     paths = sorted(TENET_DATA.glob(pattern))
     assert paths
@@ -120,7 +120,7 @@ def test_legacy_every_original_file_loads(pattern: str, loads: Callable[[Path], 
 
 
 @pytest.mark.shared
-def test_legacy_original_systolic_links_and_jacobi_maps() -> None:
+def test_original_original_systolic_links_and_jacobi_maps() -> None:
     need_shared()
     # systolic.p reads PE[i,j] -> PE[i-1,j] (receiver takes from the PE above): as sender ->
     # receiver that is PE[i,j] -> PE[i+1,j].
