@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from tenet.dse.explore import Exploration, Sweep
 
-__all__ = ["dse_command", "sweep_command"]
+__all__ = ["dse_command", "sweep_command", "engine_options", "check_before_work"]
 
 SHOWN = [
     "source",
@@ -92,6 +92,23 @@ def _options(
         raise click.BadParameter(reasons) from exc
 
 
+def engine_options(workers: int = 2) -> list[Callable[..., Any]]:
+    """The options saying where points are evaluated and stored: ``--engine``, ``--workers``
+    (default ``workers``), ``--address``, ``--store``."""
+    return [
+        click.option(
+            "--engine",
+            type=click.Choice(["local", "dask"]),
+            default="local",
+            show_default=True,
+            help="Local process pool, or a Dask cluster (local, or --address).",
+        ),
+        click.option("--workers", type=click.IntRange(min=1), default=workers, show_default=True),
+        click.option("--address", help="Dask scheduler address (with --engine dask)."),
+        click.option("--store", type=click.Path(dir_okay=False), help="SQLite results file."),
+    ]
+
+
 def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
     decorators = [
         click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE."),
@@ -109,16 +126,7 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
             multiple=True,
             help="Keep points meeting NAME OP VALUE, e.g. 'sbw<=bandwidth' (repeatable).",
         ),
-        click.option(
-            "--engine",
-            type=click.Choice(["local", "dask"]),
-            default="local",
-            show_default=True,
-            help="Local process pool, or a Dask cluster (local, or --address).",
-        ),
-        click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True),
-        click.option("--address", help="Dask scheduler address (with --engine dask)."),
-        click.option("--store", type=click.Path(dir_okay=False), help="SQLite results file."),
+        *engine_options(),
         click.option("--time-budget", type=float, help="Seconds after which no point starts."),
         click.option("--skew", default="0,1", show_default=True, help="Skew coefficients."),
         click.option("--pe-digits", type=click.IntRange(1, 4), default=1, show_default=True),
@@ -207,7 +215,7 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
     save_figure(figure, plot, "--plot")
 
 
-def _check_before_work(
+def check_before_work(
     constraint: Sequence[str],
     engine: str,
     address: str | None,
@@ -304,7 +312,7 @@ def _search(
 ) -> Sweep:
     from tenet.dse.explore import sweep
 
-    constraints = _check_before_work(
+    constraints = check_before_work(
         constraint, engine, address, time_budget, pareto, plot, store, output
     )
     # only the best `top` are shown: points that cannot enter them are not counted further,
