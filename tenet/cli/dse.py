@@ -378,6 +378,13 @@ def _search(
     is_flag=True,
     help="Also print the best overall against the best data-centric dataflow.",
 )
+@click.option(
+    "--tile",
+    "tile_levels",
+    multiple=True,
+    metavar="LEVEL",
+    help="Then search the tiling of memory LEVEL for each of the best mappings (repeatable).",
+)
 @_space_options
 def dse_command(
     workload: str,
@@ -386,9 +393,13 @@ def dse_command(
     from_schedule: bool,
     reuse: bool,
     vs_data_centric: bool,
+    tile_levels: tuple[str, ...],
     **common: Any,
 ) -> None:
-    """Search the affine space-time mappings of a workload on an array; print the best."""
+    """Search the affine space-time mappings of a workload on an array; print the best (and,
+    with --tile, the best tiling of each)."""
+    if tile_levels and common["fmt"] != "table":
+        raise click.UsageError("--tile prints tables: use --format table")
     spec = load_workload(workload)
     reductions = (*spec.reductions, *reduction)
     scheduled = None
@@ -415,6 +426,51 @@ def dse_command(
         for exploration in result.explorations:
             comparison = compare_data_centric(exploration.results, common["objective"])
             click.echo("\n".join(comparison.lines()))
+    if tile_levels:
+        _tile_best(spec, arch, result, tile_levels, common)
+
+
+def _tile_best(spec: Any, arch: str, result: Sweep, levels: Sequence[str], common: Any) -> None:
+    """Print the best tiling of ``levels`` for each of the best array mappings (its tile
+    stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
+    latency; ties: the better ranked mapping)."""
+    from tenet.dse.tiling_run import tile_mappings
+
+    constraints = [parse_constraint(text) for text in common["constraint"]]
+    workers = common["workers"]
+    lines = []
+    for exploration in result.explorations:
+        rows = exploration.ranked(common["objective"], common["top"], constraints)
+        found = tile_mappings(
+            spec,
+            arch,
+            rows.to_dict("records"),
+            parse_params(common["param"]),
+            levels,
+            engine=common["engine"] if workers > 1 or common["engine"] == "dask" else None,
+            workers=workers,
+            address=common["address"],
+            store=common["store"],
+        )
+        lines.append(f"\nbest tiling of {', '.join(levels)} for each mapping (least latency):")
+        for name, search in found:
+            best = search.best
+            tiles = "; ".join(f"{k}: {v}" for k, v in best.tiling.stamps().items())
+            lines.append(
+                f"  {name}: {best.tiling.describe()}  latency {best.metrics.latency} cycles, "
+                f"bottleneck {best.metrics.bottleneck}  tiles {tiles}"
+            )
+        if found:
+            name, search = min(found, key=lambda item: item[1].best.metrics.latency)
+            lines.append(
+                f"best together: {name} with {search.best.tiling.describe()}, latency "
+                f"{search.best.metrics.latency} cycles"
+            )
+    text = "\n".join(lines)
+    if common["output"] is None:
+        click.echo(text)
+    else:  # after the table written there
+        write_output(Path(common["output"]).read_text().rstrip("\n") + text, common["output"])
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:

@@ -40,7 +40,7 @@ from tenet.spec import (
 )
 from tenet.spec.tiling import Band, Tiling
 
-__all__ = ["run_tiling", "evaluate_sizes", "encode", "decode"]
+__all__ = ["run_tiling", "tile_mappings", "evaluate_sizes", "encode", "decode"]
 
 
 def _fraction(value: Fraction) -> str:
@@ -137,9 +137,9 @@ def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
 
 
 def run_tiling(
-    workload: str,
+    workload: str | WorkloadSpec,
     arch: str,
-    dataflow: str,
+    dataflow: str | DataflowSpec,
     params: Mapping[str, int] | None = None,
     levels: Sequence[str] | None = None,
     *,
@@ -238,3 +238,27 @@ def _evaluate(
         return
     with make_engine(engine, workers, address) as running:
         yield from running.run(evaluate_sizes, jobs)
+
+
+def tile_mappings(
+    workload: str | WorkloadSpec,
+    arch: str,
+    mappings: Sequence[Mapping[str, Any]],
+    params: Mapping[str, int] | None,
+    levels: Sequence[str],
+    **search: Any,
+) -> list[tuple[str, TilingSearch]]:
+    """Search the tilings of ``levels`` for each array mapping of ``mappings`` (rows of a
+    design space exploration: ``name``, ``space_stamp``, ``time_stamp``); return each
+    mapping's name and its search. ``search`` goes to :func:`run_tiling`."""
+    found = []
+    for row in mappings:
+        dataflow = DataflowSpec(
+            name=str(row["name"]),
+            space_stamp=str(row["space_stamp"]),
+            time_stamp=str(row["time_stamp"]),
+        )
+        found.append(
+            (dataflow.name, run_tiling(workload, arch, dataflow, params, levels, **search))
+        )
+    return found
