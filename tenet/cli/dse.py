@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from tenet.dse.explore import Exploration, Sweep
 
-__all__ = ["dse_command", "sweep_command"]
+__all__ = ["dse_command", "sweep_command", "engine_options", "check_before_work"]
 
 SHOWN = [
     "source",
@@ -88,6 +88,23 @@ def _options(
         raise click.BadParameter(reasons) from exc
 
 
+def engine_options(workers: int = 2) -> list[Callable[..., Any]]:
+    """The options saying where points are evaluated and stored: ``--engine``, ``--workers``
+    (default ``workers``), ``--address``, ``--store``."""
+    return [
+        click.option(
+            "--engine",
+            type=click.Choice(["local", "dask"]),
+            default="local",
+            show_default=True,
+            help="Local process pool, or a Dask cluster (local, or --address).",
+        ),
+        click.option("--workers", type=click.IntRange(min=1), default=workers, show_default=True),
+        click.option("--address", help="Dask scheduler address (with --engine dask)."),
+        click.option("--store", type=click.Path(dir_okay=False), help="SQLite results file."),
+    ]
+
+
 def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
     decorators = [
         click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE."),
@@ -105,16 +122,7 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
             multiple=True,
             help="Keep points meeting NAME OP VALUE, e.g. 'sbw<=bandwidth' (repeatable).",
         ),
-        click.option(
-            "--engine",
-            type=click.Choice(["local", "dask"]),
-            default="local",
-            show_default=True,
-            help="Local process pool, or a Dask cluster (local, or --address).",
-        ),
-        click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True),
-        click.option("--address", help="Dask scheduler address (with --engine dask)."),
-        click.option("--store", type=click.Path(dir_okay=False), help="SQLite results file."),
+        *engine_options(),
         click.option("--time-budget", type=float, help="Seconds after which no point starts."),
         click.option("--skew", default="0,1", show_default=True, help="Skew coefficients."),
         click.option("--pe-digits", type=click.IntRange(1, 4), default=1, show_default=True),
@@ -203,7 +211,7 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
     save_figure(figure, plot, "--plot")
 
 
-def _check_before_work(
+def check_before_work(
     constraint: Sequence[str],
     engine: str,
     address: str | None,
@@ -300,7 +308,7 @@ def _search(
 ) -> Sweep:
     from tenet.dse.explore import sweep
 
-    constraints = _check_before_work(
+    constraints = check_before_work(
         constraint, engine, address, time_budget, pareto, plot, store, output
     )
     # only the best `top` are shown: points that cannot enter them are not counted further,
@@ -366,6 +374,13 @@ def _search(
     is_flag=True,
     help="Also print the best overall against the best data-centric dataflow.",
 )
+@click.option(
+    "--tile",
+    "tile_levels",
+    multiple=True,
+    metavar="LEVEL",
+    help="Then search the tiling of memory LEVEL for each of the best mappings (repeatable).",
+)
 @_space_options
 def dse_command(
     workload: str,
@@ -374,9 +389,13 @@ def dse_command(
     from_schedule: bool,
     reuse: bool,
     vs_data_centric: bool,
+    tile_levels: tuple[str, ...],
     **common: Any,
 ) -> None:
-    """Search the affine space-time mappings of a workload on an array; print the best."""
+    """Search the affine space-time mappings of a workload on an array; print the best (and,
+    with --tile, the best tiling of each)."""
+    if tile_levels and common["fmt"] != "table":
+        raise click.UsageError("--tile prints tables: use --format table")
     spec = load_workload(workload)
     reductions = (*spec.reductions, *reduction)
     scheduled = None
@@ -403,6 +422,51 @@ def dse_command(
         for exploration in result.explorations:
             comparison = compare_data_centric(exploration.results, common["objective"])
             click.echo("\n".join(comparison.lines()))
+    if tile_levels:
+        _tile_best(spec, arch, result, tile_levels, common)
+
+
+def _tile_best(spec: Any, arch: str, result: Sweep, levels: Sequence[str], common: Any) -> None:
+    """Print the best tiling of ``levels`` for each of the best array mappings (its tile
+    stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
+    latency; ties: the better ranked mapping)."""
+    from tenet.dse.tiling_run import tile_mappings
+
+    constraints = [parse_constraint(text) for text in common["constraint"]]
+    workers = common["workers"]
+    lines = []
+    for exploration in result.explorations:
+        rows = exploration.ranked(common["objective"], common["top"], constraints)
+        found = tile_mappings(
+            spec,
+            arch,
+            rows.to_dict("records"),
+            parse_params(common["param"]),
+            levels,
+            engine=common["engine"] if workers > 1 or common["engine"] == "dask" else None,
+            workers=workers,
+            address=common["address"],
+            store=common["store"],
+        )
+        lines.append(f"\nbest tiling of {', '.join(levels)} for each mapping (least latency):")
+        for name, search in found:
+            best = search.best
+            tiles = "; ".join(f"{k}: {v}" for k, v in best.tiling.stamps().items())
+            lines.append(
+                f"  {name}: {best.tiling.describe()}  latency {best.metrics.latency} cycles, "
+                f"bottleneck {best.metrics.bottleneck}  tiles {tiles}"
+            )
+        if found:
+            name, search = min(found, key=lambda item: item[1].best.metrics.latency)
+            lines.append(
+                f"best together: {name} with {search.best.tiling.describe()}, latency "
+                f"{search.best.metrics.latency} cycles"
+            )
+    text = "\n".join(lines)
+    if common["output"] is None:
+        click.echo(text)
+    else:  # after the table written there
+        write_output(Path(common["output"]).read_text().rstrip("\n") + text, common["output"])
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any, get_args
 
 import click
 
-from tenet.api import load_problem
 from tenet.cli.app import (
     cli,
     format_option,
@@ -19,7 +19,8 @@ from tenet.cli.app import (
     progress,
     write_output,
 )
-from tenet.dse.tiling import Objective, TilingSearch, search_tiling
+from tenet.cli.dse import check_before_work, engine_options
+from tenet.dse.tiling import Objective, TilingSearch
 
 __all__ = ["tile_command"]
 
@@ -41,6 +42,13 @@ def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
     }
 
 
+def _engine_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    # as `tenet dse`, but one worker (this process) by default
+    for decorator in reversed(engine_options(workers=1)):
+        function = decorator(function)
+    return function
+
+
 @cli.command("tile")
 @click.option("--workload", "-w", required=True, help="Workload: YAML file or zoo name.")
 @click.option("--arch", "-a", required=True, help="Architecture with memory levels.")
@@ -57,6 +65,7 @@ def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
     show_default=True,
     help="What the search minimises.",
 )
+@_engine_options
 @format_option
 @output_option
 def tile_command(
@@ -67,20 +76,35 @@ def tile_command(
     levels: tuple[str, ...],
     dims: tuple[str, ...],
     objective: Objective,
+    engine: str,
+    workers: int,
+    address: str | None,
+    store: str | None,
     fmt: str,
     output: str | None,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
-    and its exact figures per level and tensor (docs/memory.md)."""
-    problem = load_problem(workload, arch, dataflow, parse_params(param))
+    and its exact figures per level and tensor (docs/memory.md). With ``--workers`` above 1
+    or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
+    finished choice of tile sizes is kept and a search started again resumes."""
+    check_before_work((), engine, address, None, None, None, store, output)
+    from tenet.dse.tiling_run import run_tiling
+
     start = time.process_time()
-    found = search_tiling(
-        problem,
+    found = run_tiling(
+        workload,
+        arch,
+        dataflow,
+        parse_params(param),
         list(levels) or None,
         objective=objective,
         dims=list(dims) or None,
-        progress=lambda items, total: progress(items, total=total, desc="tilings"),
+        engine=engine if workers > 1 or engine == "dask" else None,
+        workers=workers,
+        address=address,
+        store=store,
+        progress=lambda items, total: progress(items, total=total, desc="tile sizes"),
     )
     summary = _summary(found, time.process_time() - start)
     table = found.best.metrics.table()

@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import permutations, product
-from math import factorial
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import islpy as isl
 
@@ -35,6 +34,10 @@ __all__ = [
     "tilings",
     "search_tiling",
     "objective_value",
+    "SizesResult",
+    "size_choices",
+    "search_sizes",
+    "combine",
 ]
 
 Objective = Literal["latency", "energy", "edp"]
@@ -122,19 +125,48 @@ def tilings(
     216
     """
     names, extents = loop_extents(problem)
+    for chosen in size_choices(problem, levels, dims, sizes):
+        yield from _orders(names, extents, levels, dims, chosen)
+
+
+def _tiled(names: Sequence[str], dims: Sequence[str] | None) -> list[int]:
     tiled = list(dims) if dims is not None else list(names)
     for d in tiled:
         if d not in names:
             raise SpecError(f"no loop {d!r} to tile (loops: {', '.join(names)})")
-    indices = [names.index(d) for d in tiled]
+    return [names.index(d) for d in tiled]
+
+
+def size_choices(
+    problem: Problem,
+    levels: Sequence[str],
+    dims: Sequence[str] | None = None,
+    sizes: Mapping[str, Sequence[int]] | None = None,
+) -> list[tuple[tuple[int, ...], ...]]:
+    """Return the tile sizes of ``problem`` over ``levels`` (one tuple per level, outermost
+    first), in the order :func:`tilings` enumerates them."""
+    names, extents = loop_extents(problem)
+    indices = _tiled(names, dims)
     restrict: dict[int, list[int]] = {k: [] for k in range(len(names)) if k not in indices}
     restrict.update({names.index(d): list(v) for d, v in (sizes or {}).items()})
+    return [tuple(map(tuple, c)) for c in nested_sizes(extents, len(levels), restrict)]
+
+
+def _orders(
+    names: Sequence[str],
+    extents: Sequence[int],
+    levels: Sequence[str],
+    dims: Sequence[str] | None,
+    chosen: Sequence[Sequence[int]],
+) -> Iterator[Tiling]:
+    """Yield the tilings of the tile sizes ``chosen``: every loop order of each band and of
+    the point loops."""
+    indices = _tiled(names, dims)
     orders = list(permutations(indices))
     rest = tuple(k for k in range(len(names)) if k not in indices)
-    for chosen in nested_sizes(extents, len(levels), restrict):
-        for combo in product(orders, repeat=len(levels) + 1):
-            bands = tuple(Band(level, chosen[k], combo[k]) for k, level in enumerate(levels))
-            yield Tiling(names, extents, bands, combo[-1] + rest)
+    for combo in product(orders, repeat=len(levels) + 1):
+        bands = tuple(Band(level, tuple(chosen[k]), combo[k]) for k, level in enumerate(levels))
+        yield Tiling(tuple(names), tuple(extents), bands, combo[-1] + rest)
 
 
 def objective_value(metrics: MemoryMetrics, objective: Objective) -> Fraction:
@@ -162,17 +194,35 @@ def search_tiling(
     objective: Objective = "latency",
     dims: Sequence[str] | None = None,
     sizes: Mapping[str, Sequence[int]] | None = None,
-    progress: Callable[..., Iterable[Tiling]] = _identity,
+    progress: Callable[..., Iterable[Any]] = _identity,
 ) -> TilingSearch:
     """Return the tiling of ``problem`` that fits every level and minimises ``objective``
     (ties: less DRAM traffic, then the first enumerated). ``levels`` are the tiled levels
     (default: every level inside the outermost); ``dims`` and ``sizes`` as in
-    :func:`tilings`; ``progress`` wraps the candidates (called with ``total=``).
+    :func:`tilings`; ``progress`` wraps the choices of tile sizes (called with ``total=``).
 
     Raises
     ------
     CapacityError
         No tiling fits; the message names the level and its smallest need.
+    """
+    levels = check_levels(problem, levels)
+    compute = schedule(problem).latency_compute
+    choices = size_choices(problem, levels, dims, sizes)
+    results = (
+        search_sizes(problem, compute, levels, dims, chosen, objective, position)
+        for position, chosen in enumerate(progress(choices, total=len(choices)))
+    )
+    return combine(problem, results)
+
+
+def check_levels(problem: Problem, levels: Sequence[str] | None) -> list[str]:
+    """Return the tiled ``levels`` (default: every level inside the outermost).
+
+    Raises
+    ------
+    SpecError
+        A name that is not a level inside the outermost.
     """
     names = [level.name for level in problem.architecture.levels]
     levels = list(levels) if levels is not None else names[1:]
@@ -182,24 +232,45 @@ def search_tiling(
                 f"no memory level {name!r} to tile (levels inside the outermost: "
                 f"{', '.join(names[1:]) or 'none'})"
             )
-    compute = schedule(problem).latency_compute
-    needs: dict[tuple[tuple[int, ...], ...], tuple[dict[str, int], bool]] = {}
-    smallest: dict[str, int] = {}
+    return levels
+
+
+@dataclass(frozen=True)
+class SizesResult:
+    """The best tiling of one choice of tile sizes, over its loop orders."""
+
+    best: TilingResult | None
+    """None when the tiles do not fit."""
+    rank: tuple[Fraction, int, int] | None
+    """Objective value, DRAM traffic, and index of the best among all candidates."""
+    candidates: int
+    fitting: int
+    evaluated: int
+    needs: dict[str, int]
+    """Elements each level needs for these tile sizes."""
+
+
+def search_sizes(
+    problem: Problem,
+    compute: int,
+    levels: Sequence[str],
+    dims: Sequence[str] | None,
+    chosen: Sequence[Sequence[int]],
+    objective: Objective,
+    position: int = 0,
+) -> SizesResult:
+    """Return the best loop orders for the tile sizes ``chosen`` (one tuple per level);
+    ``compute`` is the compute latency in cycles, ``position`` the index of ``chosen`` in
+    :func:`size_choices` (ties go to the first enumerated candidate)."""
+    names, extents = loop_extents(problem)
+    tilings_ = list(_orders(names, extents, levels, dims, chosen))
+    first = position * len(tilings_)
+    needs, fits = level_needs(problem, _stamps(tilings_[0]))
+    if not fits:
+        return SizesResult(None, None, len(tilings_), 0, 0, dict(needs))
     done: dict[tuple[tuple[int, ...], ...], TilingResult] = {}
     best: tuple[tuple[Fraction, int, int], TilingResult] | None = None
-    candidates = fitting = 0
-    space = tilings(problem, levels, dims, sizes)
-    total = _space_size(problem, levels, dims, sizes)
-    for index, tiling in enumerate(progress(space, total=total)):
-        candidates += 1
-        chosen = tuple(b.sizes for b in tiling.bands)
-        if chosen not in needs:
-            needs[chosen] = level_needs(problem, _stamps(tiling))
-            for level, need in needs[chosen][0].items():
-                smallest[level] = min(smallest.get(level, need), need)
-        if not needs[chosen][1]:
-            continue
-        fitting += 1
+    for index, tiling in enumerate(tilings_, start=first):
         key = tiling.key()
         if key not in done:
             metrics = evaluate_memory(problem, compute, _stamps(tiling))
@@ -208,23 +279,32 @@ def search_tiling(
         rank = (result.value, result.traffic_dram, index)
         if best is None or rank < best[0]:
             best = (rank, TilingResult(tiling, result.metrics, result.value))
-    if best is None:
+    assert best is not None
+    return SizesResult(best[1], best[0], len(tilings_), len(tilings_), len(done), dict(needs))
+
+
+def combine(problem: Problem, results: Iterable[SizesResult]) -> TilingSearch:
+    """Return the best of the per-sizes ``results`` and the counts of the whole search.
+
+    Raises
+    ------
+    CapacityError
+        No tiling fits; the message names the level and its smallest need.
+    """
+    smallest: dict[str, int] = {}
+    best: SizesResult | None = None
+    candidates = fitting = evaluated = 0
+    for result in results:
+        candidates += result.candidates
+        fitting += result.fitting
+        evaluated += result.evaluated
+        for level, need in result.needs.items():
+            smallest[level] = min(smallest.get(level, need), need)
+        if result.rank is not None and (best is None or result.rank < cast(tuple, best.rank)):
+            best = result
+    if best is None or best.best is None:
         raise CapacityError(_nothing_fits(problem, smallest))
-    return TilingSearch(best[1], candidates, fitting, len(done))
-
-
-def _space_size(
-    problem: Problem,
-    levels: Sequence[str],
-    dims: Sequence[str] | None,
-    sizes: Mapping[str, Sequence[int]] | None,
-) -> int:
-    names, extents = loop_extents(problem)
-    tiled = list(dims) if dims is not None else list(names)
-    restrict: dict[int, list[int]] = {k: [] for k, d in enumerate(names) if d not in tiled}
-    restrict.update({names.index(d): list(v) for d, v in (sizes or {}).items()})
-    n_sizes = sum(1 for _ in nested_sizes(extents, len(levels), restrict))
-    return n_sizes * factorial(len(tiled)) ** (len(levels) + 1)
+    return TilingSearch(best.best, candidates, fitting, evaluated)
 
 
 def _nothing_fits(problem: Problem, smallest: Mapping[str, int]) -> str:
