@@ -59,6 +59,11 @@ def _engine_options(function: Callable[..., Any]) -> Callable[..., Any]:
 )
 @click.option("--dim", "dims", multiple=True, help="Loop to tile (repeatable; default: all).")
 @click.option(
+    "--aligned",
+    type=click.IntRange(min=1),
+    help="Also try tile sizes that are multiples of this, dividing the loop or not.",
+)
+@click.option(
     "--objective",
     type=click.Choice(get_args(Objective)),
     default="latency",
@@ -75,6 +80,7 @@ def tile_command(
     param: tuple[str, ...],
     levels: tuple[str, ...],
     dims: tuple[str, ...],
+    aligned: int | None,
     objective: Objective,
     engine: str,
     workers: int,
@@ -100,6 +106,7 @@ def tile_command(
         list(levels) or None,
         objective=objective,
         dims=list(dims) or None,
+        aligned=aligned,
         engine=engine if workers > 1 or engine == "dask" else None,
         workers=workers,
         address=address,

@@ -109,10 +109,12 @@ def tilings(
     levels: Sequence[str],
     dims: Sequence[str] | None = None,
     sizes: Mapping[str, Sequence[int]] | None = None,
+    aligned: int | None = None,
 ) -> Iterator[Tiling]:
     """Yield every tiling of ``problem`` over ``levels`` (outermost first): nested divisor
     tile sizes of the tiled ``dims`` (default: all; ``sizes`` restricts a dimension's
-    choices; the others stay whole) times every order of the tiled dimensions in each band
+    choices; the others stay whole; ``aligned`` adds non-dividing multiples, as in
+    :func:`size_choices`) times every order of the tiled dimensions in each band
     and in the point loops, ``(d!)^(levels + 1)`` orders for ``d`` tiled dimensions.
 
     Examples
@@ -125,7 +127,7 @@ def tilings(
     216
     """
     names, extents = loop_extents(problem)
-    for chosen in size_choices(problem, levels, dims, sizes):
+    for chosen in size_choices(problem, levels, dims, sizes, aligned):
         yield from _orders(names, extents, levels, dims, chosen)
 
 
@@ -142,14 +144,17 @@ def size_choices(
     levels: Sequence[str],
     dims: Sequence[str] | None = None,
     sizes: Mapping[str, Sequence[int]] | None = None,
+    aligned: int | None = None,
 ) -> list[tuple[tuple[int, ...], ...]]:
     """Return the tile sizes of ``problem`` over ``levels`` (one tuple per level, outermost
-    first), in the order :func:`tilings` enumerates them."""
+    first), in the order :func:`tilings` enumerates them; with ``aligned``, multiples of it
+    that do not divide the loop too (see :func:`tenet.spec.tiling.nested_sizes`)."""
     names, extents = loop_extents(problem)
     indices = _tiled(names, dims)
     restrict: dict[int, list[int]] = {k: [] for k in range(len(names)) if k not in indices}
     restrict.update({names.index(d): list(v) for d, v in (sizes or {}).items()})
-    return [tuple(map(tuple, c)) for c in nested_sizes(extents, len(levels), restrict)]
+    chosen = nested_sizes(extents, len(levels), restrict, aligned)
+    return [tuple(map(tuple, c)) for c in chosen]
 
 
 def _orders(
@@ -194,12 +199,14 @@ def search_tiling(
     objective: Objective = "latency",
     dims: Sequence[str] | None = None,
     sizes: Mapping[str, Sequence[int]] | None = None,
+    aligned: int | None = None,
     progress: Callable[..., Iterable[Any]] = _identity,
 ) -> TilingSearch:
     """Return the tiling of ``problem`` that fits every level and minimises ``objective``
     (ties: less DRAM traffic, then the first enumerated). ``levels`` are the tiled levels
     (default: every level inside the outermost); ``dims`` and ``sizes`` as in
-    :func:`tilings`; ``progress`` wraps the choices of tile sizes (called with ``total=``).
+    :func:`tilings`, ``aligned`` as in :func:`size_choices`; ``progress`` wraps the choices
+    of tile sizes (called with ``total=``).
 
     Raises
     ------
@@ -208,7 +215,7 @@ def search_tiling(
     """
     levels = check_levels(problem, levels)
     compute = schedule(problem).latency_compute
-    choices = size_choices(problem, levels, dims, sizes)
+    choices = size_choices(problem, levels, dims, sizes, aligned)
     results = (
         search_sizes(problem, compute, levels, dims, chosen, objective, position)
         for position, chosen in enumerate(progress(choices, total=len(choices)))

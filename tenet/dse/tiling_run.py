@@ -145,6 +145,7 @@ def run_tiling(
     *,
     objective: Objective = "latency",
     dims: Sequence[str] | None = None,
+    aligned: int | None = None,
     engine: str | Engine | None = None,
     workers: int = 2,
     address: str | None = None,
@@ -167,7 +168,7 @@ def run_tiling(
     d = load_dataflow(dataflow, architecture=a)
     problem = load_problem(w, a, d, params)
     levels = check_levels(problem, levels)
-    choices = size_choices(problem, levels, dims)
+    choices = size_choices(problem, levels, dims, aligned=aligned)
     arguments = {
         "workload": w.model_dump_json(),
         "architecture": a.model_dump_json(),
@@ -176,6 +177,7 @@ def run_tiling(
         "levels": levels,
         "dims": None if dims is None else list(dims),
         "objective": objective,
+        "aligned": aligned,
     }
     context = json.dumps(arguments, sort_keys=True)
     results = _resume_and_run(problem, context, choices, engine, workers, address, store, progress)

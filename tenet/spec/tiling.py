@@ -99,25 +99,40 @@ def band_orders(n_dims: int, n_bands: int) -> Iterator[tuple[tuple[int, ...], ..
 
 
 def nested_sizes(
-    extents: Sequence[int], levels: int, tiled: Mapping[int, Sequence[int]] | None = None
+    extents: Sequence[int],
+    levels: int,
+    tiled: Mapping[int, Sequence[int]] | None = None,
+    aligned: int | None = None,
 ) -> Iterator[tuple[tuple[int, ...], ...]]:
     """Yield tile sizes for ``levels`` nested levels: each level's size divides the one outside
     it (the extent for the first). ``tiled`` restricts the sizes of some dimensions to a list
-    (others take every divisor); a dimension with an empty list stays whole."""
+    (others take every divisor); a dimension with an empty list stays whole. With
+    ``aligned``, the multiples of ``aligned`` below a size are tile sizes too, whether they
+    divide it or not (the last tile is then partial).
+
+    Examples
+    --------
+    >>> sorted({sizes[0][0] for sizes in nested_sizes([10], 1)})
+    [1, 2, 5, 10]
+    >>> sorted({sizes[0][0] for sizes in nested_sizes([10], 1, aligned=4)})
+    [1, 2, 4, 5, 8, 10]
+    """
     tiled = tiled or {}
 
+    def fits(size: int, outer: int) -> bool:
+        return size <= outer and (
+            outer % size == 0 or (aligned is not None and size % aligned == 0)
+        )
+
     def chains(extent: int, choices: Sequence[int] | None) -> list[tuple[int, ...]]:
-        pool = divisors(extent) if choices is None else [c for c in choices if extent % c == 0]
+        pool = divisors(extent) if choices is None else [c for c in choices if fits(c, extent)]
+        if choices is None and aligned is not None:
+            pool = sorted(set(pool) | set(range(aligned, extent, aligned)))
         if choices is not None and not pool:
             pool = [extent]
         result: list[tuple[int, ...]] = [()]
         for _ in range(levels):
-            result = [
-                c + (s,)
-                for c in result
-                for s in pool
-                if s <= (c[-1] if c else extent) and (c[-1] if c else extent) % s == 0
-            ]
+            result = [c + (s,) for c in result for s in pool if fits(s, c[-1] if c else extent)]
         return result
 
     per_dim = [chains(e, tiled.get(d)) for d, e in enumerate(extents)]

@@ -40,13 +40,17 @@ def _gemm(n: int, arch: ArchitectureSpec) -> Problem:
 
 
 def _brute_force(
-    problem: Problem, levels: list[str], objective: Objective, dims: list[str] | None = None
+    problem: Problem,
+    levels: list[str],
+    objective: Objective,
+    dims: list[str] | None = None,
+    aligned: int | None = None,
 ) -> tuple[Fraction, int, str]:
     """Evaluate every tiling in full (the same stamp text once), keep the best that fits."""
     compute = schedule(problem).latency_compute
     seen: dict[tuple[tuple[str, str], ...], Any] = {}
     best: tuple[Fraction, int, int, str] | None = None
-    for index, tiling in enumerate(tilings(problem, levels, dims)):
+    for index, tiling in enumerate(tilings(problem, levels, dims, aligned=aligned)):
         stamps = tuple(tiling.stamps().items())
         if stamps not in seen:
             seen[stamps] = evaluate_memory(
@@ -67,7 +71,9 @@ def _brute_force(
 
 def _check(problem: Problem, levels: list[str], objective: Objective, **kw: Any) -> None:
     found = search_tiling(problem, levels, objective=objective, **kw)
-    value, dram, described = _brute_force(problem, levels, objective, kw.get("dims"))
+    value, dram, described = _brute_force(
+        problem, levels, objective, kw.get("dims"), kw.get("aligned")
+    )
     assert (found.best.value, found.best.traffic_dram) == (value, dram)
     assert found.best.tiling.describe() == described
     assert found.evaluated <= found.fitting <= found.candidates
@@ -139,3 +145,15 @@ def test_search_unknown_level() -> None:
 def test_search_unknown_loop() -> None:
     with pytest.raises(SpecError, match="no loop 'x' to tile"):
         search_tiling(_gemm(2, _arch(8)), dims=["x"])
+
+
+def test_search_with_aligned_sizes_equals_brute_force() -> None:
+    # GEMM 8^3, tiles of i and k: divisors 1, 2, 4, 8 plus the non-dividing multiples of 3
+    # (3 and 6, whose last tile is partial); the search over them equals brute force, and its
+    # optimum is at least as good as the divisors-only one (a superset of tilings)
+    problem = _gemm(8, _arch(40))
+    sizes = {t.bands[0].sizes for t in tilings(problem, ["glb"], ["i", "k"], aligned=3)}
+    assert {s[0] for s in sizes} == {1, 2, 3, 4, 6, 8}
+    _check(problem, ["glb"], "latency", dims=["i", "k"], aligned=3)
+    with_aligned = search_tiling(problem, ["glb"], dims=["i", "k"], aligned=3).best.value
+    assert with_aligned <= search_tiling(problem, ["glb"], dims=["i", "k"]).best.value
