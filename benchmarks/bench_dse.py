@@ -13,10 +13,12 @@ import sys
 import time
 from pathlib import Path
 
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import Exploration, explore
 from tenet.dse.objectives import rank
 from tenet.dse.space import DesignSpace, SpaceOptions
 from tenet.spec import WorkloadSpec, load_architecture, load_workload
+from tenet.vocab import Neighbourhood
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CONV = SHARED / "tenet-data" / "statement" / "conv2d.s"
@@ -65,9 +67,22 @@ def _report(name: str, result: Exploration, seconds: float) -> None:
     print(f"  lower latency:      {1 - value / centric_value:.1%}")
 
 
-def _sweep(name: str, workload: WorkloadSpec, params: dict[str, int], **kw: object) -> None:
+def _sweep(
+    name: str,
+    workload: WorkloadSpec,
+    params: dict[str, int],
+    neighbourhood: Neighbourhood = "links",
+    options: SpaceOptions | None = None,
+) -> None:
     start = time.perf_counter()
-    result = explore(workload, ARRAY, params=params, workers=WORKERS, **kw)  # type: ignore[arg-type]
+    result = explore(
+        workload,
+        ARRAY,
+        params=params,
+        options=options,
+        neighbourhood=neighbourhood,
+        execution=ExecutionOptions(workers=WORKERS),
+    )
     _report(name, result, time.perf_counter() - start)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tenet.dse.engines import Engine
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import Exploration, explore
 from tenet.spec import WorkloadSpec, load_workload
 
@@ -44,7 +45,9 @@ class InProcess(Engine):
 
 def _search(workload: WorkloadSpec, params: dict[str, int], best: Any) -> tuple[Exploration, float]:
     start = time.process_time()
-    result = explore(workload, ARRAY, params=params, engine=InProcess(), best=best)
+    result = explore(
+        workload, ARRAY, params=params, best=best, execution=ExecutionOptions(engine=InProcess())
+    )
     return result, time.process_time() - start
 
 

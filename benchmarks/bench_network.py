@@ -24,6 +24,7 @@ from typing import Any
 
 from tenet.dse import cache as row_cache
 from tenet.dse.engines import Engine
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import Sweep, sweep
 from tenet.dse.space import SpaceOptions
 from tenet.metrics.cache import CountCache
@@ -66,7 +67,11 @@ def _sweep(network: str, top: int, fresh: bool, folder: str | None) -> tuple[Swe
     row_cache._CACHES.clear()
     start = time.process_time()
     result = sweep(
-        layers, [ARRAY], options=SPACE, engine=InProcess(fresh), best=("latency", top), cache=folder
+        layers,
+        [ARRAY],
+        options=SPACE,
+        best=("latency", top),
+        execution=ExecutionOptions(engine=InProcess(fresh), cache=folder),
     )
     return result, time.process_time() - start
 

@@ -52,6 +52,7 @@ __all__ = [
     "dataflow",
     "evaluate",
     "explore",
+    "ExecutionOptions",
     "load_experiment",
     "load_problem",
     "network",
@@ -59,10 +60,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from tenet.dse.execution import ExecutionOptions
     from tenet.dse.explore import explore
 
 #: Re-exports imported on first use (they need pandas, slow to import for every command).
-_LAZY = {"explore": "tenet.dse.explore"}
+_LAZY = {"explore": "tenet.dse.explore", "ExecutionOptions": "tenet.dse.execution"}
 
 
 def _version() -> str:

@@ -20,6 +20,7 @@ from tenet import (
     evaluate,
     load_problem,
 )
+from tenet.dse.execution import ExecutionOptions
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
@@ -296,7 +297,11 @@ def test_errors_sizes_below_one_refused_by_the_api() -> None:
     with pytest.raises(SpecError, match=r"^size M=0: sizes must be at least 1$"):
         load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 0})
     with pytest.raises(SpecError, match=r"^size K=-5: sizes must be at least 1$"):
-        sweep([("layer", "gemm", {"K": -5})], ["systolic-2d-8x8"], workers=1)
+        sweep(
+            [("layer", "gemm", {"K": -5})],
+            ["systolic-2d-8x8"],
+            execution=ExecutionOptions(workers=1),
+        )
 
 
 def test_errors_unknown_size_names_refused_by_the_api() -> None:
@@ -306,4 +311,8 @@ def test_errors_unknown_size_names_refused_by_the_api() -> None:
     with pytest.raises(SpecError, match=r"has no size 'm' \(sizes: K, M, N\); did you mean 'M'"):
         load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"m": 8})
     with pytest.raises(SpecError, match=r"^layer has no size 'Q' \(sizes: K, M, N\)$"):
-        sweep([("layer", "gemm", {"Q": 5})], ["systolic-2d-8x8"], workers=1)
+        sweep(
+            [("layer", "gemm", {"Q": 5})],
+            ["systolic-2d-8x8"],
+            execution=ExecutionOptions(workers=1),
+        )

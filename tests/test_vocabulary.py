@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tenet.api import analyze
+from tenet.dse.execution import ExecutionOptions
 from tenet.metrics.evaluate import Metrics
 from tenet.report.tables import comparison_table, reuse_table
 from tenet.vocab import DESCRIPTIONS, FIELDS, UNIT_SUFFIXES, UNITS, column, metric_of_column
@@ -87,7 +88,12 @@ def test_every_design_space_column_is_a_vocabulary_name() -> None:
 def test_every_design_row_is_named_from_the_vocabulary() -> None:
     from tenet.dse.explore import explore
 
-    rows = explore("gemm", "systolic-2d-8x8", params={"M": 2, "N": 2, "K": 2}, workers=1).results
+    rows = explore(
+        "gemm",
+        "systolic-2d-8x8",
+        params={"M": 2, "N": 2, "K": 2},
+        execution=ExecutionOptions(workers=1),
+    ).results
     assert [n for n in rows.columns if not _is_vocabulary_name(n)] == []
 
 

@@ -23,6 +23,7 @@ from tenet.cli.app import (
 from tenet.cli.checks import check_writable
 from tenet.cli.plot import image_path, save_figure
 from tenet.dse.constructive import STRATEGIES, Strategy
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.objectives import (
     ALIASES,
     OBJECTIVES,
@@ -323,14 +324,16 @@ def _search(
         ),
         reductions=reductions,
         neighbourhood=neighbourhood,
-        store=store,
-        engine=engine,
-        workers=workers,
-        address=address,
-        time_budget=time_budget,
-        progress=_bars(items, archs),
+        execution=ExecutionOptions(
+            engine=engine,
+            workers=workers,
+            address=address,
+            store=store,
+            time_budget=time_budget,
+            progress=_bars(items, archs),
+            cache=cache,
+        ),
         best=(objective, top) if ranking_only else None,
-        cache=cache,
         strategy=strategy,
         top_k=top_k,
     )
@@ -443,10 +446,12 @@ def _tile_best(spec: Any, arch: str, result: Sweep, levels: Sequence[str], commo
             rows.to_dict("records"),
             parse_params(common["param"]),
             levels,
-            engine=common["engine"] if workers > 1 or common["engine"] == "dask" else None,
-            workers=workers,
-            address=common["address"],
-            store=common["store"],
+            execution=ExecutionOptions(
+                engine=common["engine"] if workers > 1 or common["engine"] == "dask" else None,
+                workers=workers,
+                address=common["address"],
+                store=common["store"],
+            ),
         )
         lines.append(f"\nbest tiling of {', '.join(levels)} for each mapping (least latency):")
         for name, search in found:
@@ -536,11 +541,13 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, common: Any)
             common["prune_scratchpad"],
         ),
         neighbourhood=common["neighbourhood"],
-        engine=common["engine"],
-        workers=common["workers"],
-        address=common["address"],
-        progress=_bars(items, archs),
-        cache=common["cache"],
+        execution=ExecutionOptions(
+            engine=common["engine"],
+            workers=common["workers"],
+            address=common["address"],
+            progress=_bars(items, archs),
+            cache=common["cache"],
+        ),
         strategy=common["strategy"],
         top_k=common["top_k"],
     )

@@ -213,12 +213,15 @@ def layout_rank_command(
 ) -> None:
     """Explore the design space of --workload on --arch, keep the --top points by
     --objective, and rank them by the layout-aware ingress latency."""
+    from tenet.dse.execution import ExecutionOptions
     from tenet.dse.explore import explore
     from tenet.dse.layout import LAYOUT_COLUMN, rank_by_layout
 
     workload_spec, architecture = load_workload(workload), load_architecture(arch)
     params = parse_params(param)
-    exploration = explore(workload_spec, architecture, params=params, workers=1)
+    exploration = explore(
+        workload_spec, architecture, params=params, execution=ExecutionOptions(workers=1)
+    )
     base = architecture.scratchpad or ScratchpadSpec()
     given = {"banks": banks, "bank_width": bank_width, "transaction_width": transaction_width}
     scratchpad = base.model_copy(update={k: v for k, v in given.items() if v is not None})

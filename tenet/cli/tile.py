@@ -95,6 +95,7 @@ def tile_command(
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
     finished choice of tile sizes is kept and a search started again resumes."""
     check_before_work((), engine, address, None, None, None, store, output)
+    from tenet.dse.execution import ExecutionOptions
     from tenet.dse.tiling_run import run_tiling
 
     start = time.process_time()
@@ -107,11 +108,13 @@ def tile_command(
         objective=objective,
         dims=list(dims) or None,
         aligned=aligned,
-        engine=engine if workers > 1 or engine == "dask" else None,
-        workers=workers,
-        address=address,
-        store=store,
-        progress=lambda items, total: progress(items, total=total, desc="tile sizes"),
+        execution=ExecutionOptions(
+            engine=engine if workers > 1 or engine == "dask" else None,
+            workers=workers,
+            address=address,
+            store=store,
+            progress=lambda items, total: progress(items, total=total, desc="tile sizes"),
+        ),
     )
     summary = _summary(found, time.process_time() - start)
     table = found.best.metrics.table()

@@ -19,7 +19,15 @@ from typing import Any, Literal
 
 from tenet.errors import SpecError
 
-__all__ = ["Engine", "LocalEngine", "DaskEngine", "make_engine", "EngineName", "watch_parent"]
+__all__ = [
+    "Engine",
+    "LocalEngine",
+    "DaskEngine",
+    "InProcessEngine",
+    "make_engine",
+    "EngineName",
+    "watch_parent",
+]
 
 EngineName = Literal["local", "dask"]
 CONNECT_TIMEOUT = "5s"
@@ -63,6 +71,24 @@ class Engine(AbstractContextManager["Engine"]):
 
     def _in_flight(self) -> int:
         return 2 * self.workers
+
+
+class InProcessEngine(Engine):
+    """Runs every job in this process, one after the other (no pool to start)."""
+
+    workers = 1
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+    ) -> Iterator[Any]:
+        """Yield ``function(*job)`` for each job; start none after ``deadline``."""
+        for job in jobs:
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            yield function(*job)
 
 
 class LocalEngine(Engine):

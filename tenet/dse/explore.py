@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tenet.dse.constructive import Strategy, choose_strategy, rank_mappings
-from tenet.dse.engines import Engine, make_engine
+from tenet.dse.engines import Engine, InProcessEngine, make_engine
+from tenet.dse.execution import ExecutionOptions, Progress
 from tenet.dse.figures import BOUNDED, Bound
 from tenet.dse.objectives import Constraint, objective, pareto_front, rank
 from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
@@ -29,11 +30,9 @@ from tenet.vocab import Neighbourhood
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Exploration", "Sweep", "explore", "sweep"]
+__all__ = ["Exploration", "ExecutionOptions", "Sweep", "explore", "sweep"]
 
 Source = str | Path
-Progress = Callable[..., Iterable[dict[str, Any]]]
-"""Wraps the stream of rows, called as ``progress(rows, total=n)`` (e.g. ``tqdm``)."""
 
 
 @dataclass(frozen=True)
@@ -169,20 +168,20 @@ def _stream(
 class _Session:
     """An engine and a store, made from names or given, closed when made here."""
 
-    def __init__(
-        self,
-        engine: str | Engine,
-        workers: int,
-        address: str | None,
-        store: Any,
-        cache: str | Path | None = None,
-    ) -> None:
+    def __init__(self, execution: ExecutionOptions) -> None:
+        engine, store, cache = execution.engine, execution.store, execution.cache
         if cache is not None:
             Path(cache).mkdir(parents=True, exist_ok=True)
         self.cache = None if cache is None else str(Path(cache).resolve())
         """Folder of the workers' count cache (:mod:`tenet.dse.cache`), made here, or None."""
-        self.own_engine = isinstance(engine, str)
-        self.engine = make_engine(engine, workers, address) if isinstance(engine, str) else engine
+        self.own_engine = not isinstance(engine, Engine)
+        self.engine = (
+            engine
+            if isinstance(engine, Engine)
+            else InProcessEngine()
+            if engine is None
+            else make_engine(engine, execution.workers, execution.address)
+        )
         self.own_store = not isinstance(store, ResultStore)
         self.store = store if isinstance(store, ResultStore) else ResultStore(store)
 
@@ -270,15 +269,8 @@ def explore(
     options: SpaceOptions | None = None,
     reductions: Sequence[str] | None = None,
     neighbourhood: Neighbourhood = "links",
-    store: str | Path | ResultStore | None = None,
-    engine: str | Engine = "local",
-    workers: int = 2,
-    address: str | None = None,
-    time_budget: float | None = None,
-    batch: int = 4,
-    progress: Progress | None = None,
+    execution: ExecutionOptions | None = None,
     best: tuple[str, int] | None = None,
-    cache: str | Path | None = None,
     strategy: Strategy = "exhaustive",
     top_k: int = 10,
 ) -> Exploration:
@@ -296,30 +288,16 @@ def explore(
         Where a PE finds data without fetching it (:data:`tenet.vocab.Neighbourhood`); the
         default ``"links"`` counts only what the array delivers (the previous step, or a link
         at its delay), so that skewed systolic dataflows are told from unskewed ones.
-    store
-        SQLite file for the rows (None: in memory); a run found there is resumed.
-    engine
-        ``local`` (a process pool), ``dask`` (a local cluster, or the scheduler at
-        ``address``), or an :class:`~tenet.dse.engines.Engine` to share between calls.
-    workers
-        Processes of the pool or local cluster.
-    time_budget
-        Seconds after which no new design point is started; the result is then incomplete.
-    batch
-        Design points per task sent to a worker.
-    progress
-        Wraps the stream of rows (e.g. ``tqdm``).
+    execution
+        Where and how the candidates are evaluated (:class:`ExecutionOptions`: engine,
+        workers, results store, time budget, batch, progress, count cache); a run found in
+        its store is resumed. Default: ``ExecutionOptions()``.
     best
         ``(objective, top)``: count fully only the candidates that may enter the best
         ``top`` by ``objective`` (``latency``, ``energy`` or ``edp``); the others are left
         with status ``pruned`` once a sound lower bound of their objective exceeds the
         ``top``-th best value found so far. The ranking by that objective is that of full
         evaluation. None (the default): every figure of every candidate.
-    cache
-        Folder where the workers keep the figures of every design point they count, by the
-        canonical text of its relations (:mod:`tenet.dse.cache`), for later runs; each worker
-        also keeps them in memory, so that a point counted already (a repeated network layer,
-        the same candidate reached twice) is not counted again. None: in memory only.
     strategy, top_k
         ``exhaustive`` evaluates every candidate; ``constructive`` only the ``top_k`` that the
         micro model of :mod:`tenet.dse.constructive` ranks best; ``auto`` chooses by size.
@@ -327,7 +305,7 @@ def explore(
     Examples
     --------
     >>> result = explore("gemm", "systolic-2d-8x8", params={"M": 8, "N": 8, "K": 8},
-    ...                  workers=1)
+    ...                  execution=ExecutionOptions(workers=1))
     >>> result.complete, len(result.results) == result.sizes.kept
     (True, True)
     >>> best = result.ranked("latency", top=1)
@@ -346,15 +324,8 @@ def explore(
         options=options,
         reductions=reductions,
         neighbourhood=neighbourhood,
-        store=store,
-        engine=engine,
-        workers=workers,
-        address=address,
-        time_budget=time_budget,
-        batch=batch,
-        progress=progress,
+        execution=execution,
         best=best,
-        cache=cache,
         strategy=strategy,
         top_k=top_k,
     )
@@ -371,15 +342,8 @@ def sweep(
     options: SpaceOptions | None = None,
     reductions: Sequence[str] | None = None,
     neighbourhood: Neighbourhood = "links",
-    store: str | Path | ResultStore | None = None,
-    engine: str | Engine = "local",
-    workers: int = 2,
-    address: str | None = None,
-    time_budget: float | None = None,
-    batch: int = 4,
-    progress: Progress | None = None,
+    execution: ExecutionOptions | None = None,
     best: tuple[str, int] | None = None,
-    cache: str | Path | None = None,
     strategy: Strategy = "exhaustive",
     top_k: int = 10,
 ) -> Sweep:
@@ -395,7 +359,7 @@ def sweep(
     Examples
     --------
     >>> s = sweep([("small", "gemm", {"M": 8, "N": 8, "K": 8})], ["systolic-2d-8x8"],
-    ...           workers=1)
+    ...           execution=ExecutionOptions(workers=1))
     >>> s.best("latency")[["workload", "architecture", "latency_cycles"]].values.tolist()
     [['small', 'systolic-2d-8x8', 47]]
     """
@@ -409,8 +373,9 @@ def sweep(
         check_param_names(params, param_names(*specs, *arrays), what, source=None)
     for (label, _, own), spec in zip(items, specs, strict=True):
         check_param_names(own, param_names(spec), label or spec.name, source=None)
-    session = _Session(engine, workers, address, store, cache)
-    deadline = None if time_budget is None else time.monotonic() + time_budget
+    run = execution or ExecutionOptions()
+    session = _Session(run)
+    deadline = None if run.time_budget is None else time.monotonic() + run.time_budget
     done = []
     try:
         for (label, _, own), spec in zip(items, specs, strict=True):
@@ -425,8 +390,8 @@ def sweep(
                         reductions,
                         neighbourhood,
                         deadline,
-                        batch,
-                        progress,
+                        run.batch,
+                        run.progress,
                         label,
                         best,
                         strategy,

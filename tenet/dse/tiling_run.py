@@ -7,15 +7,15 @@ search started again with the same arguments and store counts only what is missi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from tenet.api import load_problem
 from tenet.dse.engines import Engine, make_engine
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.store import ResultStore, run_key
 from tenet.dse.tiling import (
     Objective,
@@ -146,16 +146,13 @@ def run_tiling(
     objective: Objective = "latency",
     dims: Sequence[str] | None = None,
     aligned: int | None = None,
-    engine: str | Engine | None = None,
-    workers: int = 2,
-    address: str | None = None,
-    store: str | Path | ResultStore | None = None,
-    progress: Callable[..., Iterable[Any]] = _identity,
+    execution: ExecutionOptions | None = None,
 ) -> TilingSearch:
     """Search the tilings of ``workload`` on ``arch`` with ``dataflow`` (files or zoo names)
     as :func:`tenet.dse.tiling.search_tiling` does, each choice of tile sizes evaluated on
-    ``engine`` (``local``, ``dask``, an :class:`Engine`, or None: in this process) and kept in
-    ``store`` (a SQLite file or :class:`ResultStore`), from which a new run resumes.
+    the engine of ``execution`` (:class:`ExecutionOptions`; None: in this process, nothing
+    stored) and kept in its store (a SQLite file or :class:`ResultStore`), from which a new
+    run resumes. Its time budget, batch and cache are not used.
 
     Examples
     --------
@@ -180,7 +177,7 @@ def run_tiling(
         "aligned": aligned,
     }
     context = json.dumps(arguments, sort_keys=True)
-    results = _resume_and_run(problem, context, choices, engine, workers, address, store, progress)
+    results = _resume_and_run(problem, context, choices, execution or ExecutionOptions(None))
     return combine(problem, results)
 
 
@@ -188,14 +185,12 @@ def _resume_and_run(
     problem: Problem,
     context: str,
     choices: list[tuple[tuple[int, ...], ...]],
-    engine: str | Engine | None,
-    workers: int,
-    address: str | None,
-    store: str | Path | ResultStore | None,
-    progress: Callable[..., Iterable[Any]],
+    execution: ExecutionOptions,
 ) -> list[SizesResult]:
+    store = execution.store
     own = store is not None and not isinstance(store, ResultStore)
-    db = ResultStore(store) if own else store  # type: ignore[arg-type]
+    db = store if store is None or isinstance(store, ResultStore) else ResultStore(store)
+    progress = execution.progress or _identity
     run = run_key({"search": "tiling", "context": context})
     names = {k: json.dumps(chosen) for k, chosen in enumerate(choices)}
     found: dict[int, SizesResult] = {}
@@ -207,7 +202,7 @@ def _resume_and_run(
                 found[int(row["index"])] = decode(row["reason"])
         todo = [k for k in range(len(choices)) if k not in found]
         for position, text in progress(
-            _evaluate(problem, context, choices, todo, engine, workers, address),
+            _evaluate(problem, context, choices, todo, execution),
             total=len(todo),
         ):
             found[position] = decode(text)
@@ -226,10 +221,9 @@ def _evaluate(
     context: str,
     choices: list[tuple[tuple[int, ...], ...]],
     todo: list[int],
-    engine: str | Engine | None,
-    workers: int,
-    address: str | None,
+    execution: ExecutionOptions,
 ) -> Iterator[tuple[int, str]]:
+    engine = execution.engine
     jobs = ((context, k, [list(s) for s in choices[k]]) for k in todo)
     if engine is None:
         for job in jobs:
@@ -238,7 +232,7 @@ def _evaluate(
     if isinstance(engine, Engine):
         yield from engine.run(evaluate_sizes, jobs)
         return
-    with make_engine(engine, workers, address) as running:
+    with make_engine(engine, execution.workers, execution.address) as running:
         yield from running.run(evaluate_sizes, jobs)
 
 
@@ -248,11 +242,15 @@ def tile_mappings(
     mappings: Sequence[Mapping[str, Any]],
     params: Mapping[str, int] | None,
     levels: Sequence[str],
-    **search: Any,
+    *,
+    objective: Objective = "latency",
+    dims: Sequence[str] | None = None,
+    aligned: int | None = None,
+    execution: ExecutionOptions | None = None,
 ) -> list[tuple[str, TilingSearch]]:
     """Search the tilings of ``levels`` for each array mapping of ``mappings`` (rows of a
     design space exploration: ``name``, ``space_stamp``, ``time_stamp``); return each
-    mapping's name and its search. ``search`` goes to :func:`run_tiling`."""
+    mapping's name and its search; the other arguments are those of :func:`run_tiling`."""
     found = []
     for row in mappings:
         dataflow = DataflowSpec(
@@ -261,6 +259,19 @@ def tile_mappings(
             time_stamp=str(row["time_stamp"]),
         )
         found.append(
-            (dataflow.name, run_tiling(workload, arch, dataflow, params, levels, **search))
+            (
+                dataflow.name,
+                run_tiling(
+                    workload,
+                    arch,
+                    dataflow,
+                    params,
+                    levels,
+                    objective=objective,
+                    dims=dims,
+                    aligned=aligned,
+                    execution=execution,
+                ),
+            )
         )
     return found

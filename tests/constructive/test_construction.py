@@ -9,6 +9,7 @@ import pytest
 
 from tenet.api import load_problem
 from tenet.dse.constructive import choose_strategy, construct_tilings, estimate, rank_mappings
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import explore
 from tenet.dse.space import DesignSpace
 from tenet.dse.tiling import search_tiling
@@ -69,9 +70,14 @@ def test_strategy_choice() -> None:
 @pytest.mark.slow
 def test_constructive_top_k_holds_the_exhaustive_best() -> None:
     params = {"M": 32, "N": 32, "K": 32}
-    full = explore("gemm", "systolic-2d-8x8", params=params, workers=1)
+    full = explore("gemm", "systolic-2d-8x8", params=params, execution=ExecutionOptions(workers=1))
     built = explore(
-        "gemm", "systolic-2d-8x8", params=params, workers=1, strategy="constructive", top_k=10
+        "gemm",
+        "systolic-2d-8x8",
+        params=params,
+        strategy="constructive",
+        top_k=10,
+        execution=ExecutionOptions(workers=1),
     )
     assert len(built.results) == 10
     best = full.ranked("latency", 1)["latency_cycles"].iloc[0]

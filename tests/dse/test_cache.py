@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from tenet.cli import cli
 from tenet.dse.cache import _CACHES, RowCache, row_key, worker_cache
 from tenet.dse.engines import Engine
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import sweep
 from tenet.dse.worker import Context, evaluate_tasks
 from tenet.spec import load_architecture, load_network, load_workload
@@ -48,9 +49,9 @@ def test_sweep_with_cache_equals_uncached_and_counts_each_layer_once(tmp_path: P
     # same relations
     renamed = load_workload("gemm").model_copy(update={"name": "matmul"})
     layers.append(("renamed", renamed, dict(spec.layers[0].params)))
-    plain = sweep(layers, [ARRAY], workers=1)
+    plain = sweep(layers, [ARRAY], execution=ExecutionOptions(workers=1))
     folder = tmp_path / "counts"
-    cached = sweep(layers, [ARRAY], engine=InProcess(), cache=folder)
+    cached = sweep(layers, [ARRAY], execution=ExecutionOptions(engine=InProcess(), cache=folder))
     assert _figures(cached) == _figures(plain)
     first, again, other, named = cached.explorations
     assert _figures(first) == _figures(again) == _figures(named)
@@ -61,7 +62,12 @@ def test_sweep_with_cache_equals_uncached_and_counts_each_layer_once(tmp_path: P
     assert len(list(folder.glob("*.json"))) == distinct
     # a later run (another process: a fresh cache) reads the folder and counts nothing
     _CACHES.clear()
-    later = sweep(layers, [ARRAY], engine=InProcess(), cache=folder, best=("latency", 1))
+    later = sweep(
+        layers,
+        [ARRAY],
+        best=("latency", 1),
+        execution=ExecutionOptions(engine=InProcess(), cache=folder),
+    )
     assert later.best("latency").values.tolist() == plain.best("latency").values.tolist()
     assert worker_cache(str(folder.resolve())).misses == 0
 
@@ -114,18 +120,28 @@ def test_pruned_rows_hold_only_under_a_bound_as_tight(tmp_path: Path):
 def test_pruned_search_with_cache_ranks_as_without(tmp_path: Path):
     spec = load_network(NETWORK)
     layers = [(layer.name, layer.workload, dict(layer.params)) for layer in spec.layers]
-    plain = sweep(layers, [ARRAY], workers=1, best=("latency", 2))
+    plain = sweep(layers, [ARRAY], best=("latency", 2), execution=ExecutionOptions(workers=1))
     folder = tmp_path / "counts"
     for top in (2, 1, 2, 3):
         _CACHES.clear()
-        cached = sweep(layers, [ARRAY], engine=InProcess(), cache=folder, best=("latency", top))
+        cached = sweep(
+            layers,
+            [ARRAY],
+            best=("latency", top),
+            execution=ExecutionOptions(engine=InProcess(), cache=folder),
+        )
         for ours, theirs in zip(cached.explorations, plain.explorations, strict=True):
             columns = ["name", "latency_cycles"]
             expected = theirs.ranked("latency", min(top, 2))[columns].values.tolist()
             assert ours.ranked("latency", min(top, 2))[columns].values.tolist() == expected
     # the same search again: every point known (complete, illegal or pruned as tightly)
     _CACHES.clear()
-    sweep(layers, [ARRAY], engine=InProcess(), cache=folder, best=("latency", 2))
+    sweep(
+        layers,
+        [ARRAY],
+        best=("latency", 2),
+        execution=ExecutionOptions(engine=InProcess(), cache=folder),
+    )
     assert worker_cache(str(folder.resolve())).misses == 0
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import explore, sweep
 from tenet.dse.plots import plot_pareto
 from tenet.dse.store import ResultStore
@@ -40,7 +41,7 @@ def stop_after(count: int):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory):
     store = tmp_path_factory.mktemp("ref") / "ref.sqlite"
-    return explore("gemm", "systolic-2d-8x8", params=SMALL, store=store)
+    return explore("gemm", "systolic-2d-8x8", params=SMALL, execution=ExecutionOptions(store=store))
 
 
 def test_explore_rows_follow_the_space(reference):
@@ -56,11 +57,18 @@ def test_explore_rows_follow_the_space(reference):
 def test_explore_resumes_after_stop(tmp_path: Path, reference):
     store = tmp_path / "runs.sqlite"
     with pytest.raises(Stop):
-        explore("gemm", "systolic-2d-8x8", params=SMALL, store=store, progress=stop_after(5))
+        explore(
+            "gemm",
+            "systolic-2d-8x8",
+            params=SMALL,
+            execution=ExecutionOptions(store=store, progress=stop_after(5)),
+        )
     with sqlite3.connect(store) as db:
         (stored,) = db.execute("SELECT COUNT(*) FROM results").fetchone()
     assert 5 <= stored < reference.sizes.kept
-    resumed = explore("gemm", "systolic-2d-8x8", params=SMALL, store=store)
+    resumed = explore(
+        "gemm", "systolic-2d-8x8", params=SMALL, execution=ExecutionOptions(store=store)
+    )
     assert resumed.complete
     assert resumed.results.equals(reference.results)
 
@@ -92,7 +100,9 @@ def test_explore_resumes_after_kill(tmp_path: Path):
     assert process.returncode == -signal.SIGKILL
     with sqlite3.connect(store) as db:
         (stored,) = db.execute("SELECT COUNT(*) FROM results").fetchone()
-    resumed = explore("gemm", "systolic-2d-8x8", params=params, store=store)
+    resumed = explore(
+        "gemm", "systolic-2d-8x8", params=params, execution=ExecutionOptions(store=store)
+    )
     assert 4 <= stored < len(resumed.results)
     uninterrupted = explore("gemm", "systolic-2d-8x8", params=params)
     assert resumed.results.equals(uninterrupted.results)
@@ -100,12 +110,22 @@ def test_explore_resumes_after_kill(tmp_path: Path):
 
 def test_explore_on_dask_equals_local_pool(reference):
     pytest.importorskip("distributed")
-    on_dask = explore("gemm", "systolic-2d-8x8", params=SMALL, engine="dask", workers=2)
+    on_dask = explore(
+        "gemm",
+        "systolic-2d-8x8",
+        params=SMALL,
+        execution=ExecutionOptions(engine="dask", workers=2),
+    )
     assert on_dask.results.equals(reference.results)
 
 
 def test_explore_time_budget_leaves_run_incomplete():
-    partial = explore("gemm", "systolic-2d-8x8", params=SMALL, time_budget=0.0, workers=1)
+    partial = explore(
+        "gemm",
+        "systolic-2d-8x8",
+        params=SMALL,
+        execution=ExecutionOptions(time_budget=0.0, workers=1),
+    )
     assert not partial.complete
     assert len(partial.results) < partial.sizes.kept
 
@@ -121,7 +141,7 @@ def test_sweep_every_workload_on_every_array():
     result = sweep(
         [("a", "gemm", SMALL), ("b", "gemm", {"M": 16, "N": 8, "K": 8})],
         ["systolic-2d-8x8", "systolic-2d-16x16"],
-        workers=2,
+        execution=ExecutionOptions(workers=2),
     )
     assert [(e.workload, e.architecture) for e in result.explorations] == [
         ("a", "systolic-2d-8x8"),

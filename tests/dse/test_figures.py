@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import explore
 from tenet.dse.figures import SharedCounts, design_row
 from tenet.dse.space import DesignSpace, SpaceOptions
@@ -47,8 +48,10 @@ def test_design_row_equals_full_evaluation(params, arch, around: Neighbourhood):
 
 @pytest.mark.parametrize("by", ["latency", "energy", "edp"])
 def test_pruned_search_ranks_as_full_evaluation(by: str):
-    full = explore("gemm", "systolic-2d-8x8", params=SMALL, workers=1)
-    pruned = explore("gemm", "systolic-2d-8x8", params=SMALL, workers=1, best=(by, 5))
+    full = explore("gemm", "systolic-2d-8x8", params=SMALL, execution=ExecutionOptions(workers=1))
+    pruned = explore(
+        "gemm", "systolic-2d-8x8", params=SMALL, best=(by, 5), execution=ExecutionOptions(workers=1)
+    )
     columns = ["index", "name", "latency_cycles", "energy_pj", "edp_pj_cycles"]
     expected = full.ranked(by, 5)[columns].to_dict(orient="records")
     assert pruned.ranked(by, 5)[columns].to_dict(orient="records") == expected
@@ -56,12 +59,24 @@ def test_pruned_search_ranks_as_full_evaluation(by: str):
 
 
 def test_pruned_points_say_why():
-    result = explore("gemm", "systolic-2d-8x8", params=SMALL, workers=1, best=("latency", 1))
+    result = explore(
+        "gemm",
+        "systolic-2d-8x8",
+        params=SMALL,
+        best=("latency", 1),
+        execution=ExecutionOptions(workers=1),
+    )
     reasons = result.results.loc[result.results["status"] == "pruned", "reason"]
     assert len(reasons) > 0
     assert all(r.startswith("latency at least ") for r in reasons)
 
 
 def test_unbounded_objective_prunes_nothing():
-    result = explore("gemm", "systolic-2d-8x8", params=SMALL, workers=1, best=("sbw", 1))
+    result = explore(
+        "gemm",
+        "systolic-2d-8x8",
+        params=SMALL,
+        best=("sbw", 1),
+        execution=ExecutionOptions(workers=1),
+    )
     assert set(result.results["status"]) == {"ok"}

@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from tenet.api import load_problem
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import sweep
 from tenet.dse.tiling import tilings
 from tenet.dse.tiling_run import tile_mappings
@@ -52,7 +53,9 @@ def test_mappings_and_tilings_together_match_brute_force(
     params: dict[str, int], dims: list[str] | None, top: int
 ) -> None:
     workload = load_workload("gemm")
-    exploration = sweep([workload], ["simba"], params=params, workers=1).explorations[0]
+    exploration = sweep(
+        [workload], ["simba"], params=params, execution=ExecutionOptions(workers=1)
+    ).explorations[0]
     rows = exploration.ranked("latency", top, []).to_dict("records")
     found = tile_mappings(workload, "simba", rows, params, ["glb"], dims=dims)
     assert [name for name, _ in found] == [row["name"] for row in rows]

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tenet.api import load_problem
+from tenet.dse.execution import ExecutionOptions
 from tenet.dse.tiling import search_tiling
 from tenet.dse.tiling_run import decode, encode, run_tiling
 from tests.conftest import run
@@ -21,7 +22,9 @@ PARAMS = {"M": 4, "N": 4, "K": 4}
 def test_engine_and_store_match_in_process(tmp_path: Path) -> None:
     expected = search_tiling(load_problem(*ARGS, PARAMS), ["glb"])
     store = tmp_path / "tiles.db"
-    first = run_tiling(*ARGS, PARAMS, ["glb"], engine="local", workers=2, store=store)
+    first = run_tiling(
+        *ARGS, PARAMS, ["glb"], execution=ExecutionOptions(engine="local", workers=2, store=store)
+    )
     assert first.best == expected.best
     assert (first.candidates, first.fitting, first.evaluated) == (
         expected.candidates,
@@ -34,7 +37,9 @@ def test_engine_and_store_match_in_process(tmp_path: Path) -> None:
         totals.append(total)
         return list(items)
 
-    again = run_tiling(*ARGS, PARAMS, ["glb"], store=store, progress=seen)
+    again = run_tiling(
+        *ARGS, PARAMS, ["glb"], execution=ExecutionOptions(store=store, progress=seen)
+    )
     assert totals == [0]  # every choice of tile sizes was stored: nothing is counted again
     assert again.best == expected.best
     assert again.evaluated == expected.evaluated
