@@ -3,8 +3,10 @@ over lists of workloads and arrays."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 
     from tenet.dse.explore import Exploration, Sweep
 
-__all__ = ["dse_command", "sweep_command", "engine_options", "check_before_work"]
+__all__ = ["dse_command", "sweep_command", "engine_options", "check_before_work", "SearchRequest"]
 
 SHOWN = [
     "source",
@@ -106,7 +108,109 @@ def engine_options(workers: int = 2) -> list[Callable[..., Any]]:
     ]
 
 
-def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
+@dataclass(frozen=True)
+class SearchRequest:
+    """The search options of ``tenet dse`` and ``tenet sweep``, parsed and checked."""
+
+    params: dict[str, int]
+    """Size parameters (``-p NAME=VALUE``)."""
+    objective: str
+    """What the best are ranked by."""
+    top: int
+    """How many of the best are shown."""
+    constraints: tuple[Constraint, ...]
+    """Conditions a shown design point meets."""
+    space: SpaceOptions
+    """What the design space holds."""
+    execution: ExecutionOptions
+    """Where and how the points are evaluated (no progress display yet)."""
+    neighbourhood: Neighbourhood
+    """Where a PE finds data without fetching it."""
+    every_figure: bool
+    """Count every figure of every point (else only what the ranking needs)."""
+    strategy: Strategy
+    """Evaluate every point, or build the ``top_k`` best (``auto``: by the space's size)."""
+    top_k: int
+    """Points the constructive strategy evaluates exactly."""
+    pareto: str | None
+    """``X,Y``: the objectives of the Pareto front plotted to ``plot``."""
+    plot: str | None
+    """Image file of the front."""
+    fmt: str
+    """Output format: ``table``, ``csv`` or ``json``."""
+    output: str | None
+    """File for the output (None: standard output)."""
+
+
+def _with_request(function: Callable[..., None]) -> Callable[..., None]:
+    """Give ``function`` the search options as one :class:`SearchRequest` (``request=``),
+    checked before any work starts; its own options are passed on as they are."""
+
+    @functools.wraps(function)
+    def command(
+        *,
+        param: tuple[str, ...],
+        objective: str,
+        top: int,
+        constraint: tuple[str, ...],
+        engine: str,
+        workers: int,
+        address: str | None,
+        store: str | None,
+        time_budget: float | None,
+        skew: str,
+        pe_digits: int,
+        order_depth: str,
+        temporal_tiles: str,
+        instances_per_step: int | None,
+        prune_scratchpad: bool,
+        every_figure: bool,
+        strategy: Strategy,
+        top_k: int,
+        neighbourhood: Neighbourhood,
+        cache: str | None,
+        pareto: str | None,
+        plot: str | None,
+        fmt: str,
+        output: str | None,
+        **own: object,
+    ) -> None:
+        constraints = check_before_work(
+            constraint, engine, address, time_budget, pareto, plot, store, output
+        )
+        space = _options(
+            skew, pe_digits, order_depth, temporal_tiles, instances_per_step, prune_scratchpad
+        )
+        execution = ExecutionOptions(
+            engine=engine,
+            workers=workers,
+            address=address,
+            store=store,
+            time_budget=time_budget,
+            cache=cache,
+        )
+        request = SearchRequest(
+            params=parse_params(param),
+            objective=objective,
+            top=top,
+            constraints=tuple(constraints),
+            space=space,
+            execution=execution,
+            neighbourhood=neighbourhood,
+            every_figure=every_figure,
+            strategy=strategy,
+            top_k=top_k,
+            pareto=pareto,
+            plot=plot,
+            fmt=fmt,
+            output=output,
+        )
+        function(request=request, **own)
+
+    return command
+
+
+def _space_options(function: Callable[..., None]) -> Callable[..., None]:
     decorators = [
         click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE."),
         click.option(
@@ -173,9 +277,10 @@ def _space_options(function: Callable[..., Any]) -> Callable[..., Any]:
         format_option,
         output_option,
     ]
+    command = _with_request(function)
     for decorator in reversed(decorators):
-        function = decorator(function)
-    return function
+        command = decorator(command)
+    return command
 
 
 def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
@@ -224,12 +329,13 @@ def check_before_work(
 ) -> list[Constraint]:
     """Check the options that are only used after the search, so that none of them fails it
     at the end; return the parsed constraints."""
-    if address is not None and engine != "dask":
-        raise click.UsageError("--address needs --engine dask")
-    if time_budget is not None and not time_budget >= 0:
-        raise click.BadParameter(
-            f"expected seconds >= 0, got {time_budget:g}", param_hint="--time-budget"
-        )
+    try:
+        ExecutionOptions(engine=engine, address=address, time_budget=time_budget)
+    except SpecError as exc:
+        if exc.source == "address":
+            raise click.UsageError("--address needs --engine dask") from exc
+        option = f"--{exc.source or ''}".replace("_", "-")
+        raise click.BadParameter(exc.reason, param_hint=option) from exc
     if pareto is not None:
         if plot is None:
             raise click.UsageError("--pareto needs --plot FILE")
@@ -280,62 +386,27 @@ def _search(
     items: list[Any],
     archs: Sequence[str],
     reductions: Sequence[str] | None,
-    *,
-    param: tuple[str, ...],
-    objective: str,
-    top: int,
-    constraint: tuple[str, ...],
-    engine: str,
-    workers: int,
-    address: str | None,
-    store: str | None,
-    time_budget: float | None,
-    skew: str,
-    pe_digits: int,
-    order_depth: str,
-    temporal_tiles: str,
-    instances_per_step: int | None,
-    prune_scratchpad: bool,
-    every_figure: bool,
-    neighbourhood: Neighbourhood,
-    cache: str | None,
-    pareto: str | None,
-    plot: str | None,
-    fmt: str,
-    output: str | None,
+    request: SearchRequest,
     scheduled: pd.DataFrame | None = None,
-    strategy: Strategy = "exhaustive",
-    top_k: int = 10,
 ) -> Sweep:
     from tenet.dse.explore import sweep
 
-    constraints = check_before_work(
-        constraint, engine, address, time_budget, pareto, plot, store, output
-    )
+    r = request
+    constraints = r.constraints
     # only the best `top` are shown: points that cannot enter them are not counted further,
     # unless all rows are kept, filtered or plotted
-    ranking_only = not (every_figure or constraints or plot or store)
+    ranking_only = not (r.every_figure or constraints or r.plot or r.execution.store)
     result = sweep(
         items,
         list(archs),
-        params=parse_params(param),
-        options=_options(
-            skew, pe_digits, order_depth, temporal_tiles, instances_per_step, prune_scratchpad
-        ),
+        params=r.params,
+        options=r.space,
         reductions=reductions,
-        neighbourhood=neighbourhood,
-        execution=ExecutionOptions(
-            engine=engine,
-            workers=workers,
-            address=address,
-            store=store,
-            time_budget=time_budget,
-            progress=_bars(items, archs),
-            cache=cache,
-        ),
-        best=(objective, top) if ranking_only else None,
-        strategy=strategy,
-        top_k=top_k,
+        neighbourhood=r.neighbourhood,
+        execution=replace(r.execution, progress=_bars(items, archs)),
+        best=(r.objective, r.top) if ranking_only else None,
+        strategy=r.strategy,
+        top_k=r.top_k,
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)
@@ -347,6 +418,7 @@ def _search(
             )
     import pandas as pd
 
+    objective, top = r.objective, r.top
     best = pd.concat(
         [e.ranked(objective, top, constraints) for e in result.explorations], ignore_index=True
     )
@@ -355,8 +427,8 @@ def _search(
         ours = rank(scheduled, objective, top, constraints)
         best = pd.concat([ours.assign(source="schedule"), best.assign(source="space")])
         head = f"best {top} by {objective} from the schedule and from the space"
-    write_output(_render(best, fmt, head), output)
-    _plot(_constrained(result.results, constraints), pareto, plot)
+    write_output(_render(best, r.fmt, head), r.output)
+    _plot(_constrained(result.results, constraints), r.pareto, r.plot)
     return result
 
 
@@ -393,11 +465,11 @@ def dse_command(
     reuse: bool,
     vs_data_centric: bool,
     tile_levels: tuple[str, ...],
-    **common: Any,
+    request: SearchRequest,
 ) -> None:
     """Search the affine space-time mappings of a workload on an array; print the best (and,
     with --tile, the best tiling of each)."""
-    if tile_levels and common["fmt"] != "table":
+    if tile_levels and request.fmt != "table":
         raise click.UsageError("--tile prints tables: use --format table")
     spec = load_workload(workload)
     reductions = (*spec.reductions, *reduction)
@@ -410,48 +482,46 @@ def dse_command(
         scheduled = explore_schedule(
             spec,
             arch,
-            params=parse_params(common["param"]),
+            params=request.params,
             reductions=reductions,
             reuse=reuse,
-            neighbourhood=common["neighbourhood"],
+            neighbourhood=request.neighbourhood,
         )
     if vs_data_centric:
         # the best data-centric point is compared exactly: count every point's figures
-        common["every_figure"] = True
-    result = _search([spec], [arch], reductions, **common, scheduled=scheduled)
+        request = replace(request, every_figure=True)
+    result = _search([spec], [arch], reductions, request, scheduled)
     if vs_data_centric:
         from tenet.dse.headline import compare_data_centric
 
         for exploration in result.explorations:
-            comparison = compare_data_centric(exploration.results, common["objective"])
+            comparison = compare_data_centric(exploration.results, request.objective)
             click.echo("\n".join(comparison.lines()))
     if tile_levels:
-        _tile_best(spec, arch, result, tile_levels, common)
+        _tile_best(spec, arch, result, tile_levels, request)
 
 
-def _tile_best(spec: Any, arch: str, result: Sweep, levels: Sequence[str], common: Any) -> None:
+def _tile_best(
+    spec: Any, arch: str, result: Sweep, levels: Sequence[str], request: SearchRequest
+) -> None:
     """Print the best tiling of ``levels`` for each of the best array mappings (its tile
     stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
     latency; ties: the better ranked mapping)."""
     from tenet.dse.tiling_run import tile_mappings
 
-    constraints = [parse_constraint(text) for text in common["constraint"]]
-    workers = common["workers"]
+    run = request.execution
+    in_process = run.workers == 1 and run.engine == "local"
+    execution = ExecutionOptions(
+        engine=None if in_process else run.engine,
+        workers=run.workers,
+        address=run.address,
+        store=run.store,
+    )
     lines = []
     for exploration in result.explorations:
-        rows = exploration.ranked(common["objective"], common["top"], constraints)
+        rows = exploration.ranked(request.objective, request.top, request.constraints)
         found = tile_mappings(
-            spec,
-            arch,
-            rows.to_dict("records"),
-            parse_params(common["param"]),
-            levels,
-            execution=ExecutionOptions(
-                engine=common["engine"] if workers > 1 or common["engine"] == "dask" else None,
-                workers=workers,
-                address=common["address"],
-                store=common["store"],
-            ),
+            spec, arch, rows.to_dict("records"), request.params, levels, execution=execution
         )
         lines.append(f"\nbest tiling of {', '.join(levels)} for each mapping (least latency):")
         for name, search in found:
@@ -468,10 +538,10 @@ def _tile_best(spec: Any, arch: str, result: Sweep, levels: Sequence[str], commo
                 f"{search.best.metrics.latency} cycles"
             )
     text = "\n".join(lines)
-    if common["output"] is None:
+    if request.output is None:
         click.echo(text)
     else:  # after the table written there
-        write_output(Path(common["output"]).read_text().rstrip("\n") + text, common["output"])
+        write_output(Path(request.output).read_text().rstrip("\n") + text, request.output)
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:
@@ -511,16 +581,16 @@ def sweep_command(
     network: str | None,
     archs: tuple[str, ...],
     layers_plot: str | None,
-    **common: Any,
+    request: SearchRequest,
 ) -> None:
     """Search every workload (or network layer) on every array; print the best of each."""
     if layers_plot is None:
-        _search(_workload_list(workloads, network), archs, None, **common)
+        _search(_workload_list(workloads, network), archs, None, request)
         return
-    _layers(network, archs, layers_plot, common)
+    _layers(network, archs, layers_plot, request)
 
 
-def _layers(network: str | None, archs: tuple[str, ...], plot: str, common: Any) -> None:
+def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: SearchRequest) -> None:
     if network is None or len(archs) != 1:
         raise click.UsageError("--layers-plot needs --network and one --arch")
     from tenet.dse.explore import sweep
@@ -531,29 +601,18 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, common: Any)
     result = sweep(
         items,
         list(archs),
-        params=parse_params(common["param"]),
-        options=_options(
-            common["skew"],
-            common["pe_digits"],
-            common["order_depth"],
-            common["temporal_tiles"],
-            common["instances_per_step"],
-            common["prune_scratchpad"],
+        params=request.params,
+        options=request.space,
+        neighbourhood=request.neighbourhood,
+        execution=replace(
+            request.execution, store=None, time_budget=None, progress=_bars(items, archs)
         ),
-        neighbourhood=common["neighbourhood"],
-        execution=ExecutionOptions(
-            engine=common["engine"],
-            workers=common["workers"],
-            address=common["address"],
-            progress=_bars(items, archs),
-            cache=common["cache"],
-        ),
-        strategy=common["strategy"],
-        top_k=common["top_k"],
+        strategy=request.strategy,
+        top_k=request.top_k,
     )
-    best = result.best(common["objective"])
+    best = result.best(request.objective)
     table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
-    write_output(_render_columns(table[LAYER_COLUMNS], common["fmt"]), common["output"])
+    write_output(_render_columns(table[LAYER_COLUMNS], request.fmt), request.output)
     save_figure(plot_layers(table), plot, "--layers-plot")
 
 
