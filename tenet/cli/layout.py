@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 import yaml
@@ -23,10 +23,13 @@ from tenet.cli.plot import save_figure
 from tenet.files import write_atomically
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import LayoutMetrics
-from tenet.layout.search import SEARCHES, LayoutSearch, search_layout
+from tenet.layout.search import SEARCHES, LayoutSearch, Search, search_layout
 from tenet.spec import load_architecture, load_workload
 from tenet.spec.layout import ScratchpadSpec
 from tenet.vocab import Neighbourhood, column
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["layout_command"]
 
@@ -153,7 +156,7 @@ def layout_command(
     )
     found = None
     if method != "none":
-        found = search_layout(lp, method, depth=depth)  # type: ignore[arg-type]
+        found = search_layout(lp, cast(Search, method), depth=depth)  # one of SEARCHES
         lp = lp.with_layouts(found.layouts())
     metrics = lp.evaluate()
     if save is not None:
@@ -170,7 +173,7 @@ def layout_command(
         reads = [a.tensor for a in lp.problem.accesses if a.access == "read"]
         tensor = plot_tensor or (reads[0] if reads else "")
         ax = plot_bank_use(bank_use(lp, tensor), title=f"{tensor}: bank use per time-stamp")
-        save_figure(ax.figure, plot_file, "--plot")  # type: ignore[arg-type]
+        save_figure(cast("Figure", ax.figure), plot_file, "--plot")
     if fmt == "json":
         write_output(json.dumps(_to_dict(metrics, found), indent=2), output)
     else:
@@ -231,7 +234,7 @@ def layout_rank_command(
         architecture,
         params,
         scratchpad=scratchpad,
-        search=None if method == "none" else method,  # type: ignore[arg-type]
+        search=None if method == "none" else cast(Search, method),
         by=objective,
         top=top,
     )

@@ -25,6 +25,8 @@ from tenet.spec.io import strict_json
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from tenet.compare.lowering import Interconnect
+
 __all__ = ["maestro_command", "compare_command"]
 
 _SUMMARY = (
@@ -65,8 +67,9 @@ def maestro_command(
             results.append(estimate(item, hw, network.name))
         except TenetError as exc:
             results.append(exc)
-    if all(isinstance(r, TenetError) for r in results):
-        raise results[0]  # type: ignore[misc]
+    failures = [r for r in results if isinstance(r, TenetError)]
+    if len(failures) == len(results):
+        raise failures[0]
     records = [
         r.to_dict()
         if isinstance(r, MaestroEstimate)
@@ -175,10 +178,10 @@ def compare_command(
         )
     else:
         table = compare_network(
-            mapping,  # type: ignore[arg-type]
-            hardware,  # type: ignore[arg-type]
+            cast(str, mapping),  # given: checked above
+            cast(str, hardware),
             layers=[layer] if layer else None,
-            interconnect=interconnect,  # type: ignore[arg-type]
+            interconnect=cast("Interconnect", interconnect),  # one of the option's choices
         )
         if layer and table.empty:
             raise SpecError(f"no layer {layer!r} in the network", source=mapping)

@@ -11,6 +11,7 @@ from tenet.cli.app import cli, param_option, parse_params, write_output
 
 if TYPE_CHECKING:
     from tenet.peers.loopnest import LoopNest
+    from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 
 __all__ = ["import_group", "export_group", "compare_with_peer"]
 
@@ -80,7 +81,9 @@ def export_group() -> None:
     dataflow (skewed or modulo placements are refused, with the reason)."""
 
 
-def _specs(workload: str, arch: str, dataflow: str) -> tuple[object, object, object]:
+def _specs(
+    workload: str, arch: str, dataflow: str
+) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
     from tenet.spec import load_architecture, load_dataflow, load_workload
 
     a = load_architecture(arch)
@@ -101,7 +104,7 @@ def export_accelforge(
     from tenet.peers.files import dump
 
     w, a, d = _specs(workload, arch, dataflow)
-    doc = write_accelforge(w, a, d, parse_params(param))  # type: ignore[arg-type]
+    doc = write_accelforge(w, a, d, parse_params(param))
     write_output(dump(doc).rstrip(), output)
 
 
@@ -119,7 +122,7 @@ def export_zigzag(
     from tenet.peers.zigzag import write_zigzag
 
     w, a, d = _specs(workload, arch, dataflow)
-    docs = write_zigzag(w, a, d, parse_params(param))  # type: ignore[arg-type]
+    docs = write_zigzag(w, a, d, parse_params(param))
     paths = write_specs(directory, docs)
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
 

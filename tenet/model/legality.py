@@ -127,18 +127,19 @@ def dependences(
     for tensor in workload.tensors:
         if tensor in reductions:
             continue
-        for kind, first, then in (
+        kinds: tuple[tuple[DependenceKind, str, str], ...] = (
             ("flow", "writes", "reads"),
             ("anti", "reads", "writes"),
             ("output", "writes", "writes"),
-        ):
+        )
+        for kind, first, then in kinds:
             source = _accesses(workload, tensor, first)
             sink = _accesses(workload, tensor, then)
             if source is None or sink is None:
                 continue
             relation = source.apply_range(sink.reverse()).intersect(before)
             if not relation.is_empty():
-                found.append(Dependence(kind, tensor, relation.coalesce()))  # type: ignore[arg-type]
+                found.append(Dependence(kind, tensor, relation.coalesce()))
     return tuple(found)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -24,7 +24,7 @@ def _tagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
         return {"kind": suffix, **loader.construct_mapping(node, deep=True)}
     if isinstance(node, yaml.SequenceNode):
         return loader.construct_sequence(node, deep=True)
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
+    return loader.construct_scalar(cast(yaml.ScalarNode, node))
 
 
 _Loader.add_multi_constructor("!", _tagged)
@@ -69,7 +69,7 @@ class _Dumper(yaml.SafeDumper):
     """Safe YAML with ``{"kind": "Tag", ...}`` written as a ``!Tag`` mapping."""
 
 
-class _Tagged(dict):  # type: ignore[type-arg]
+class _Tagged(dict[str, Any]):
     pass
 
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from math import ceil
-from typing import Any
+from typing import Any, cast
 
 import islpy as isl
 
@@ -130,7 +130,7 @@ def number(value: Any, source: str, where: str) -> float | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             return node.value
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](walk(node.left), walk(node.right))  # type: ignore[no-any-return]
+            return cast(float, _OPS[type(node.op)](walk(node.left), walk(node.right)))
         raise ValueError
 
     try:

@@ -46,13 +46,14 @@ def _attributes(node: onnx.NodeProto) -> dict[str, Any]:
 
 def _known(shapes: dict[str, list[int | None]], name: str, node: str, source: str) -> list[int]:
     shape = shapes.get(name)
-    if shape is None or any(d is None for d in shape):
+    known = [int(d) for d in shape or () if d is not None]
+    if shape is None or len(known) != len(shape):
         raise SpecError(
             f"node {node}: the shape of {name!r} is not known after shape inference "
             "(give the model's inputs fixed sizes)",
             source=source,
         )
-    return [int(d) for d in shape]  # type: ignore[arg-type]
+    return known
 
 
 def _same(values: list[int], what: str, node: str, source: str) -> int:

@@ -245,7 +245,8 @@ def resolve_args(
                     location=location,
                 )
         elif decl.array_dim is not None and extents is not None:
-            if decl.array_dim >= len(extents) or extents[decl.array_dim] is None:
+            extent = extents[decl.array_dim] if decl.array_dim < len(extents) else None
+            if extent is None:
                 raise SpecError(
                     f"parameter {name} takes the extent of PE index {decl.array_dim}, which the "
                     f"architecture does not give (its PEs have {len(extents)} indices); "
@@ -253,7 +254,7 @@ def resolve_args(
                     source=source,
                     location=location,
                 )
-            value = extents[decl.array_dim]  # type: ignore[assignment]
+            value = extent
         else:
             value = decl.default
         problem = decl.check(name, value)
