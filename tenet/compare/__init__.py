@@ -34,6 +34,8 @@ from tenet.vocab import Source
 if TYPE_CHECKING:
     import pandas as pd
 
+    from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+
 __all__ = [
     "COLUMNS",
     "ComparisonRow",
@@ -89,9 +91,9 @@ def compare(
     hardware: Hardware | Source | None = None,
     *,
     layer: str | None = None,
-    workload: object | None = None,
-    architecture: object | None = None,
-    dataflow: object | None = None,
+    workload: Source | WorkloadSpec | None = None,
+    architecture: Source | ArchitectureSpec | None = None,
+    dataflow: Source | DataflowSpec | None = None,
     params: Mapping[str, int] | None = None,
     tensors: Mapping[str, str] | None = None,
     interconnect: Interconnect = "multicast",
@@ -122,24 +124,23 @@ def compare(
     >>> int(row["exact"]), int(row["estimate"])
     (64, 64)
     """
-    triple = (workload, architecture, dataflow)
-    given = [x is not None for x in triple]
+    given = [x is not None for x in (workload, architecture, dataflow)]
     if any(given) and not all(given):
         raise TypeError("give workload, architecture and dataflow together")
-    if mapping is None and not all(given):
-        raise TypeError("give a mapping (data-centric) or workload, architecture and dataflow")
     if mapping is not None and hardware is None:
         raise TypeError("a mapping needs its hardware")
-    if not all(given):
-        chosen, network = _layer(mapping, layer)  # type: ignore[arg-type]
-        hw = _hardware(hardware)  # type: ignore[arg-type]
+    if workload is None or architecture is None or dataflow is None:
+        if mapping is None or hardware is None:
+            raise TypeError("give a mapping (data-centric) or workload, architecture and dataflow")
+        chosen, network = _layer(mapping, layer)
+        hw = _hardware(hardware)
         metrics, names = _exact(chosen, hw, interconnect)
     else:
-        problem = load_problem(*triple, params=params)  # type: ignore[arg-type]
+        problem = load_problem(workload, architecture, dataflow, params=params)
         metrics, names = evaluate(problem), match_tensors(problem)
-        if mapping is not None:
+        if mapping is not None and hardware is not None:  # (a mapping comes with its hardware)
             chosen, network = _layer(mapping, layer)
-            hw = _hardware(hardware)  # type: ignore[arg-type]
+            hw = _hardware(hardware)
         else:
             found = synthesize(problem)
             chosen, network = found.layer, ""
