@@ -282,7 +282,7 @@ def _original_report(
 
     def delay(kind: str) -> int:
         unique = sum(r["_unique_window"] for r in rows if r["access"] == kind)
-        return unique * 16 // bandwidth + latency - 1
+        return int(unique * 16 // bandwidth + latency - 1)
 
     energy = macs
     for r in [r for r in rows if r["access"] == "read"] + [

@@ -60,9 +60,9 @@ def address_function(
 
     def value(e: tuple[Any, ...], x: Point) -> int:
         if e[0] == "index":
-            return x[e[1]]
+            return int(x[e[1]])
         inner = value(e[1], x)
-        return inner // e[2] if e[0] == "div" else inner % e[2]
+        return int(inner // e[2] if e[0] == "div" else inner % e[2])
 
     def address(element: Point) -> int:
         shifted = tuple(e - lo for e, lo in zip(element, lower, strict=True))

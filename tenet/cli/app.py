@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import click
 from tqdm import tqdm
@@ -115,7 +115,7 @@ def progress(
     a line per finished item (``each``), or one line when all are done, once the command has
     run for :data:`QUIET_SECONDS`."""
     if sys.stderr.isatty():
-        return tqdm(items, total=total, desc=desc, file=sys.stderr)
+        return cast("Iterable[Item]", tqdm(items, total=total, desc=desc, file=sys.stderr))
     return _progress_lines(items, total, desc, each)
 
 

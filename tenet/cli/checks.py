@@ -73,4 +73,4 @@ def writable_path(ctx: click.Context, param: click.Parameter, value: str | None)
 
 def _option_name(param: click.Parameter) -> str:
     opts = getattr(param, "opts", None) or [param.name or "?"]
-    return max(opts, key=len)
+    return str(max(opts, key=len))

@@ -286,7 +286,7 @@ def _space_options(function: Callable[..., None]) -> Callable[..., None]:
 def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
     shown = table[[c for c in SHOWN if c in table.columns]]
     if fmt == "csv":
-        return shown.to_csv(index=False).rstrip("\n")
+        return str(shown.to_csv(index=False).rstrip("\n"))
     if fmt == "json":
         return strict_json(json.loads(shown.to_json(orient="records")))
     return f"{head}\n{shown.to_string(index=False)}" if len(shown) else f"{head}\n(no design point)"
@@ -618,7 +618,7 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
 
 def _render_columns(table: pd.DataFrame, fmt: str) -> str:
     if fmt == "csv":
-        return table.to_csv(index=False).rstrip("\n")
+        return str(table.to_csv(index=False).rstrip("\n"))
     if fmt == "json":
         return json.dumps(json.loads(table.to_json(orient="records")), indent=2)
-    return table.to_string(index=False)
+    return str(table.to_string(index=False))

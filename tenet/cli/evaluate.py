@@ -67,7 +67,7 @@ def _render_memory(memory: MemoryMetrics) -> list[str]:
 def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, csv: bool) -> str:
     table = metrics.table()
     if csv:
-        return table.to_csv().rstrip("\n")
+        return str(table.to_csv().rstrip("\n"))
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]
     summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}

@@ -65,7 +65,7 @@ def _render(metrics: LayoutMetrics, found: LayoutSearch | None, csv: bool) -> st
 
     table = pd.DataFrame([{k: _plain(v) for k, v in r.items()} for r in metrics.rows()])
     if csv:
-        return table.to_csv(index=False).rstrip("\n")
+        return str(table.to_csv(index=False).rstrip("\n"))
     sp = metrics.scratchpad
     lines = [
         table.to_string(index=False),

@@ -74,7 +74,7 @@ def _table(found: tuple[DependencePolyhedron, ...]) -> pd.DataFrame:
 
 def _render(table: pd.DataFrame, fmt: str) -> str:
     if fmt == "csv":
-        return table.to_csv(index=False).rstrip("\n")
+        return str(table.to_csv(index=False).rstrip("\n"))
     if fmt == "json":
         return json.dumps(table.to_dict(orient="records"), indent=2)
     if table.empty:

@@ -307,7 +307,9 @@ def combine(problem: Problem, results: Iterable[SizesResult]) -> TilingSearch:
         evaluated += result.evaluated
         for level, need in result.needs.items():
             smallest[level] = min(smallest.get(level, need), need)
-        if result.rank is not None and (best is None or result.rank < cast(tuple, best.rank)):
+        if result.rank is not None and (
+            best is None or result.rank < cast(tuple[Any, ...], best.rank)
+        ):
             best = result
     if best is None or best.best is None:
         raise CapacityError(_nothing_fits(problem, smallest))

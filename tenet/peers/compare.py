@@ -277,7 +277,7 @@ def compare_accelforge(python: str | None, spec: str) -> list[Row]:
             count = peer.get(level, {}).get(tensor, {}).get(action, 0.0)
             if level not in per_action:
                 raise SpecError(f"no read action for {level!r}", source=spec)
-            return round(count * per_action[level] / width)
+            return int(round(count * per_action[level] / width))
 
         fills = [0] * len(chain)
         writebacks = [0] * len(chain)

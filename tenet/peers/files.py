@@ -100,7 +100,7 @@ def dump(data: Any) -> str:
     - !Memory
       name: dram
     """
-    return yaml.dump(_tag(data), Dumper=_Dumper, sort_keys=False, width=100)
+    return str(yaml.dump(_tag(data), Dumper=_Dumper, sort_keys=False, width=100))
 
 
 def _writer(text: str) -> Callable[[Path], object]:

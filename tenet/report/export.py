@@ -70,13 +70,13 @@ def render_table(table: pd.DataFrame, fmt: Format) -> str:
     | os       |                6 |
     """
     if fmt == "csv":
-        return table.to_csv(index=False).rstrip("\n")
+        return str(table.to_csv(index=False).rstrip("\n"))
     if fmt == "markdown":
-        return table.to_markdown(index=False)
+        return str(table.to_markdown(index=False))
     if fmt == "json":
         return strict_json(_records(table))
     if fmt == "html":
-        return table.to_html(index=False, na_rep="")
+        return str(table.to_html(index=False, na_rep=""))
     raise SpecError(f"unknown table format {fmt!r}: expected csv, markdown, json or html")
 
 
