@@ -86,4 +86,10 @@ def test_dependences_agree_with_the_oracle(name: str) -> None:
 def test_zoo_workloads_have_dependences_computed() -> None:
     for entry in entries("workload"):
         if entry.is_template:
-            dependence_polyhedra(parametric_workload(load_workload(entry.name)))
+            workload = parametric_workload(load_workload(entry.name))
+            for found in dependence_polyhedra(workload):
+                # a dependence relates instances of the domain, and never an instance to itself
+                assert not found.relation.is_empty(), (entry.name, found.name)
+                assert found.relation.intersect(
+                    isl.Map.identity(found.relation.get_space())
+                ).is_empty(), (entry.name, found.name)
