@@ -31,7 +31,7 @@ def _layer(path: Path, name: str) -> MaestroEstimate:
     return result
 
 
-def _evaluates_or_says_why(
+def _check_evaluates_or_says_why(
     path: Path, hw: Hardware, rejected: set[str], crashing: set[str]
 ) -> None:
     results = estimate_network(load_mapping(path), hw)
@@ -57,7 +57,7 @@ def _evaluates_or_says_why(
 @pytest.mark.parametrize("path", sorted(COMPARISON.glob("*.m")), ids=lambda p: p.name)
 def test_ours_every_layer_evaluates_or_says_why(path: Path) -> None:
     hw = load_hardware(HW / "bw64_256pe.m")
-    _evaluates_or_says_why(path, hw, OUR_REJECTED, OUR_CRASHING)
+    _check_evaluates_or_says_why(path, hw, OUR_REJECTED, OUR_CRASHING)
 
 
 def test_ours_strided_output_reads_are_corrected() -> None:
@@ -80,7 +80,7 @@ def test_examples_every_layer_evaluates_or_says_why() -> None:
     paths = sorted(EXAMPLES.glob("*.m"))
     assert len(paths) == 41
     for path in paths:
-        _evaluates_or_says_why(path, _hw(), REJECTED, CRASHING)
+        _check_evaluates_or_says_why(path, _hw(), REJECTED, CRASHING)
 
 
 @pytest.mark.shared

@@ -18,7 +18,7 @@ MAPPINGS = sorted(COMPARISON.glob("*.m")) + [OURS / "gemm_os.m"]
 HARDWARE = sorted(HW.glob("*.m")) + [OURS / "hw_16pe.m"]
 
 
-def _mapping_parses(path: Path) -> None:
+def _check_mapping_parses(path: Path) -> None:
     network = load_mapping(path)
     assert network.layers
     for layer in network.layers:
@@ -27,7 +27,7 @@ def _mapping_parses(path: Path) -> None:
 
 @pytest.mark.parametrize("path", MAPPINGS, ids=lambda p: p.name)
 def test_reader_parses_every_mapping(path: Path) -> None:
-    _mapping_parses(path)
+    _check_mapping_parses(path)
 
 
 @pytest.mark.parametrize("path", HARDWARE, ids=lambda p: p.name)
@@ -41,7 +41,7 @@ def test_reader_parses_every_maestro_file() -> None:
     mappings = sorted(p for p in MAESTRO_DATA.rglob("*.m") if p.parent.name != "hw")
     assert mappings
     for path in mappings:
-        _mapping_parses(path)
+        _check_mapping_parses(path)
     for path in sorted(MAESTRO_DATA.rglob("hw/*.m")):
         assert load_hardware(path).num_pes > 0
 

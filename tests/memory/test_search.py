@@ -69,7 +69,7 @@ def _brute_force(
     return best[0], best[1], best[3]
 
 
-def _check(problem: Problem, levels: list[str], objective: Objective, **kw: Any) -> None:
+def check_search(problem: Problem, levels: list[str], objective: Objective, **kw: Any) -> None:
     found = search_tiling(problem, levels, objective=objective, **kw)
     value, dram, described = _brute_force(
         problem, levels, objective, kw.get("dims"), kw.get("aligned")
@@ -100,20 +100,20 @@ def test_search_two_level_gemm_has_216_orders() -> None:
 )
 def test_search_equals_brute_force_small_gemm(objective: Objective) -> None:
     # glb holds 12 elements: tiles up to 2x2x2 (or 4x1x1-like shapes) fit, not 4x4x4.
-    _check(_gemm(4, _arch(12)), ["glb"], objective)
+    check_search(_gemm(4, _arch(12)), ["glb"], objective)
 
 
 @pytest.mark.slow
 def test_search_equals_brute_force_gemm_32() -> None:
     # GEMM 32^3 on DRAM -> global buffer of 768 elements: 6^3 divisor tile sizes x 3! x 3!
     # orders (band and point loops).
-    _check(_gemm(32, _arch(768)), ["glb"], "latency")
+    check_search(_gemm(32, _arch(768)), ["glb"], "latency")
 
 
 @pytest.mark.slow
 def test_search_equals_brute_force_gemm_two_tiled_levels() -> None:
     # rf tiles keep j whole: the smallest needs 1 + 4 + 4 = 9 elements.
-    _check(_gemm(4, _arch(24, 12)), ["glb", "rf"], "energy", dims=["i", "k"])
+    check_search(_gemm(4, _arch(24, 12)), ["glb", "rf"], "energy", dims=["i", "k"])
 
 
 @pytest.mark.slow
@@ -128,7 +128,7 @@ def test_search_equals_brute_force_small_conv() -> None:
     )
     params = {"K": 4, "C": 2, "OX": 4, "OY": 1, "RX": 3, "RY": 1}
     problem = load_problem(load_workload("conv2d:stride=2"), arch, dataflow, params=params)
-    _check(problem, ["glb"], "latency", dims=["k", "c", "ox"])
+    check_search(problem, ["glb"], "latency", dims=["k", "c", "ox"])
 
 
 def test_search_nothing_fits_names_smallest_need() -> None:
@@ -154,6 +154,6 @@ def test_search_with_aligned_sizes_equals_brute_force() -> None:
     problem = _gemm(8, _arch(40))
     sizes = {t.bands[0].sizes for t in tilings(problem, ["glb"], ["i", "k"], aligned=3)}
     assert {s[0] for s in sizes} == {1, 2, 3, 4, 6, 8}
-    _check(problem, ["glb"], "latency", dims=["i", "k"], aligned=3)
+    check_search(problem, ["glb"], "latency", dims=["i", "k"], aligned=3)
     with_aligned = search_tiling(problem, ["glb"], dims=["i", "k"], aligned=3).best.value
     assert with_aligned <= search_tiling(problem, ["glb"], dims=["i", "k"]).best.value

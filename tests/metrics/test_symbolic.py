@@ -11,7 +11,8 @@ import pytest
 from tenet.api import load_problem
 from tenet.errors import CountingError, OutsideArrayError, SpecError
 from tenet.metrics import evaluate
-from tenet.metrics.symbolic import AT_SIZES, symbolic_metrics
+from tenet.metrics.sizes import figures
+from tenet.metrics.symbolic import symbolic_metrics
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
@@ -40,24 +41,7 @@ def _direct(
     sizes: dict[str, int],
     around: Neighbourhood,
 ) -> dict[str, int]:
-    m = evaluate(load_problem(*specs, params=sizes, neighbourhood=around))
-    out = {
-        "macs": m.macs,
-        "active_pes": m.active_pes,
-        "timestamps": m.timestamps,
-        "occupied_points": m.occupied_points,
-        **{name: getattr(m, name) for name in AT_SIZES},
-    }
-    for t in m.tensors:
-        key = f"[{t.tensor}.{t.access}]"
-        out |= {
-            f"volume_total{key}": t.volume_total,
-            f"volume_unique{key}": t.volume_unique,
-            f"volume_reuse{key}": t.volume_reuse,
-            f"volume_reuse_spatial{key}": t.volume_reuse_spatial,
-            f"volume_reuse_temporal{key}": t.volume_reuse_temporal,
-        }
-    return out
+    return figures(evaluate(load_problem(*specs, params=sizes, neighbourhood=around)))
 
 
 def _check_agrees(
