@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import click
 from pydantic import ValidationError
@@ -23,7 +23,7 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.checks import check_writable
-from tenet.cli.plot import image_path, save_figure
+from tenet.cli.plot import image_path, save_axes
 from tenet.dse.constructive import STRATEGIES, Strategy
 from tenet.dse.execution import ExecutionOptions
 from tenet.dse.objectives import (
@@ -43,7 +43,6 @@ from tenet.vocab import Neighbourhood, column
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
 
     from tenet.dse.explore import Exploration, Sweep
 
@@ -312,7 +311,7 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
     from tenet.dse.pareto import draw_pareto
 
     ax = draw_pareto(results, x.strip(), y.strip() or "energy")
-    save_figure(cast("Figure", ax.figure), plot, "--plot")  # a top-level figure
+    save_axes(ax, plot, "--plot")
 
 
 def check_before_work(
@@ -612,7 +611,7 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
     best = result.best(request.objective)
     table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
     write_output(_render_columns(table[LAYER_COLUMNS], request.fmt), request.output)
-    save_figure(cast("Figure", plot_layers(table)[0].figure), plot, "--layers-plot")
+    save_axes(plot_layers(table)[0], plot, "--layers-plot")
 
 
 def _render_columns(table: pd.DataFrame, fmt: str) -> str:

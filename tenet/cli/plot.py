@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_command", "save_figure", "image_path"]
+__all__ = ["plot_command", "save_axes", "save_figure", "image_path"]
 
 Command = TypeVar("Command", bound=Callable[..., object])
 
@@ -57,6 +57,12 @@ def save_figure(figure: Figure, output: str, option: str = "--output") -> None:
     """Save ``figure`` to ``output`` (format from its suffix) through a temporary file."""
     image_format = _image_format(output, option)
     write_atomically(output, lambda tmp: figure.savefig(tmp, format=image_format))
+
+
+def save_axes(ax: Axes, output: str, option: str = "--output") -> None:
+    """Save the figure ``ax`` is drawn on to ``output``, as :func:`save_figure` does; the plots
+    of :mod:`tenet.report` draw on top-level figures."""
+    save_figure(cast("Figure", ax.figure), output, option)
 
 
 def _draw(
@@ -153,4 +159,4 @@ def plot_command(
         if isinstance(exc, TenetError):
             raise
         raise click.ClickException(str(exc)) from exc
-    save_figure(cast("Figure", ax.figure), output)  # new_axes makes top-level figures
+    save_axes(ax, output)
