@@ -29,7 +29,7 @@ from pathlib import Path
 
 from cputime import cpu_seconds, median_cpu_ms
 
-from tenet.compare import compare, estimate, estimate_network, load_hardware, load_mapping
+from tenet.compare import compare_layer, estimate, estimate_network, load_hardware, load_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = ROOT / "tests" / "data" / "maestro"
@@ -108,8 +108,10 @@ def networks(repeats: int) -> None:
 def exact_comparison(repeats: int) -> None:
     """One full-size layer: estimate + lowering + exact counting (the compare table)."""
     mapping, hw = OURS / "conv_kcp_ws_8x8.m", OURS / "hw" / "bw64_64pe.m"
-    ms = median_cpu_ms(lambda: compare(mapping, hw), repeats)
-    print(f"compare(conv_kcp_ws_8x8, K=128 C=64 112x112): {ms:.0f} CPU ms (exact side with isl)")
+    layer, hardware = load_mapping(mapping).layer(), load_hardware(hw)
+    ms = median_cpu_ms(lambda: compare_layer(layer, hardware), repeats)
+    what = "compare_layer(conv_kcp_ws_8x8, K=128 C=64 112x112)"
+    print(f"{what}: {ms:.0f} CPU ms (exact side with isl)")
 
 
 def main(argv: list[str] | None = None) -> int:

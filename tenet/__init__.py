@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from tenet import compare
 from tenet.api import analyze, check, load_experiment, load_problem
-from tenet.compare import compare
 from tenet.counting import count
 from tenet.errors import (
     CountingError,

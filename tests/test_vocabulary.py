@@ -98,7 +98,7 @@ def test_every_design_row_is_named_from_the_vocabulary() -> None:
 
 
 def test_every_design_label_column_is_a_field() -> None:
-    from tenet.report.designs import DESIGN_COLUMNS
+    from tenet.report.tables import DESIGN_COLUMNS
 
     assert set(DESIGN_COLUMNS) <= set(FIELDS)
 

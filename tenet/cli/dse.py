@@ -23,7 +23,7 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.checks import check_writable
-from tenet.cli.plot import image_path, save_figure
+from tenet.cli.plot import image_path, save_axes
 from tenet.dse.constructive import STRATEGIES, Strategy
 from tenet.dse.execution import ExecutionOptions
 from tenet.dse.objectives import (
@@ -308,13 +308,10 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
             raise click.UsageError("--pareto needs --plot FILE")
         return
     x, _, y = (pareto or "latency,energy").partition(",")
-    from matplotlib.figure import Figure
+    from tenet.dse.pareto import draw_pareto
 
-    from tenet.dse.plots import plot_pareto
-
-    figure = Figure(figsize=(6, 4))
-    plot_pareto(results, x.strip(), y.strip() or "energy", ax=figure.add_subplot())
-    save_figure(figure, plot, "--plot")
+    ax = draw_pareto(results, x.strip(), y.strip() or "energy")
+    save_axes(ax, plot, "--plot")
 
 
 def check_before_work(
@@ -594,7 +591,8 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
     if network is None or len(archs) != 1:
         raise click.UsageError("--layers-plot needs --network and one --arch")
     from tenet.dse.explore import sweep
-    from tenet.dse.layers import LAYER_COLUMNS, layer_table, plot_layers
+    from tenet.dse.layers import LAYER_COLUMNS, layer_table
+    from tenet.report.designspace import plot_layers
 
     spec = load_network(network)
     items = [(f"{spec.name}/{layer.name}", layer.workload, layer.params) for layer in spec.layers]
@@ -613,7 +611,7 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
     best = result.best(request.objective)
     table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
     write_output(_render_columns(table[LAYER_COLUMNS], request.fmt), request.output)
-    save_figure(plot_layers(table), plot, "--layers-plot")
+    save_axes(plot_layers(table)[0], plot, "--layers-plot")
 
 
 def _render_columns(table: pd.DataFrame, fmt: str) -> str:

@@ -168,7 +168,7 @@ def layout_command(
         text = yaml.safe_dump({"version": 1, "layouts": layouts}, sort_keys=False)
         write_atomically(save, lambda tmp: tmp.write_text(text))
     if plot_file is not None:
-        from tenet.layout.plots import bank_use, plot_bank_use
+        from tenet.report.banks import bank_use, plot_bank_use
 
         reads = [a.tensor for a in lp.problem.accesses if a.access == "read"]
         tensor = plot_tensor or (reads[0] if reads else "")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
+from tenet.api import load_problem
 from tenet.cli.app import (
     cli,
     format_option,
@@ -17,7 +18,14 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.plot import image_path, save_figure
-from tenet.compare import compare, compare_network, estimate, load_hardware, load_mapping
+from tenet.compare import (
+    compare_network,
+    compare_problem,
+    compare_problem_with_layer,
+    estimate,
+    load_hardware,
+    load_mapping,
+)
 from tenet.compare.maestro import MaestroEstimate
 from tenet.errors import SpecError, TenetError
 from tenet.spec.io import strict_json
@@ -166,27 +174,24 @@ def compare_command(
         raise click.UsageError("give MAPPING (with --hw), or --workload/--arch/--dataflow")
     if mapping is not None and hardware is None:
         raise click.UsageError("MAPPING needs --hw")
-    if all(triple):
-        table = compare(
-            mapping,
-            hardware,
-            layer=layer,
-            workload=workload,
-            architecture=arch,
-            dataflow=dataflow,
-            params=parse_params(param),
-        )
+    if workload and arch and dataflow:
+        problem = load_problem(workload, arch, dataflow, parse_params(param))
+        if mapping is None:
+            table = compare_problem(problem, load_hardware(hardware) if hardware else None)
+        else:  # (a mapping comes with its hardware: checked above)
+            hw = load_hardware(cast(str, hardware))
+            table = compare_problem_with_layer(problem, load_mapping(mapping).layer(layer), hw)
     else:
         table = compare_network(
-            cast(str, mapping),  # given: checked above
-            cast(str, hardware),
+            load_mapping(cast(str, mapping)),  # given: checked above
+            load_hardware(cast(str, hardware)),
             layers=[layer] if layer else None,
             interconnect=cast("Interconnect", interconnect),  # one of the option's choices
         )
         if layer and table.empty:
             raise SpecError(f"no layer {layer!r} in the network", source=mapping)
     if plot_path:
-        from tenet.compare import plot_comparison
+        from tenet.report.comparison import plot_comparison
 
         save_figure(cast("Figure", plot_comparison(table).figure), plot_path, "--plot")
     if fmt == "json":

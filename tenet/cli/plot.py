@@ -3,34 +3,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import click
 
+from tenet import report
 from tenet.cli.app import cli, progress
 from tenet.cli.checks import writable_path
-from tenet.cli.table import collect_designs, design_inputs
+from tenet.cli.table import design_inputs
+from tenet.designs import DesignPoint, evaluate_designs
 from tenet.errors import TenetError
 from tenet.files import write_atomically
-from tenet.report.designs import DESIGN_COLUMNS, DesignPoint, evaluate_designs
-from tenet.report.plots import (
-    new_axes,
-    plot_bandwidth,
-    plot_latency,
-    plot_reuse,
-    plot_space_time,
-    plot_utilisation,
-    space_time_size,
-)
-from tenet.report.spacetime import space_time_table, utilisation_table
-from tenet.report.tables import comparison_table, reuse_table
+from tenet.report.tables import DESIGN_COLUMNS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_command", "save_figure", "image_path"]
+__all__ = ["plot_command", "save_axes", "save_figure", "image_path"]
+
+Command = TypeVar("Command", bound=Callable[..., object])
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 KINDS = ("reuse", "latency", "bandwidth", "utilisation", "spacetime")
@@ -65,6 +59,12 @@ def save_figure(figure: Figure, output: str, option: str = "--output") -> None:
     write_atomically(output, lambda tmp: figure.savefig(tmp, format=image_format))
 
 
+def save_axes(ax: Axes, output: str, option: str = "--output") -> None:
+    """Save the figure ``ax`` is drawn on to ``output``, as :func:`save_figure` does; the plots
+    of :mod:`tenet.report` draw on top-level figures."""
+    save_figure(cast("Figure", ax.figure), output, option)
+
+
 def _draw(
     kind: str,
     points: list[DesignPoint],
@@ -78,25 +78,34 @@ def _draw(
     if kind == "spacetime":
         if len(points) != 1:
             raise click.UsageError(f"spacetime draws one design point, got {len(points)}")
-        table = space_time_table(points[0].problem(), max_points=max_points)
-        return plot_space_time(table, new_axes(size or space_time_size(table), dpi))
+        table = report.space_time_table(points[0].problem(), max_points=max_points)
+        return report.plot_space_time(
+            table, report.new_axes(size or report.space_time_size(table), dpi)
+        )
+    ax = report.new_axes(size, dpi)
     if kind == "utilisation":
         tables = [
-            utilisation_table(p.problem()).assign(**dict(zip(DESIGN_COLUMNS, p.key, strict=True)))
+            report.utilisation_table(p.problem()).assign(
+                **dict(zip(DESIGN_COLUMNS, p.key, strict=True))
+            )
             for p in progress(points)
         ]
         import pandas as pd
 
-        return plot_utilisation(
-            pd.concat(tables, ignore_index=True),
-            new_axes(size, dpi),
-            by=by if len(points) > 1 else None,
-        )
+        by_design = by if len(points) > 1 else None
+        return report.plot_utilisation(pd.concat(tables, ignore_index=True), ax, by=by_design)
     results = evaluate_designs(points, progress)
     if kind == "reuse":
-        return plot_reuse(reuse_table(results), new_axes(size, dpi), by=by, log=log)
-    draw = plot_latency if kind == "latency" else plot_bandwidth
-    return draw(comparison_table(results), new_axes(size, dpi), by=by)
+        return report.plot_reuse(report.reuse_table(results), ax, by=by, log=log)
+    draw = report.plot_latency if kind == "latency" else report.plot_bandwidth
+    return draw(report.comparison_table(results), ax, by=by)
+
+
+def _at_least(flag: str, least: int, default: int, text: str) -> Callable[[Command], Command]:
+    """An integer option of at least ``least``, with its default shown in the help."""
+    return click.option(
+        flag, type=click.IntRange(min=least), default=default, show_default=True, help=text
+    )
 
 
 @cli.command("plot")
@@ -111,13 +120,7 @@ def _draw(
     help="Image file: .png, .svg or .pdf.",
 )
 @click.option("--size", nargs=2, type=float, help="Figure width and height, inches.")
-@click.option(
-    "--dpi",
-    type=click.IntRange(min=10),
-    default=100,
-    show_default=True,
-    help="Resolution, pixels per inch.",
-)
+@_at_least("--dpi", 10, 100, "Resolution, pixels per inch.")
 @click.option(
     "--by",
     type=click.Choice(DESIGN_COLUMNS),
@@ -126,21 +129,10 @@ def _draw(
     help="Column naming the groups of bars (or the lines of utilisation).",
 )
 @click.option("--log", is_flag=True, help="reuse: logarithmic reuse-factor axis.")
-@click.option(
-    "--max-points",
-    type=click.IntRange(min=1),
-    default=256,
-    show_default=True,
-    help="spacetime: the most (PE, time-stamp) points to draw.",
-)
+@_at_least("--max-points", 1, 256, "spacetime: the most (PE, time-stamp) points to draw.")
 def plot_command(
     kind: str,
-    experiments: tuple[str, ...],
-    designs_file: str | None,
-    workload: tuple[str, ...],
-    arch: tuple[str, ...],
-    dataflow: tuple[str, ...],
-    param: tuple[str, ...],
+    points: list[DesignPoint],
     output: str,
     size: tuple[float, float] | None,
     dpi: int,
@@ -161,11 +153,10 @@ def plot_command(
             f"of at most {MAX_PIXELS:.0e} pixels",
             param_hint="--size/--dpi",
         )
-    points = collect_designs(experiments, designs_file, workload, arch, dataflow, param)
     try:
         ax = _draw(kind, points, size, dpi, by, log, max_points)
     except ValueError as exc:
         if isinstance(exc, TenetError):
             raise
         raise click.ClickException(str(exc)) from exc
-    save_figure(cast("Figure", ax.figure), output)  # new_axes makes top-level figures
+    save_axes(ax, output)

@@ -3,31 +3,40 @@ experiment files, a designs YAML file and/or --workload/--arch/--dataflow option
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
 
 import click
 
+from tenet import designs
 from tenet.cli.app import cli, output_option, parse_params, progress, write_output
-from tenet.report.designs import (
-    DesignPoint,
-    design_point,
-    evaluate_designs,
-    experiment_point,
-    label_designs,
-    load_designs,
-)
+from tenet.designs import DesignPoint
 from tenet.report.export import FORMATS, Format, format_of, render_table
 from tenet.report.tables import comparison_table, reuse_table
 
 __all__ = ["design_inputs", "collect_designs", "table_command"]
 
-Command = TypeVar("Command", bound=Callable[..., Any])
 
+def design_inputs(command: Callable[..., None]) -> Callable[..., None]:
+    """Add the options that name design points (shared by ``table`` and ``plot``); the command
+    gets the labelled points as one list (``points=``, :func:`collect_designs`) and its own
+    options as they are."""
 
-def design_inputs(command: Command) -> Command:
-    """Add the options that name design points (shared by ``table`` and ``plot``)."""
+    @functools.wraps(command)
+    def with_points(
+        *,
+        experiments: tuple[str, ...],
+        designs_file: str | None,
+        workload: tuple[str, ...],
+        arch: tuple[str, ...],
+        dataflow: tuple[str, ...],
+        param: tuple[str, ...],
+        **own: object,
+    ) -> None:
+        points = collect_designs(experiments, designs_file, workload, arch, dataflow, param)
+        command(points=points, **own)
+
     options = [
         click.argument("experiments", nargs=-1, type=click.Path(dir_okay=False)),
         click.option(
@@ -49,9 +58,10 @@ def design_inputs(command: Command) -> Command:
             "--param", "-p", multiple=True, help="Size parameter NAME=VALUE for every point."
         ),
     ]
+    decorated: Callable[..., None] = with_points
     for option in reversed(options):
-        command = option(command)
-    return command
+        decorated = option(decorated)
+    return decorated
 
 
 def collect_designs(
@@ -67,9 +77,9 @@ def collect_designs(
     params = parse_params(param)
     points = [
         replace(p, params={**p.params, **params})
-        for p in (load_designs(designs_file) if designs_file else [])
+        for p in (designs.load_designs(designs_file) if designs_file else [])
     ]
-    points += [experiment_point(e, params) for e in experiments]
+    points += [designs.experiment_point(e, params) for e in experiments]
     given = {"--workload": workload, "--arch": arch, "--dataflow": dataflow}
     if any(given.values()):
         missing = [name for name, values in given.items() if not values]
@@ -83,10 +93,10 @@ def collect_designs(
                 "-w/-a/-d pair up in order, and one given once applies to every point"
             )
         columns = [list(v) * n if len(v) == 1 else list(v) for v in given.values()]
-        points += [design_point(w, a, d, params) for w, a, d in zip(*columns, strict=True)]
+        points += [designs.design_point(w, a, d, params) for w, a, d in zip(*columns, strict=True)]
     if not points:
         raise click.UsageError("give experiment files, --designs FILE, or -w/-a/-d")
-    return label_designs(points)
+    return designs.label_designs(points)
 
 
 @cli.command("table")
@@ -106,15 +116,7 @@ def collect_designs(
 )
 @output_option
 def table_command(
-    experiments: tuple[str, ...],
-    designs_file: str | None,
-    workload: tuple[str, ...],
-    arch: tuple[str, ...],
-    dataflow: tuple[str, ...],
-    param: tuple[str, ...],
-    kind: str,
-    fmt: Format | None,
-    output: str | None,
+    points: list[DesignPoint], kind: str, fmt: Format | None, output: str | None
 ) -> None:
     """Tabulate several design points side by side (the paper's table layout).
 
@@ -123,7 +125,6 @@ def table_command(
     once applies to every point).
     """
     chosen: Format = fmt or (format_of(output) if output else "markdown")
-    points = collect_designs(experiments, designs_file, workload, arch, dataflow, param)
-    results = evaluate_designs(points, progress)
+    results = designs.evaluate_designs(points, progress)
     table = comparison_table(results) if kind == "comparison" else reuse_table(results)
     write_output(render_table(table, chosen), output)

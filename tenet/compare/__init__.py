@@ -1,11 +1,18 @@
 """Exact relation-centric counts next to MAESTRO-style data-centric estimates.
 
-``compare`` takes a dataflow in MAESTRO's notation (a mapping file or a
-:class:`~tenet.compare.directives.Layer`), estimates it with :mod:`tenet.compare.maestro`, lowers
-it to relation-centric specs (:mod:`tenet.compare.lowering`) or takes the relation-centric
-counterpart you give, counts that exactly with :func:`tenet.evaluate`, and returns one table row
-per quantity with the relative error and the reason. ``compare_network`` does it for every
-layer of a network; ``plot_comparison`` draws the table.
+One entry point per way of giving the dataflow, each returning one table row per quantity
+(exact count, estimate, relative error, reason; :data:`COLUMNS`):
+
+- :func:`compare_layer`: a layer in MAESTRO's notation (:class:`~tenet.compare.directives.Layer`,
+  e.g. from :func:`load_mapping`), estimated with :mod:`tenet.compare.maestro` and counted
+  exactly after its lowering to relation-centric specs (:mod:`tenet.compare.lowering`);
+- :func:`compare_problem`: a relation-centric :class:`~tenet.model.Problem`, counted with
+  :func:`tenet.evaluate` and estimated through directives synthesised from it
+  (:func:`~tenet.compare.synthesis.synthesize`);
+- :func:`compare_problem_with_layer`: both notations given, each side from its own;
+- :func:`compare_network`: :func:`compare_layer` for every layer of a network.
+
+:func:`tenet.report.plot_comparison` draws the table.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tenet.api import analyze, load_problem
+from tenet.api import analyze
 from tenet.compare.directives import Hardware, Layer, Network
 from tenet.compare.lowering import (
     Expressibility,
@@ -23,18 +30,16 @@ from tenet.compare.lowering import (
     lower,
 )
 from tenet.compare.maestro import MaestroEstimate, estimate, estimate_network
-from tenet.compare.plots import plot_comparison
 from tenet.compare.reader import load_hardware, load_mapping, parse_hardware, parse_mapping
 from tenet.compare.synthesis import Synthesis, match_tensors, synthesize
 from tenet.compare.table import COLUMNS, ComparisonRow, comparison_frame, comparison_rows
-from tenet.errors import SpecError, TenetError
+from tenet.errors import TenetError
 from tenet.metrics.evaluate import Metrics, evaluate
-from tenet.vocab import Source
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+    from tenet.model import Problem
 
 __all__ = [
     "COLUMNS",
@@ -46,8 +51,10 @@ __all__ = [
     "MaestroEstimate",
     "Network",
     "check_expressible",
-    "compare",
+    "compare_layer",
     "compare_network",
+    "compare_problem",
+    "compare_problem_with_layer",
     "estimate",
     "estimate_network",
     "load_hardware",
@@ -56,27 +63,9 @@ __all__ = [
     "match_tensors",
     "parse_hardware",
     "parse_mapping",
-    "plot_comparison",
     "synthesize",
     "Synthesis",
 ]
-
-
-def _hardware(hardware: Hardware | Source) -> Hardware:
-    return hardware if isinstance(hardware, Hardware) else load_hardware(hardware)
-
-
-def _layer(mapping: Layer | Network | Source, name: str | None) -> tuple[Layer, str]:
-    network = mapping if isinstance(mapping, (Layer, Network)) else load_mapping(mapping)
-    if isinstance(network, Layer):
-        return network, ""
-    if name is None:
-        return network.layers[0], network.name
-    for layer in network.layers:
-        if layer.name == name:
-            return layer, network.name
-    known = ", ".join(layer.name for layer in network.layers)
-    raise SpecError(f"no layer {name!r} in the network (layers: {known})", source=network.source)
 
 
 def _exact(
@@ -86,97 +75,128 @@ def _exact(
     return analyze(low.workload, low.architecture, low.dataflow), dict(low.tensors)
 
 
-def compare(
-    mapping: Layer | Network | Source | None = None,
-    hardware: Hardware | Source | None = None,
-    *,
-    layer: str | None = None,
-    workload: Source | WorkloadSpec | None = None,
-    architecture: Source | ArchitectureSpec | None = None,
-    dataflow: Source | DataflowSpec | None = None,
-    params: Mapping[str, int] | None = None,
-    tensors: Mapping[str, str] | None = None,
-    interconnect: Interconnect = "multicast",
+def compare_layer(
+    layer: Layer, hardware: Hardware, *, interconnect: Interconnect = "multicast"
 ) -> pd.DataFrame:
-    """Compare the exact counts of a dataflow with MAESTRO-style estimates, quantity by
-    quantity; the dataflow is given in either notation, or in both.
+    """Compare the MAESTRO-style estimate of ``layer`` on ``hardware`` with the exact counts of
+    its lowering (:func:`~tenet.compare.lowering.lower` onto an ``interconnect`` array).
 
-    - Data-centric: ``mapping`` (a MAESTRO mapping file, a parsed network or one layer;
-      ``layer`` picks a layer by name, default the first) and ``hardware``. The exact side is
-      its lowering (:func:`~tenet.compare.lowering.lower` with ``interconnect``).
-    - Relation-centric: ``workload``, ``architecture`` and ``dataflow`` (anything
-      :func:`tenet.load_problem` takes, with ``params``). Without ``mapping`` the directives
-      are synthesised (:func:`~tenet.compare.synthesis.synthesize`; a dataflow directives
-      cannot express raises :class:`~tenet.errors.SpecError` saying why), on ``hardware`` if
-      given (its NoC figures, the synthesised PE count) or on the architecture's bandwidth and
-      latency.
+    Returns a DataFrame with the columns :data:`COLUMNS` (``dataflow, quantity, tensor, unit,
+    exact, estimate, relative_error, reason``).
 
-    ``tensors`` maps MAESTRO's tensor names to the exact problem's (found from the accesses
-    when omitted). Returns a DataFrame with the columns ``dataflow, quantity, tensor, unit,
-    exact, estimate, relative_error, reason``.
+    Raises
+    ------
+    SpecError
+        A layer that MAESTRO's model or the lowering cannot handle.
 
     Examples
     --------
     >>> net = parse_mapping("Network n { Layer g { Type: GEMM Dimensions { M 8 N 8 K 8 }"
     ...     " Dataflow { SpatialMap(1,1) M; TemporalMap(1,1) N; TemporalMap(8,8) K; } } }")
-    >>> df = compare(net, Hardware(num_pes=8, noc_latency=0))
+    >>> df = compare_layer(net.layer("g"), Hardware(num_pes=8, noc_latency=0))
     >>> row = df.set_index(["quantity", "tensor"]).loc[("volume_unique", "filter")]
-    >>> int(row["exact"]), int(row["estimate"])
+    >>> int(row["exact"]), int(row["estimate"])  # B[k, n]: each of the 8 x 8 elements once
     (64, 64)
     """
-    given = [x is not None for x in (workload, architecture, dataflow)]
-    if any(given) and not all(given):
-        raise TypeError("give workload, architecture and dataflow together")
-    if mapping is not None and hardware is None:
-        raise TypeError("a mapping needs its hardware")
-    if workload is None or architecture is None or dataflow is None:
-        if mapping is None or hardware is None:
-            raise TypeError("give a mapping (data-centric) or workload, architecture and dataflow")
-        chosen, network = _layer(mapping, layer)
-        hw = _hardware(hardware)
-        metrics, names = _exact(chosen, hw, interconnect)
-    else:
-        problem = load_problem(workload, architecture, dataflow, params=params)
-        metrics, names = evaluate(problem), match_tensors(problem)
-        if mapping is not None and hardware is not None:  # (a mapping comes with its hardware)
-            chosen, network = _layer(mapping, layer)
-            hw = _hardware(hardware)
-        else:
-            found = synthesize(problem)
-            chosen, network = found.layer, ""
-            hw = found.hardware
-            if hardware is not None:
-                given_hw = _hardware(hardware)
-                hw = given_hw.model_copy(update={"num_pes": found.hardware.num_pes})
-    est = estimate(chosen, hw, network)
-    return comparison_frame(comparison_rows(metrics, est, dict(tensors or names), hw.noc_latency))
+    metrics, names = _exact(layer, hardware, interconnect)
+    est = estimate(layer, hardware)
+    return comparison_frame(comparison_rows(metrics, est, names, hardware.noc_latency))
+
+
+def _with_estimate(
+    problem: Problem, layer: Layer, hardware: Hardware, tensors: Mapping[str, str] | None
+) -> pd.DataFrame:
+    """The table of ``problem`` counted exactly next to ``layer`` estimated on ``hardware``."""
+    metrics = evaluate(problem)
+    names = dict(tensors) if tensors is not None else match_tensors(problem)
+    est = estimate(layer, hardware)
+    return comparison_frame(comparison_rows(metrics, est, names, hardware.noc_latency))
+
+
+def compare_problem(
+    problem: Problem,
+    hardware: Hardware | None = None,
+    *,
+    tensors: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Compare the exact counts of ``problem`` with the MAESTRO-style estimate of directives
+    synthesised from its dataflow (:func:`~tenet.compare.synthesis.synthesize`).
+
+    The estimate runs on ``hardware``'s NoC figures with the synthesised PE count, or without
+    ``hardware`` on the architecture's bandwidth and latency. ``tensors`` maps MAESTRO's tensor
+    names to the problem's (found from the accesses when omitted). Returns a DataFrame with the
+    columns :data:`COLUMNS`.
+
+    Raises
+    ------
+    InfeasibleError
+        A dataflow that directives cannot express, saying why.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os", params={"M": 8, "N": 8, "K": 8})
+    >>> row = compare_problem(p).set_index(["quantity", "tensor"]).loc[("macs", "")]
+    >>> int(row["exact"]), int(row["estimate"])  # 8 x 8 x 8 on both sides
+    (512, 512)
+    """
+    found = synthesize(problem)
+    chosen = found.hardware
+    if hardware is not None:
+        chosen = hardware.model_copy(update={"num_pes": found.hardware.num_pes})
+    return _with_estimate(problem, found.layer, chosen, tensors)
+
+
+def compare_problem_with_layer(
+    problem: Problem,
+    layer: Layer,
+    hardware: Hardware,
+    *,
+    tensors: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Compare the exact counts of ``problem`` with the MAESTRO-style estimate of ``layer`` on
+    ``hardware``: the same dataflow written in both notations, each side counted from its own.
+
+    ``tensors`` maps MAESTRO's tensor names to the problem's (found from the accesses when
+    omitted). Returns a DataFrame with the columns :data:`COLUMNS`.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> net = parse_mapping("Network n { Layer g { Type: GEMM Dimensions { M 8 N 8 K 8 }"
+    ...     " Dataflow { SpatialMap(1,1) M; TemporalMap(1,1) N; TemporalMap(8,8) K; } } }")
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os", params={"M": 8, "N": 8, "K": 8})
+    >>> df = compare_problem_with_layer(p, net.layer(), Hardware(num_pes=8, noc_latency=0))
+    >>> int(df.set_index(["quantity", "tensor"]).loc[("macs", ""), "exact"])  # 8 x 8 x 8
+    512
+    """
+    return _with_estimate(problem, layer, hardware, tensors)
 
 
 def compare_network(
-    mapping: Network | Source,
-    hardware: Hardware | Source,
+    network: Network,
+    hardware: Hardware,
     *,
     layers: Sequence[str] | None = None,
     interconnect: Interconnect = "multicast",
 ) -> pd.DataFrame:
-    """Compare every layer of a MAESTRO network (or those named in ``layers``).
+    """Compare every layer of a MAESTRO network (or those named in ``layers``) as
+    :func:`compare_layer` does, in one table.
 
     A layer that MAESTRO's model or the lowering cannot handle gets one ``error`` row whose
     reason is the error message.
     """
-    network = mapping if isinstance(mapping, Network) else load_mapping(mapping)
-    hw = _hardware(hardware)
     wanted = set(layers) if layers is not None else None
     rows: list[ComparisonRow] = []
     for chosen in network.layers:
         if wanted is not None and chosen.name not in wanted:
             continue
         try:
-            est = estimate(chosen, hw, network.name)
-            metrics, names = _exact(chosen, hw, interconnect)
+            est = estimate(chosen, hardware, network.name)
+            metrics, names = _exact(chosen, hardware, interconnect)
         except TenetError as exc:
             nan = float("nan")
             rows.append(ComparisonRow(chosen.name, "error", "", "", nan, nan, nan, str(exc)))
             continue
-        rows += comparison_rows(metrics, est, names, hw.noc_latency)
+        rows += comparison_rows(metrics, est, names, hardware.noc_latency)
     return comparison_frame(rows)

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tenet.errors import SpecError
+
 __all__ = [
     "MapDirective",
     "ClusterDirective",
@@ -135,6 +137,28 @@ class Network(_Frozen):
     name: str = Field(description="Network name.")
     layers: tuple[Layer, ...] = Field(description="Layers in file order.")
     source: str | None = Field(None, exclude=True, description="File it was read from.")
+
+    def layer(self, name: str | None = None) -> Layer:
+        """Return the layer called ``name`` (the first layer when None).
+
+        Raises
+        ------
+        SpecError
+            No layer of that name, listing the layers.
+
+        Examples
+        --------
+        >>> one = Layer(name="g", type="GEMM", dims={"M": 8, "N": 8, "K": 8}, directives=())
+        >>> Network(name="n", layers=(one,)).layer().name
+        'g'
+        """
+        if name is None:
+            return self.layers[0]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        known = ", ".join(layer.name for layer in self.layers)
+        raise SpecError(f"no layer {name!r} in the network (layers: {known})", source=self.source)
 
 
 class Hardware(_Frozen):

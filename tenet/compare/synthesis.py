@@ -36,28 +36,13 @@ __all__ = ["match_tensors", "synthesize", "Synthesis"]
 
 
 def _example(time_stamp: str) -> Problem:
-    """A 4x4x4 matrix product on a 4x4 array with ``PE[i, j]``, for the examples."""
+    """The zoo's matrix product, 4x4x4, on a 4x4 mesh with ``PE[i, j]``, for the examples."""
     from tenet.api import load_problem
-    from tenet.spec import ArchitectureSpec, WorkloadSpec
 
-    workload = WorkloadSpec.from_mapping(
-        {
-            "name": "gemm",
-            "domain": "{S[i, j, k]: 0 <= i < 4 and 0 <= j < 4 and 0 <= k < 4}",
-            "accesses": {
-                "A": {"read": "{S[i, j, k] -> A[i, k]}"},
-                "B": {"read": "{S[i, j, k] -> B[k, j]}"},
-                "C": {"write": "{S[i, j, k] -> C[i, j]}"},
-            },
-        }
-    )
-    array = ArchitectureSpec.from_mapping(
-        {"name": "a", "pe": "{PE[i, j]: 0 <= i < 4 and 0 <= j < 4}"}
-    )
     dataflow = DataflowSpec.from_mapping(
         {"name": "d", "space_stamp": "{S[i, j, k] -> PE[i, j]}", "time_stamp": time_stamp}
     )
-    return load_problem(workload, array, dataflow)
+    return load_problem("gemm", "mesh4:rows=4,cols=4", dataflow, {"M": 4, "N": 4, "K": 4})
 
 
 def _index_dims(relation: isl.Map) -> list[set[int]]:

@@ -1,6 +1,6 @@
 """The best program of every layer of a network: the best array mapping of each layer's
-exploration, its DRAM traffic under the tiles built for the architecture's memory levels, and
-a per-layer plot of latency, DRAM traffic and utilisation.
+exploration and its DRAM traffic under the tiles built for the architecture's memory levels
+(drawn per layer by :func:`tenet.report.plot_layers`).
 
 DRAM traffic is the elements moved between the outermost level and the next (fills and
 writebacks) under the best of the tilings :func:`~tenet.dse.constructive.construct_tilings`
@@ -11,7 +11,7 @@ once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -21,10 +21,7 @@ from tenet.dse.constructive import construct_tilings
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.vocab import column
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-__all__ = ["dram_traffic", "layer_table", "plot_layers", "LAYER_COLUMNS"]
+__all__ = ["dram_traffic", "layer_table", "LAYER_COLUMNS"]
 
 LAYER_COLUMNS = [
     "workload",
@@ -76,23 +73,3 @@ def layer_table(
         )
         rows.append({**row.to_dict(), column("traffic_dram"): traffic})
     return pd.DataFrame(rows, columns=[*best.columns, column("traffic_dram")])
-
-
-def plot_layers(table: pd.DataFrame) -> Figure:
-    """Plot latency, DRAM traffic and utilisation per layer, one panel each."""
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(max(6.0, 0.35 * len(table)), 7))
-    panels = [
-        (column("latency"), "latency, cycles"),
-        (column("traffic_dram"), "DRAM traffic, elements"),
-        (column("utilisation"), "PE utilisation, ratio"),
-    ]
-    axes = figure.subplots(len(panels), 1, sharex=True)
-    labels = [str(w).split("/")[-1] for w in table["workload"]]
-    for ax, (name, label) in zip(axes, panels, strict=True):
-        ax.bar(range(len(table)), table[name].astype(float))
-        ax.set_ylabel(label)
-    axes[-1].set_xticks(range(len(table)), labels, rotation=90)
-    figure.tight_layout()
-    return figure

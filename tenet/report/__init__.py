@@ -1,19 +1,16 @@
-"""Reports: tidy pandas tables of metrics, their exports, and matplotlib plots of them."""
+"""Reports: tidy pandas tables of metrics and their exports, and every matplotlib plot of the
+package. Plots take a table (or plain data) and an optional ``ax`` and return the Axes; the
+clients (:mod:`tenet.dse`, :mod:`tenet.compare`, :mod:`tenet.cli`) compute what they draw."""
 
 from __future__ import annotations
 
-from tenet.report.designs import (
-    DESIGN_COLUMNS,
-    DesignPoint,
-    design_point,
-    evaluate_designs,
-    experiment_point,
-    label_designs,
-    load_designs,
-)
+from tenet.report.axes import new_axes
+from tenet.report.banks import bank_use, plot_bank_use
+from tenet.report.comparison import plot_comparison
+from tenet.report.designspace import plot_layers, plot_pareto
 from tenet.report.export import read_table, render_table, write_table
+from tenet.report.memory import plot_level_latency, plot_traffic
 from tenet.report.plots import (
-    new_axes,
     plot_bandwidth,
     plot_latency,
     plot_reuse,
@@ -22,22 +19,23 @@ from tenet.report.plots import (
     space_time_size,
 )
 from tenet.report.spacetime import space_time_table, utilisation_table
-from tenet.report.tables import comparison_table, reuse_table
+from tenet.report.tables import DESIGN_COLUMNS, comparison_table, reuse_table
 
 __all__ = [
     "DESIGN_COLUMNS",
-    "DesignPoint",
+    "bank_use",
     "comparison_table",
-    "design_point",
-    "evaluate_designs",
-    "experiment_point",
-    "label_designs",
-    "load_designs",
     "new_axes",
     "plot_bandwidth",
+    "plot_bank_use",
+    "plot_comparison",
     "plot_latency",
+    "plot_layers",
+    "plot_level_latency",
+    "plot_pareto",
     "plot_reuse",
     "plot_space_time",
+    "plot_traffic",
     "plot_utilisation",
     "read_table",
     "render_table",

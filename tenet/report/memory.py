@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tenet.metrics.memory import MemoryMetrics
-from tenet.report.plots import new_axes
+from tenet.report.axes import new_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -26,7 +26,7 @@ def plot_traffic(memory: MemoryMetrics, ax: Axes | None = None) -> Axes:
     >>> len(plot_traffic(evaluate_memory(p)).patches)
     12
     """
-    ax = ax or new_axes()
+    ax = ax if ax is not None else new_axes()
     rows = [r for r in memory.records if r.level != memory.levels[0].level]
     labels = [f"{r.level}\n{r.tensor}" for r in rows]
     positions = list(range(len(rows)))
@@ -41,17 +41,19 @@ def plot_traffic(memory: MemoryMetrics, ax: Axes | None = None) -> Axes:
 
 
 def plot_level_latency(memory: MemoryMetrics, ax: Axes | None = None) -> Axes:
-    """Horizontal bars: each level's transfer time against the compute latency (cycles).
+    """Horizontal bars: each level's transfer time against the compute latency (cycles), the
+    bottleneck in red.
 
     Examples
     --------
     >>> from tenet.api import load_problem
     >>> from tenet.metrics.memory import evaluate_memory
-    >>> p = load_problem("gemm", "eyeriss", "gemm-os-tiled", params={"M": 24, "N": 28, "K": 16})
-    >>> len(plot_level_latency(evaluate_memory(p)).patches)
-    4
+    >>> memory = evaluate_memory(load_problem("gemm", "eyeriss", "gemm-os-tiled"))
+    >>> ax = plot_level_latency(memory)
+    >>> [t.get_text() for t in ax.get_yticklabels()]  # eyeriss: DRAM, global buffer, registers
+    ['dram', 'glb', 'rf', 'compute']
     """
-    ax = ax or new_axes()
+    ax = ax if ax is not None else new_axes()
     names = [s.level for s in memory.levels] + ["compute"]
     values = [float(s.latency) for s in memory.levels] + [float(memory.latency_compute)]
     colours = ["C3" if n == memory.bottleneck else "C0" for n in names]

@@ -6,18 +6,16 @@ matplotlib is imported inside the functions, so importing tenet never loads it."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from tenet.report.axes import colours, grouped_bars, legend_beside, new_axes, require, row_names
 from tenet.vocab import column as metric_column
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.artist import Artist
     from matplotlib.axes import Axes
 
 __all__ = [
-    "new_axes",
     "plot_bandwidth",
     "plot_latency",
     "plot_reuse",
@@ -27,72 +25,6 @@ __all__ = [
 ]
 
 STYLE_NOTE = "bold: brought in  ·  plain: kept in the PE  ·  italic + arrow: from a linked PE"
-
-
-def new_axes(figsize: tuple[float, float] | None = None, dpi: float | None = None) -> Axes:
-    """Return the Axes of a new figure (constrained layout), made without pyplot.
-
-    ``figsize`` is in inches and ``dpi`` in pixels per inch (matplotlib's defaults if None).
-
-    Examples
-    --------
-    >>> ax = new_axes((4, 3), dpi=50)
-    >>> [float(v) for v in ax.figure.get_size_inches() * ax.figure.dpi]
-    [200.0, 150.0]
-    """
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained").add_subplot()
-
-
-def _colours() -> list[str]:
-    from matplotlib import rcParams
-
-    return list(rcParams["axes.prop_cycle"].by_key()["color"])
-
-
-def _require(table: pd.DataFrame, columns: Sequence[str]) -> None:
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise ValueError(f"the table lacks column(s) {', '.join(missing)}")
-
-
-def _categories(table: pd.DataFrame, by: str) -> list[str]:
-    """The values of ``by``, one per row, in row order."""
-    _require(table, [by])
-    values = [str(v) for v in table[by]]
-    repeated = next((v for v in values if values.count(v) > 1), None)
-    if repeated is not None:
-        raise ValueError(
-            f"several rows have {by} = {repeated!r}: plot by a column that tells them apart"
-        )
-    return values
-
-
-def _legend(
-    ax: Axes, handles: Sequence[Artist] | None = None, fontsize: float | None = None
-) -> None:
-    """Place the legend outside the axes, on the right."""
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=fontsize)
-
-
-def _grouped_bars(
-    ax: Axes, categories: Sequence[str], series: Mapping[str, Sequence[float]], ylabel: str
-) -> list[float]:
-    """Draw one group of bars per category, one bar per series; return the group centres."""
-    centres = [float(k) for k in range(len(categories))]
-    width = 0.8 / max(len(series), 1)
-    for k, (label, values) in enumerate(series.items()):
-        offset = (k - (len(series) - 1) / 2) * width
-        ax.bar([c + offset for c in centres], list(values), width, label=label)
-    ax.set_xticks(centres, list(categories))
-    if any(len(c) > 10 for c in categories):
-        ax.tick_params(axis="x", labelrotation=30)
-        for tick in ax.get_xticklabels():
-            tick.set_horizontalalignment("right")
-    ax.set_ylabel(ylabel)
-    _legend(ax)
-    return centres
 
 
 def plot_reuse(
@@ -110,7 +42,7 @@ def plot_reuse(
     >>> [float(p.get_height()) for p in ax.patches]  # A, B: 256 / 32; C: 256 / 64
     [8.0, 8.0, 4.0]
     """
-    _require(table, [by, "tensor", "access", "reuse_factor"])
+    require(table, [by, "tensor", "access", "reuse_factor"])
     ax = ax if ax is not None else new_axes()
     pairs = list(zip(table[by].astype(str), table["tensor"], strict=True))
     both = {p for p in pairs if pairs.count(p) > 1}
@@ -118,11 +50,11 @@ def plot_reuse(
         f"{t} ({a})" if (str(g), t) in both else t
         for g, t, a in zip(table[by], table["tensor"], table["access"], strict=True)
     ]
-    categories = list(dict.fromkeys(str(g) for g in table[by]))
-    series: dict[str, list[float]] = {label: [float("nan")] * len(categories) for label in labels}
+    groups = list(dict.fromkeys(str(g) for g in table[by]))
+    series: dict[str, list[float]] = {label: [float("nan")] * len(groups) for label in labels}
     for g, label, value in zip(table[by], labels, table["reuse_factor"], strict=True):
-        series[label][categories.index(str(g))] = float(value)
-    _grouped_bars(ax, categories, series, "reuse factor (total / unique volume)")
+        series[label][groups.index(str(g))] = float(value)
+    grouped_bars(ax, groups, series, "reuse factor (total / unique volume)")
     if log:
         ax.set_yscale("log")
     ax.set_title("Reuse factor per tensor")
@@ -147,11 +79,11 @@ def plot_latency(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "desi
         "ingress": metric_column("latency_ingress"),
         "egress": metric_column("latency_egress"),
     }
-    _require(table, [*parts.values(), metric_column("latency")])
+    require(table, [*parts.values(), metric_column("latency")])
     ax = ax if ax is not None else new_axes()
-    categories = _categories(table, by)
+    names = row_names(table, by)
     series = {label: [float(v) for v in table[name]] for label, name in parts.items()}
-    centres = _grouped_bars(ax, categories, series, "latency (cycles)")
+    centres = grouped_bars(ax, names, series, "latency (cycles)")
     ax.hlines(
         [float(v) for v in table[metric_column("latency")]],
         [c - 0.45 for c in centres],
@@ -159,7 +91,7 @@ def plot_latency(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "desi
         colors="black",
         label="latency (max)",
     )
-    _legend(ax)
+    legend_beside(ax)
     ax.set_title("Latency breakdown")
     return ax
 
@@ -183,11 +115,11 @@ def plot_bandwidth(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "de
         "IBW (PE to PE)": metric_column("bandwidth_pe"),
         "SBW (scratchpad)": metric_column("bandwidth_scratchpad"),
     }
-    _require(table, list(columns.values()))
+    require(table, list(columns.values()))
     ax = ax if ax is not None else new_axes()
-    categories = _categories(table, by)
+    names = row_names(table, by)
     series = {label: [float(v) for v in table[name]] for label, name in columns.items()}
-    _grouped_bars(ax, categories, series, "bandwidth (elements/cycle)")
+    grouped_bars(ax, names, series, "bandwidth (elements/cycle)")
     ax.set_title("Bandwidth")
     return ax
 
@@ -205,10 +137,10 @@ def plot_utilisation(table: pd.DataFrame, ax: Axes | None = None, *, by: str | N
     >>> round(float(ax.lines[1].get_ydata()[0]), 4)  # the mean: 16 busy points / (4 PEs x 6 steps)
     0.6667
     """
-    _require(table, ["step", "utilisation"] + ([by] if by else []))
+    require(table, ["step", "utilisation"] + ([by] if by else []))
     ax = ax if ax is not None else new_axes()
     groups = [(None, table)] if by is None else list(table.groupby(by, sort=False))
-    for (name, group), colour in zip(groups, _colours() * len(groups), strict=False):
+    for (name, group), colour in zip(groups, colours() * len(groups), strict=False):
         label = "utilisation" if name is None else str(name)
         ax.step(group["step"], group["utilisation"], where="mid", color=colour, label=label)
         mean = float(group["utilisation"].mean())
@@ -216,7 +148,7 @@ def plot_utilisation(table: pd.DataFrame, ax: Axes | None = None, *, by: str | N
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("occupied time-stamp (lexicographic order)")
     ax.set_ylabel("PE utilisation (active / all PEs)")
-    _legend(ax)
+    legend_beside(ax)
     ax.set_title("PE utilisation over time")
     return ax
 
@@ -224,7 +156,7 @@ def plot_utilisation(table: pd.DataFrame, ax: Axes | None = None, *, by: str | N
 def space_time_size(table: pd.DataFrame) -> tuple[float, float]:
     """Return a figure size (inches) that fits the space-time diagram of ``table``: about an
     inch per time-stamp and a sixth of an inch per element line of the fullest cell."""
-    _require(table, ["pe_index", "step"])
+    require(table, ["pe_index", "step"])
     lines = int(table.groupby(["pe_index", "step"]).size().max()) if len(table) else 1
     steps = int(table["step"].nunique())
     pes = int(table["pe_index"].nunique())
@@ -255,10 +187,10 @@ def plot_space_time(table: pd.DataFrame, ax: Axes | None = None, *, fontsize: fl
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
 
-    _require(table, ["pe", "time", "pe_index", "step", "tensor", "access", "element", "reuse"])
+    require(table, ["pe", "time", "pe_index", "step", "tensor", "access", "element", "reuse"])
     ax = ax if ax is not None else new_axes(space_time_size(table))
     labels = list(dict.fromkeys(zip(table["tensor"], table["access"], strict=True)))
-    colour = dict(zip(labels, _colours() * len(labels), strict=False))
+    colour = dict(zip(labels, colours() * len(labels), strict=False))
     cells = table.groupby(["pe_index", "step"], sort=False)
     lines = int(cells.size().max()) if len(table) else 1
     position: dict[tuple[str, ...], tuple[float, float]] = {}
@@ -309,6 +241,6 @@ def plot_space_time(table: pd.DataFrame, ax: Axes | None = None, *, fontsize: fl
         Line2D([], [], color=c, marker="s", linestyle="none", label=f"{t} ({a})")
         for (t, a), c in colour.items()
     ]
-    _legend(ax, handles=handles, fontsize=fontsize)
+    legend_beside(ax, handles=handles, fontsize=fontsize)
     ax.set_title("Space-time diagram")
     return ax

@@ -141,9 +141,8 @@ def space_time_table(
     Examples
     --------
     >>> from tenet.api import load_problem
-    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
-    ...                  params={"M": 2, "N": 2, "K": 4})
-    >>> t = space_time_table(p)
+    >>> sizes = {"M": 2, "N": 2, "K": 4}
+    >>> t = space_time_table(load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", sizes))
     >>> # PE[0, 1] at t = 2 runs k = 1: A[0, 1] comes from PE[0, 0], B[1, 1] from the scratchpad
     >>> cell = t[(t.pe == "PE[0, 1]") & (t.time == "T[0, 0, 2]")]
     >>> for row in cell[["element", "reuse", "from_pe"]].fillna("-").values.tolist():

@@ -10,7 +10,6 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from tenet.metrics.evaluate import Metrics, TensorMetrics
-from tenet.report.designs import DESIGN_COLUMNS
 from tenet.vocab import column
 
 if TYPE_CHECKING:
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DATAFLOW_COLUMNS",
+    "DESIGN_COLUMNS",
     "Results",
     "TENSOR_COLUMNS",
     "comparison_table",
@@ -25,39 +25,42 @@ __all__ = [
     "tensor_label",
 ]
 
+DESIGN_COLUMNS: tuple[str, ...] = ("design", "workload", "architecture", "dataflow")
+"""Columns naming a design point in the tables: its label, then the names of its workload,
+architecture and dataflow."""
+
 Results = Metrics | Sequence[Metrics] | Mapping[str, Metrics] | Mapping[tuple[str, ...], Metrics]
 """One result, results named by their ``name``, or results keyed by a label or a tuple of
 names (see ``names`` of the table functions)."""
 
-TENSOR_COLUMNS: dict[str, str] = {
-    m: column(m)
-    for m in (
-        "volume_total",
-        "volume_unique",
-        "volume_reuse",
-        "volume_reuse_spatial",
-        "volume_reuse_temporal",
-        "reuse_factor",
-    )
-}
+
+def _columns(*metrics: str) -> dict[str, str]:
+    return {m: column(m) for m in metrics}
+
+
+TENSOR_COLUMNS: dict[str, str] = _columns(
+    "volume_total",
+    "volume_unique",
+    "volume_reuse",
+    "volume_reuse_spatial",
+    "volume_reuse_temporal",
+    "reuse_factor",
+)
 """Per-tensor metric -> its column in the reuse table (:func:`tenet.vocab.column`)."""
 
-DATAFLOW_COLUMNS: dict[str, str] = {
-    m: column(m)
-    for m in (
-        "macs",
-        "active_pes",
-        "timestamps",
-        "utilisation",
-        "latency_compute",
-        "latency_ingress",
-        "latency_egress",
-        "latency",
-        "bandwidth_pe",
-        "bandwidth_scratchpad",
-        "energy",
-    )
-}
+DATAFLOW_COLUMNS: dict[str, str] = _columns(
+    "macs",
+    "active_pes",
+    "timestamps",
+    "utilisation",
+    "latency_compute",
+    "latency_ingress",
+    "latency_egress",
+    "latency",
+    "bandwidth_pe",
+    "bandwidth_scratchpad",
+    "energy",
+)
 """Per-dataflow metric -> its column in the comparison table (``bandwidth_pe`` is the
 interconnect bandwidth IBW, ``bandwidth_scratchpad`` the scratchpad bandwidth SBW; energy is in
 the unit of the architecture's energy table, pJ by convention)."""

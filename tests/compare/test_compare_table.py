@@ -1,5 +1,5 @@
-"""``tenet.compare``: exact counts next to estimates, from either notation; synthesis of
-directives from relation-centric dataflows; the network table and the bar plot."""
+"""``tenet.compare``: exact counts next to estimates, one entry point per notation given;
+synthesis of directives from relation-centric dataflows; the network table and its bar plot."""
 
 from __future__ import annotations
 
@@ -7,12 +7,20 @@ from pathlib import Path
 
 import pytest
 
-import tenet
 from tenet.api import load_problem
-from tenet.compare import COLUMNS, compare_network, match_tensors, plot_comparison, synthesize
+from tenet.compare import (
+    COLUMNS,
+    compare_layer,
+    compare_network,
+    compare_problem,
+    compare_problem_with_layer,
+    match_tensors,
+    synthesize,
+)
 from tenet.compare.directives import Hardware
-from tenet.compare.reader import parse_mapping
+from tenet.compare.reader import load_hardware, load_mapping, parse_mapping
 from tenet.errors import InfeasibleError, SpecError
+from tenet.report import plot_comparison
 from tenet.spec import ArchitectureSpec
 from tests.compare.conftest import COMPARISON, HW
 
@@ -26,7 +34,7 @@ def _rows(df):  # type: ignore[no-untyped-def]
 
 
 def test_compare_data_centric_against_its_lowering() -> None:
-    df = tenet.compare(parse_mapping(GEMM), Hardware(num_pes=8, noc_latency=0))
+    df = compare_layer(parse_mapping(GEMM).layer(), Hardware(num_pes=8, noc_latency=0))
     assert tuple(df.columns) == COLUMNS
     rows = _rows(df)
     # exact: A[m, k] is needed afresh at each (n, k) step by each of the 8 PEs: 8*8*8;
@@ -52,7 +60,7 @@ def test_compare_relation_centric_only_synthesises_directives(tenet_data: Path) 
         tenet_data / "pe_array" / "pe_8_8.p",
         tenet_data / "mapping" / "conv2d_ws.m",
     )
-    df = tenet.compare(workload=problem[0], architecture=problem[1], dataflow=problem[2])
+    df = compare_problem(load_problem(*problem))
     rows = _rows(df)
     # conv2d.s: K=128 C=64 3x3 112x112 MACs; both sides keep W[k, c] on one PE: 128*64*9.
     assert rows.loc[("macs", ""), "exact"] == 128 * 64 * 9 * 112 * 112
@@ -61,13 +69,13 @@ def test_compare_relation_centric_only_synthesises_directives(tenet_data: Path) 
 
 
 def test_compare_both_notations_given(tenet_data: Path) -> None:
-    df = tenet.compare(
-        COMPARISON / "gemm256_ws_8x8.m",
-        HW / "bw64_64pe.m",
-        workload=tenet_data / "statement" / "matmul.s",
-        architecture=tenet_data / "pe_array" / "systolic.p",
-        dataflow=tenet_data / "mapping" / "matmul_systolic_ws.m",
+    problem = load_problem(
+        tenet_data / "statement" / "matmul.s",
+        tenet_data / "pe_array" / "systolic.p",
+        tenet_data / "mapping" / "matmul_systolic_ws.m",
     )
+    layer = load_mapping(COMPARISON / "gemm256_ws_8x8.m").layer()
+    df = compare_problem_with_layer(problem, layer, load_hardware(HW / "bw64_64pe.m"))
     rows = _rows(df)
     # reference CSV (bw64_64pe): MAESTRO reads B once (65,536) and runs 263,201 cycles.
     assert rows.loc[("volume_unique", "filter"), "estimate"] == 65536
@@ -75,13 +83,21 @@ def test_compare_both_notations_given(tenet_data: Path) -> None:
     assert rows.loc[("macs", ""), "exact"] == 256**3
 
 
-def test_compare_argument_errors() -> None:
-    with pytest.raises(TypeError, match="together"):
-        tenet.compare(workload="gemm")
-    with pytest.raises(TypeError, match="needs its hardware"):
-        tenet.compare(parse_mapping(GEMM))
-    with pytest.raises(SpecError, match="no layer 'x'"):
-        tenet.compare(parse_mapping(GEMM), Hardware(num_pes=8), layer="x")
+def test_network_layer_by_name() -> None:
+    network = parse_mapping(GEMM)
+    assert network.layer("mnk") == network.layer() == network.layers[0]
+    with pytest.raises(SpecError, match=r"no layer 'x' in the network \(layers: mnk\)"):
+        network.layer("x")
+
+
+def test_compare_problem_on_given_hardware_keeps_the_synthesised_pe_count() -> None:
+    problem = load_problem("gemm", "systolic-2d-8x8", "gemm-os", {"M": 8, "N": 8, "K": 8})
+    df = compare_problem(problem, Hardware(num_pes=1, noc_latency=0))
+    rows = _rows(df)
+    # gemm-os: PE[i, j] for 8 x 8 outputs, each reducing K = 8 on its PE: 8 steps of 64 MACs,
+    # on the 64 PEs of the synthesised directives (not the hardware's single PE)
+    assert rows.loc[("macs", ""), "estimate"] == 512
+    assert rows.loc[("latency", ""), "estimate"] == 8
 
 
 def test_match_tensors_conv_and_gemm(tenet_data: Path) -> None:
@@ -152,7 +168,7 @@ def test_compare_network_with_an_error_row(tmp_path: Path) -> None:
         " Dataflow { SpatialMap(1,1) M; TemporalMap(2,1) N; } }\n"
         "}\n"
     )
-    df = compare_network(path, Hardware(num_pes=4, noc_latency=0))
+    df = compare_network(load_mapping(path), Hardware(num_pes=4, noc_latency=0))
     assert set(df["dataflow"]) == {"a", "b"}
     error = df[df["quantity"] == "error"]
     assert list(error["dataflow"]) == ["b"] and "overlap or skip" in error["reason"].iloc[0]
@@ -162,7 +178,7 @@ def test_compare_network_with_an_error_row(tmp_path: Path) -> None:
 def test_plot_comparison_returns_axes() -> None:
     from matplotlib.figure import Figure
 
-    df = tenet.compare(parse_mapping(GEMM), Hardware(num_pes=8, noc_latency=0))
+    df = compare_layer(parse_mapping(GEMM).layer(), Hardware(num_pes=8, noc_latency=0))
     ax = Figure().subplots()
     assert plot_comparison(df, ax=ax) is ax
     assert [p.get_label() for p in ax.containers] == ["exact", "MAESTRO-style"]

@@ -17,7 +17,7 @@ import pytest
 
 from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import explore, sweep
-from tenet.dse.plots import plot_pareto
+from tenet.dse.pareto import draw_pareto
 from tenet.dse.store import ResultStore
 from tenet.errors import SpecError
 
@@ -155,9 +155,9 @@ def test_sweep_every_workload_on_every_array():
     assert len(result.results) == sum(e.sizes.kept for e in result.explorations)
 
 
-def test_plot_pareto_returns_axes(reference):
+def test_draw_pareto_returns_axes(reference):
     from matplotlib.figure import Figure
 
     ax = Figure().add_subplot()
-    assert plot_pareto(reference.results, "latency", "energy", ax=ax) is ax
+    assert draw_pareto(reference.results, "latency", "energy", ax=ax) is ax
     assert ax.get_ylabel().startswith("energy")

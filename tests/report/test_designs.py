@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tenet.designs import design_point, evaluate_designs, label_designs, load_designs
 from tenet.errors import SpecError
-from tenet.report import design_point, evaluate_designs, label_designs, load_designs
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tests.paper_example import GEMM, SKEWED, SYSTOLIC
 

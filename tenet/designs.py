@@ -1,6 +1,7 @@
 """Design points: a workload, an architecture and a dataflow with their size parameters, named
-for a report. They are what the comparison tables and plots put side by side; a YAML file can
-list them (``tenet table --designs FILE``), TENET experiment files are one each."""
+for a report, and their evaluation. They are what the comparison tables and plots of
+:mod:`tenet.report` put side by side; a YAML file can list them (``tenet table --designs
+FILE``), TENET experiment files are one each."""
 
 from __future__ import annotations
 
@@ -11,24 +12,15 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tenet import spec
 from tenet.api import load_problem
 from tenet.errors import SpecError
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.model import Problem
-from tenet.spec import (
-    ArchitectureSpec,
-    DataflowSpec,
-    WorkloadSpec,
-    load_architecture,
-    load_dataflow,
-    load_workload,
-    read_experiment,
-)
 from tenet.spec.base import SpecModel
 from tenet.vocab import Source
 
 __all__ = [
-    "DESIGN_COLUMNS",
     "DesignPoint",
     "DesignsSpec",
     "design_point",
@@ -38,24 +30,22 @@ __all__ = [
     "load_designs",
 ]
 
-DESIGN_COLUMNS: tuple[str, ...] = ("design", "workload", "architecture", "dataflow")
-"""Columns naming a design point in the tables, in the order of :attr:`DesignPoint.key`."""
-
 
 @dataclass(frozen=True)
 class DesignPoint:
     """One design point: three specs, the size parameters bound on top of their defaults, and
     the label it carries in tables and plots (``None`` until :func:`label_designs`)."""
 
-    workload: WorkloadSpec
-    architecture: ArchitectureSpec
-    dataflow: DataflowSpec
+    workload: spec.WorkloadSpec
+    architecture: spec.ArchitectureSpec
+    dataflow: spec.DataflowSpec
     params: Mapping[str, int] = field(default_factory=dict)
     label: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str]:
-        """Return (label, workload, architecture, dataflow) names, as in :data:`DESIGN_COLUMNS`."""
+        """Return (label, workload, architecture, dataflow) names, the key columns of the
+        report tables (:data:`tenet.report.DESIGN_COLUMNS`)."""
         return (
             self.label or self.dataflow.name,
             self.workload.name,
@@ -73,9 +63,9 @@ class DesignPoint:
 
 
 def design_point(
-    workload: Source | WorkloadSpec,
-    architecture: Source | ArchitectureSpec,
-    dataflow: Source | DataflowSpec,
+    workload: Source | spec.WorkloadSpec,
+    architecture: Source | spec.ArchitectureSpec,
+    dataflow: Source | spec.DataflowSpec,
     params: Mapping[str, int] | None = None,
     label: str | None = None,
 ) -> DesignPoint:
@@ -88,9 +78,9 @@ def design_point(
     ('gemm-os-systolic', 'gemm', 'systolic-2d-8x8', 'gemm-os-systolic')
     """
     return DesignPoint(
-        load_workload(workload),
-        load_architecture(architecture),
-        load_dataflow(dataflow),
+        spec.load_workload(workload),
+        spec.load_architecture(architecture),
+        spec.load_dataflow(dataflow),
         dict(params or {}),
         label,
     )
@@ -100,7 +90,7 @@ def experiment_point(
     path: Source, params: Mapping[str, int] | None = None, label: str | None = None
 ) -> DesignPoint:
     """Load the design point of a TENET ``experiment_N`` file."""
-    experiment = read_experiment(path)
+    experiment = spec.read_experiment(path)
     return DesignPoint(
         experiment.workload,
         experiment.architecture,
@@ -233,11 +223,11 @@ def load_designs(path: Source) -> list[DesignPoint]:
     SpecError
         A malformed file or entry, naming the file and the entry (``designs.1``).
     """
-    spec = DesignsSpec.from_yaml(path)
+    listing = DesignsSpec.from_yaml(path)
     folder = Path(path).parent
     points = []
-    for k, entry in enumerate(spec.designs):
-        params = {**spec.params, **entry.params}
+    for k, entry in enumerate(listing.designs):
+        params = {**listing.params, **entry.params}
         try:
             if entry.experiment is not None:
                 point = experiment_point(_reference(entry.experiment, folder), params, entry.label)

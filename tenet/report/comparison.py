@@ -1,14 +1,17 @@
 """Grouped bar plot of a comparison table (exact counts vs MAESTRO-style estimates).
 
-Takes the DataFrame of :func:`tenet.compare.compare` or :func:`tenet.compare.compare_network`
-and an optional matplotlib ``ax``; returns the Axes. Values are shown relative to the exact
-count (exact = 1) on a logarithmic axis, so quantities of different units share one plot.
+Takes the DataFrame of one of the :mod:`tenet.compare` entry points (columns ``dataflow,
+quantity, tensor, exact, estimate``) and an optional matplotlib ``ax``; returns the Axes.
+Values are shown relative to the exact count (exact = 1) on a logarithmic axis, so quantities
+of different units share one plot.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from tenet.report.axes import new_axes, require
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,8 +37,7 @@ def plot_comparison(
     >>> [t.get_text() for t in ax.get_xticklabels()]
     ['latency', 'volume_unique[input]']
     """
-    from matplotlib.figure import Figure
-
+    require(table, ["dataflow", "quantity", "tensor", "exact", "estimate"])
     data = table[table["quantity"] != "error"]
     if quantities is not None:
         data = data[data["quantity"].isin(quantities)]
@@ -49,7 +51,7 @@ def plot_comparison(
     order = list(dict.fromkeys(labels))
     dataflows = list(dict.fromkeys(data["dataflow"]))
     if ax is None:
-        ax = Figure(figsize=(max(6.0, 0.6 * len(order) * max(len(dataflows), 2)), 4)).subplots()
+        ax = new_axes((max(6.0, 0.6 * len(order) * max(len(dataflows), 2)), 4), layout=None)
     positions = range(len(order))
     if len(dataflows) == 1:
         series = [("exact", [1.0] * len(order))]

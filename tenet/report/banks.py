@@ -1,5 +1,6 @@
-"""Bank use per time-stamp: a tidy table (step, bank, rows served) and its heat map.
-matplotlib is imported inside the plotting function; saving is the caller's job."""
+"""Bank use per time-stamp: a tidy table (step, bank, rows served) walked point by point from a
+layout problem (:mod:`tenet.layout`), and its heat map. matplotlib is imported inside the
+plotting function; saving is the caller's job."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 import islpy as isl
-import pandas as pd
 
 from tenet.errors import UnknownTensorError
 from tenet.layout.evaluate import LayoutProblem
 from tenet.layout.metrics import fetched_per_step
 from tenet.layout.relation import bank_map
+from tenet.report.axes import new_axes
 from tenet.vocab import TensorName
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = ["bank_use", "plot_bank_use"]
@@ -29,16 +31,14 @@ def bank_use(lp: LayoutProblem, tensor: TensorName) -> pd.DataFrame:
     Examples
     --------
     >>> from tenet.layout.evaluate import load_layout_problem
-    >>> from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
     >>> from tenet.spec.layout import ScratchpadSpec
-    >>> w = WorkloadSpec.from_mapping({"name": "w", "domain": "{S[i, j]: 0 <= i < 3 and "
-    ...     "0 <= j < 4}", "accesses": {"A": {"read": "{S[i, j] -> A[i, j]}"}}})
-    >>> a = ArchitectureSpec.from_mapping({"name": "a", "pe": "{PE[p]: 0 <= p < 3}"})
-    >>> d = DataflowSpec.from_mapping({"name": "d", "space_stamp": "{S[i, j] -> PE[i]}",
-    ...     "time_stamp": "{S[i, j] -> T[j]}"})
-    >>> table = bank_use(load_layout_problem(w, a, d, scratchpad=ScratchpadSpec(banks=4)), "A")
-    >>> table[table.step == 1].rows.tolist()
-    [0, 3, 0, 0]
+    >>> lp = load_layout_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
+    ...     {"M": 4, "N": 4, "K": 4}, scratchpad=ScratchpadSpec(banks=4))
+    >>> # at T[0, 0, 3], PE[i, 0] fetches A[i, 3 - i], row-major address 4i + 3 - i = 3i + 3:
+    >>> # banks 3, 2, 1, 0 (mod 4), one row each
+    >>> table = bank_use(lp, "A")
+    >>> table[table.time_stamp == "T[0, 0, 3]"].rows.tolist()
+    [1, 1, 1, 1]
     """
     problem = lp.problem
     reads = [a for a in problem.accesses if a.tensor == tensor and a.access == "read"]
@@ -69,17 +69,17 @@ def bank_use(lp: LayoutProblem, tensor: TensorName) -> pd.DataFrame:
         for step, t in enumerate(sorted(served))
         for bank in range(lp.scratchpad.banks)
     ]
+    import pandas as pd
+
     return pd.DataFrame.from_records(records, columns=["step", "time_stamp", "bank", "rows"])
 
 
 def plot_bank_use(table: pd.DataFrame, ax: Axes | None = None, title: str = "") -> Axes:
     """Draw a :func:`bank_use` table as a heat map: time-stamps across, banks up, colour the
     rows served (above 1: a conflict). Returns the Axes (a new figure if ``ax`` is None)."""
-    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    if ax is None:
-        ax = Figure(layout="constrained").add_subplot()
+    ax = ax if ax is not None else new_axes()
     grid = table.pivot(index="bank", columns="step", values="rows").fillna(0)
     image = ax.imshow(grid.to_numpy(), aspect="auto", origin="lower", cmap="viridis")
     ax.figure.colorbar(image, ax=ax, label="bank rows served")

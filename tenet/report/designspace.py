@@ -1,0 +1,99 @@
+"""Design-space figures -> matplotlib Axes: explored design points on two objectives with their
+Pareto front, and the per-layer figures of a network's best mappings. The search
+(:mod:`tenet.dse`) computes the tables; these functions only draw them, on a given Axes or a
+new figure made without pyplot, and return the Axes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tenet.report.axes import new_axes, require
+from tenet.vocab import column
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["LAYER_PANELS", "plot_layers", "plot_pareto"]
+
+LAYER_PANELS: tuple[tuple[str, str], ...] = (
+    (column("latency"), "latency, cycles"),
+    (column("traffic_dram"), "DRAM traffic, elements"),
+    (column("utilisation"), "PE utilisation, ratio"),
+)
+"""Column and axis label of each panel of :func:`plot_layers`, top to bottom."""
+
+
+def plot_pareto(
+    points: pd.DataFrame,
+    front: pd.DataFrame,
+    x: str,
+    y: str,
+    ax: Axes | None = None,
+    *,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+) -> Axes:
+    """Scatter ``points`` on columns ``x`` and ``y`` (the rows whose ``data_centric`` column is
+    true marked apart, when there is one) and draw ``front`` (rows ordered by ``x``) as a
+    staircase; return the Axes (a new 6 x 4 inch figure's when ``ax`` is None).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> points = pd.DataFrame({"data_centric": [True, False, False],
+    ...     "latency_cycles": [1, 2, 3], "energy_pj": [3.0, 1.0, 2.0]})
+    >>> ax = plot_pareto(points, points.iloc[:2], "latency_cycles", "energy_pj",
+    ...                  xlabel="latency, cycles")
+    >>> ax.get_xlabel(), [float(v) for v in ax.lines[0].get_ydata()]
+    ('latency, cycles', [3.0, 1.0])
+    """
+    require(points, [x, y])
+    require(front, [x, y])
+    ax = ax if ax is not None else new_axes((6, 4), layout=None)
+    centric = points["data_centric"].astype(bool) if "data_centric" in points else False
+    for subset, label, marker in (
+        (points[~centric], "relation-centric only", "o"),
+        (points[centric], "data-centric expressible", "s"),
+    ):
+        if len(subset):
+            ax.scatter(subset[x], subset[y], s=14, marker=marker, label=label, alpha=0.6)
+    if len(front):
+        ax.step(front[x], front[y], where="post", color="black", linewidth=1, label="Pareto front")
+    ax.set_xlabel(xlabel if xlabel is not None else x)
+    ax.set_ylabel(ylabel if ylabel is not None else y)
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_layers(table: pd.DataFrame, axes: Sequence[Axes] | None = None) -> list[Axes]:
+    """Draw the latency, DRAM traffic and utilisation of each layer (a row of ``table``, named
+    by its ``workload`` column's last ``/`` part) as bars, one panel each (:data:`LAYER_PANELS`),
+    sharing the x axis; return the three Axes (of a new figure when ``axes`` is None).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"workload": ["net/conv1", "net/fc"], "latency_cycles": [40, 8],
+    ...     "traffic_dram_elements": [100, 30], "utilisation": [0.5, 1.0]})
+    >>> axes = plot_layers(table)
+    >>> [t.get_text() for t in axes[-1].get_xticklabels()]
+    ['conv1', 'fc']
+    """
+    require(table, ["workload", *(name for name, _ in LAYER_PANELS)])
+    figure: Figure | None = None
+    if axes is None:
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(max(6.0, 0.35 * len(table)), 7))
+        axes = list(figure.subplots(len(LAYER_PANELS), 1, sharex=True))
+    labels = [str(w).split("/")[-1] for w in table["workload"]]
+    for ax, (name, label) in zip(axes, LAYER_PANELS, strict=True):
+        ax.bar(range(len(table)), table[name].astype(float))
+        ax.set_ylabel(label)
+    axes[-1].set_xticks(range(len(table)), labels, rotation=90)
+    if figure is not None:
+        figure.tight_layout()
+    return list(axes)
