@@ -18,7 +18,7 @@ from typing import Any
 
 import islpy as isl
 
-from tenet.isl_utils import bind_params, parse_map, parse_set
+from tenet.isl_utils import parse_map, parse_set
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -81,11 +81,11 @@ def enumerate_problem(
     """List every point of a problem with size parameters bound (workload defaults, then the
     dataflow's, then ``params``)."""
     bound = {**workload.params, **dataflow.params, **(params or {})}
-    domain = bind_params(parse_set(workload.domain), bound)
+    domain = parse_set(workload.domain, bound)
     instances = _points(domain)
 
     def on_domain(text: str) -> list[tuple[Point, Point]]:
-        return _pairs(bind_params(parse_map(text), bound).intersect_domain(domain))
+        return _pairs(parse_map(text, bound).intersect_domain(domain))
 
     space = dict(on_domain(dataflow.space_stamp))
     time = dict(on_domain(dataflow.time_stamp))
@@ -96,10 +96,10 @@ def enumerate_problem(
             if texts:
                 pairs = {pair for text in texts for pair in on_domain(text)}
                 target.append((tensor, kind, pairs))
-    pe_set = bind_params(parse_set(architecture.pe), bound)
+    pe_set = parse_set(architecture.pe, bound)
     links: list[tuple[Point, Point, int]] = []
     for link in architecture.interconnect:
-        relation = bind_params(parse_map(link.link), bound)
+        relation = parse_map(link.link, bound)
         relation = relation.intersect_domain(pe_set).intersect_range(pe_set)
         links += [(sender, receiver, link.delay) for sender, receiver in _pairs(relation)]
     return Enumerated(instances, _points(pe_set), space, time, reads + writes, links)
@@ -329,7 +329,7 @@ def reference_dependences(
     """
     bound = {**workload.params, **(params or {})}
     skipped = set(workload.reductions if reductions is None else reductions)
-    domain = bind_params(parse_set(workload.domain), bound)
+    domain = parse_set(workload.domain, bound)
     found: set[tuple[str, str, Point, Point]] = set()
     for tensor, spec in workload.accesses.items():
         if tensor in skipped:
@@ -337,7 +337,7 @@ def reference_dependences(
         touching: dict[Point, list[tuple[Point, str]]] = defaultdict(list)
         for kind, texts in (("read", spec.read), ("write", spec.write)):
             for text in texts:
-                relation = bind_params(parse_map(text), bound).intersect_domain(domain)
+                relation = parse_map(text, bound).intersect_domain(domain)
                 for instance, element in _pairs(relation):
                     touching[element].append((instance, kind))
         for accesses in touching.values():

@@ -21,7 +21,7 @@ from typing import Any
 import islpy as isl
 
 from tenet.errors import CountingError
-from tenet.isl_utils import bind_params, param_names, parse_map, parse_set
+from tenet.isl_utils import param_names, parse_map, parse_set
 from tenet.metrics.latency import schedule, transfer_latency
 from tenet.metrics.volume import reused
 from tenet.model.architecture import Architecture
@@ -274,8 +274,8 @@ def symbolic_metrics(
     arch = Architecture.from_spec(architecture, every)
     flow = Dataflow(
         dataflow.name,
-        bind_params(parse_map(dataflow.space_stamp), every),
-        bind_params(parse_map(dataflow.time_stamp), every),
+        parse_map(dataflow.space_stamp, every),
+        parse_map(dataflow.time_stamp, every),
     )
     # the sizes at which the dataflow keeps every instance inside the array
     outside = flow.space_stamp.intersect_domain(w.domain).subtract_range(arch.pe_set)
