@@ -28,6 +28,7 @@ __all__ = [
     "Point",
     "enumerate_problem",
     "Enumerated",
+    "previous_steps",
     "reference_metrics",
     "reference_dependences",
     "reference_order_violations",
@@ -70,6 +71,29 @@ class Enumerated:
     """(tensor, "read" or "write", {(instance, element)}) in workload order, reads first."""
     links: list[tuple[Point, Point, int]]
     """(sender, receiver, delay) between PEs of the PE set."""
+
+    @property
+    def point_of(self) -> dict[Point, SpaceTime]:
+        """Instance -> its (PE, time-stamp)."""
+        return {x: (self.space[x], self.time[x]) for x in self.instances}
+
+    @property
+    def senders(self) -> defaultdict[Point, defaultdict[Point, set[int]]]:
+        """Receiver -> every other PE linked to it -> the delays of those links (empty for a
+        PE without one)."""
+        found: defaultdict[Point, defaultdict[Point, set[int]]] = defaultdict(
+            lambda: defaultdict(set)
+        )
+        for sender, receiver, delay in self.links:
+            if sender != receiver:
+                found[receiver][sender].add(delay)
+        return found
+
+
+def previous_steps(times: Iterable[Point]) -> dict[Point, Point]:
+    """Return each of ``times`` -> the one before it, in lexicographic order."""
+    ordered = sorted(set(times))
+    return dict(zip(ordered[1:], ordered[:-1], strict=True))
 
 
 def enumerate_problem(
@@ -148,18 +172,14 @@ def reference_metrics(
     selected = tensors if tensors is not None else dataflow.tensors
     accesses = [a for a in problem.accesses if selected is None or a[0] in selected]
 
-    point_of = {x: (problem.space[x], problem.time[x]) for x in problem.instances}
+    point_of = problem.point_of
     occupants: dict[SpaceTime, int] = defaultdict(int)
     for point in point_of.values():
         occupants[point] += 1
     active = sorted({pe for pe, _ in occupants})
     times = sorted({t for _, t in occupants})
-    prev = dict(zip(times[1:], times[:-1], strict=True))
-
-    senders: dict[Point, dict[Point, set[int]]] = defaultdict(lambda: defaultdict(set))
-    for sender, receiver, delay in problem.links:
-        if sender != receiver:
-            senders[receiver][sender].add(delay)
+    prev = previous_steps(times)
+    senders = problem.senders
 
     def window(t: Point) -> list[Point]:
         return [t, prev[t]] if t in prev else [t]
