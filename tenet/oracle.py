@@ -91,7 +91,13 @@ class Enumerated:
 
 
 def previous_steps(times: Iterable[Point]) -> dict[Point, Point]:
-    """Return each of ``times`` -> the one before it, in lexicographic order."""
+    """Return each of ``times`` -> the one before it, in lexicographic order.
+
+    Examples
+    --------
+    >>> previous_steps([(1, 0), (0, 2), (1, 0), (0, 0)])
+    {(0, 2): (0, 0), (1, 0): (0, 2)}
+    """
     ordered = sorted(set(times))
     return dict(zip(ordered[1:], ordered[:-1], strict=True))
 
