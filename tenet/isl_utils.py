@@ -8,12 +8,15 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Mapping
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import islpy as isl
 
 from tenet.errors import CountingError, IslSyntaxError, SpecError
+from tenet.vocab import ParamBinding
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "parse_set",
@@ -26,6 +29,7 @@ __all__ = [
     "witness",
     "tuple_signature",
     "Relation",
+    "Located",
 ]
 
 if not hasattr(isl.Set, "card"):  # pragma: no cover - depends on the installed wheel
@@ -35,6 +39,13 @@ if not hasattr(isl.Set, "card"):  # pragma: no cover - depends on the installed 
     )
 
 Relation = TypeVar("Relation", isl.Set, isl.Map)
+
+
+class Located(TypedDict, total=False):
+    """Where a text comes from, named in its errors: the file and the dotted field."""
+
+    source: str | None
+    location: str | None
 
 
 def _trailing(text: str) -> str:
@@ -53,18 +64,16 @@ def _trailing(text: str) -> str:
 Parsed = TypeVar("Parsed", isl.Set, isl.UnionMap)
 
 
-def _parse(kind: type[Parsed], text: str, source: str | None, location: str | None) -> Parsed:
+def _parse(kind: type[Parsed], text: str, where: Located) -> Parsed:
     if not isinstance(text, str) or not text.strip():
-        raise SpecError(f"expected isl text, got {text!r}", source=source, location=location)
+        raise SpecError(f"expected isl text, got {text!r}", **where)
     if rest := _trailing(text):
-        raise IslSyntaxError(
-            text, source=source, location=location, detail=f"unexpected text {rest!r} after '}}'"
-        )
+        raise IslSyntaxError(text, detail=f"unexpected text {rest!r} after '}}'", **where)
     try:
         return kind(text.strip())
     except isl.Error as exc:
         detail = _complaint(kind, text.strip()) or "not isl syntax"
-        raise IslSyntaxError(text, source=source, location=location, detail=detail) from exc
+        raise IslSyntaxError(text, detail=detail, **where) from exc
 
 
 _COMPLAINT = re.compile(r"syntax error \((\d+), (\d+)\): (.*)")
@@ -102,19 +111,26 @@ def _complaint(kind: type[Parsed], text: str) -> str | None:
     return None
 
 
-def parse_set(text: str, *, source: str | None = None, location: str | None = None) -> isl.Set:
-    """Parse an isl set such as ``{S[i,j]: 0 <= i < 4}``.
+def parse_set(text: str, params: ParamBinding | None = None, **where: Unpack[Located]) -> isl.Set:
+    """Parse an isl set such as ``{S[i,j]: 0 <= i < 4}``; given ``params``, fix its
+    parameters to their values there (:func:`bind_params`). ``where`` (``source=``,
+    ``location=``) names the text in errors.
 
     Examples
     --------
     >>> parse_set("{S[i]: 0 <= i < 3}")
     Set("{ S[i] : 0 <= i <= 2 }")
+    >>> parse_set("[N] -> {S[i]: 0 <= i < N}", {"N": 2})
+    Set("{ S[i] : 0 <= i <= 1 }")
     """
-    return _parse(isl.Set, text, source, location)
+    parsed = _parse(isl.Set, text, where)
+    return parsed if params is None else bind_params(parsed, params, **where)
 
 
-def parse_map(text: str, *, source: str | None = None, location: str | None = None) -> isl.Map:
-    """Parse an isl map; several pieces joined by ``;`` must share one space.
+def parse_map(text: str, params: ParamBinding | None = None, **where: Unpack[Located]) -> isl.Map:
+    """Parse an isl map; several pieces joined by ``;`` must share one space. Given
+    ``params``, fix its parameters to their values there (:func:`bind_params`). ``where``
+    (``source=``, ``location=``) names the text in errors.
 
     Examples
     --------
@@ -122,15 +138,15 @@ def parse_map(text: str, *, source: str | None = None, location: str | None = No
     2
     """
     if not isinstance(text, str):
-        raise SpecError(f"expected isl text, got {text!r}", source=source, location=location)
-    union = _parse(isl.UnionMap, text, source, location)
+        raise SpecError(f"expected isl text, got {text!r}", **where)
+    union = _parse(isl.UnionMap, text, where)
     if union.n_map() != 1:
         raise SpecError(
             f"expected one relation between two tuples, found {union.n_map()} in {text!r}",
-            source=source,
-            location=location,
+            **where,
         )
-    return isl.Map.from_union_map(union)
+    parsed = isl.Map.from_union_map(union)
+    return parsed if params is None else bind_params(parsed, params, **where)
 
 
 def param_names(obj: isl.Set | isl.Map) -> list[str]:
@@ -138,14 +154,9 @@ def param_names(obj: isl.Set | isl.Map) -> list[str]:
     return [str(name) for name in obj.get_var_names(isl.dim_type.param)]
 
 
-def bind_params(
-    obj: Relation,
-    params: Mapping[str, int],
-    *,
-    source: str | None = None,
-    location: str | None = None,
-) -> Relation:
-    """Fix every parameter of ``obj`` to its value in ``params`` and drop it.
+def bind_params(obj: Relation, params: ParamBinding, **where: Unpack[Located]) -> Relation:
+    """Fix every parameter of ``obj`` to its value in ``params`` and drop it; ``where``
+    (``source=``, ``location=``) names ``obj`` in errors.
 
     Raises
     ------
@@ -163,8 +174,7 @@ def bind_params(
         raise CountingError(
             f"size parameter(s) {', '.join(missing)} not bound; "
             f"give a value (e.g. --param {missing[0]}=64)",
-            source=source,
-            location=location,
+            **where,
         )
     ctx = obj.get_ctx()
     for k, name in enumerate(names):

@@ -18,7 +18,7 @@ from typing import Any
 
 import islpy as isl
 
-from tenet.isl_utils import bind_params, parse_map, parse_set
+from tenet.isl_utils import parse_map, parse_set
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -28,6 +28,7 @@ __all__ = [
     "Point",
     "enumerate_problem",
     "Enumerated",
+    "previous_steps",
     "reference_metrics",
     "reference_dependences",
     "reference_order_violations",
@@ -71,6 +72,35 @@ class Enumerated:
     links: list[tuple[Point, Point, int]]
     """(sender, receiver, delay) between PEs of the PE set."""
 
+    @property
+    def point_of(self) -> dict[Point, SpaceTime]:
+        """Instance -> its (PE, time-stamp)."""
+        return {x: (self.space[x], self.time[x]) for x in self.instances}
+
+    @property
+    def senders(self) -> defaultdict[Point, defaultdict[Point, set[int]]]:
+        """Receiver -> every other PE linked to it -> the delays of those links (empty for a
+        PE without one)."""
+        found: defaultdict[Point, defaultdict[Point, set[int]]] = defaultdict(
+            lambda: defaultdict(set)
+        )
+        for sender, receiver, delay in self.links:
+            if sender != receiver:
+                found[receiver][sender].add(delay)
+        return found
+
+
+def previous_steps(times: Iterable[Point]) -> dict[Point, Point]:
+    """Return each of ``times`` -> the one before it, in lexicographic order.
+
+    Examples
+    --------
+    >>> previous_steps([(1, 0), (0, 2), (1, 0), (0, 0)])
+    {(0, 2): (0, 0), (1, 0): (0, 2)}
+    """
+    ordered = sorted(set(times))
+    return dict(zip(ordered[1:], ordered[:-1], strict=True))
+
 
 def enumerate_problem(
     workload: WorkloadSpec,
@@ -81,11 +111,11 @@ def enumerate_problem(
     """List every point of a problem with size parameters bound (workload defaults, then the
     dataflow's, then ``params``)."""
     bound = {**workload.params, **dataflow.params, **(params or {})}
-    domain = bind_params(parse_set(workload.domain), bound)
+    domain = parse_set(workload.domain, bound)
     instances = _points(domain)
 
     def on_domain(text: str) -> list[tuple[Point, Point]]:
-        return _pairs(bind_params(parse_map(text), bound).intersect_domain(domain))
+        return _pairs(parse_map(text, bound).intersect_domain(domain))
 
     space = dict(on_domain(dataflow.space_stamp))
     time = dict(on_domain(dataflow.time_stamp))
@@ -96,10 +126,10 @@ def enumerate_problem(
             if texts:
                 pairs = {pair for text in texts for pair in on_domain(text)}
                 target.append((tensor, kind, pairs))
-    pe_set = bind_params(parse_set(architecture.pe), bound)
+    pe_set = parse_set(architecture.pe, bound)
     links: list[tuple[Point, Point, int]] = []
     for link in architecture.interconnect:
-        relation = bind_params(parse_map(link.link), bound)
+        relation = parse_map(link.link, bound)
         relation = relation.intersect_domain(pe_set).intersect_range(pe_set)
         links += [(sender, receiver, link.delay) for sender, receiver in _pairs(relation)]
     return Enumerated(instances, _points(pe_set), space, time, reads + writes, links)
@@ -148,18 +178,14 @@ def reference_metrics(
     selected = tensors if tensors is not None else dataflow.tensors
     accesses = [a for a in problem.accesses if selected is None or a[0] in selected]
 
-    point_of = {x: (problem.space[x], problem.time[x]) for x in problem.instances}
+    point_of = problem.point_of
     occupants: dict[SpaceTime, int] = defaultdict(int)
     for point in point_of.values():
         occupants[point] += 1
     active = sorted({pe for pe, _ in occupants})
     times = sorted({t for _, t in occupants})
-    prev = dict(zip(times[1:], times[:-1], strict=True))
-
-    senders: dict[Point, dict[Point, set[int]]] = defaultdict(lambda: defaultdict(set))
-    for sender, receiver, delay in problem.links:
-        if sender != receiver:
-            senders[receiver][sender].add(delay)
+    prev = previous_steps(times)
+    senders = problem.senders
 
     def window(t: Point) -> list[Point]:
         return [t, prev[t]] if t in prev else [t]
@@ -329,7 +355,7 @@ def reference_dependences(
     """
     bound = {**workload.params, **(params or {})}
     skipped = set(workload.reductions if reductions is None else reductions)
-    domain = bind_params(parse_set(workload.domain), bound)
+    domain = parse_set(workload.domain, bound)
     found: set[tuple[str, str, Point, Point]] = set()
     for tensor, spec in workload.accesses.items():
         if tensor in skipped:
@@ -337,7 +363,7 @@ def reference_dependences(
         touching: dict[Point, list[tuple[Point, str]]] = defaultdict(list)
         for kind, texts in (("read", spec.read), ("write", spec.write)):
             for text in texts:
-                relation = bind_params(parse_map(text), bound).intersect_domain(domain)
+                relation = parse_map(text, bound).intersect_domain(domain)
                 for instance, element in _pairs(relation):
                     touching[element].append((instance, kind))
         for accesses in touching.values():

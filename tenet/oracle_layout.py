@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from tenet.oracle import Point, enumerate_problem
+from tenet.oracle import Point, enumerate_problem, previous_steps
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.layout import ScratchpadSpec, TransformSpec
@@ -99,14 +99,9 @@ def reference_layout(
     """
     problem = enumerate_problem(workload, architecture, dataflow, params)
     selected = dataflow.tensors
-    point_of = {x: (problem.space[x], problem.time[x]) for x in problem.instances}
-    points = set(point_of.values())
-    times = sorted({t for _, t in points})
-    prev = dict(zip(times[1:], times[:-1], strict=True))
-    senders: dict[Point, dict[Point, set[int]]] = defaultdict(lambda: defaultdict(set))
-    for sender, receiver, delay in problem.links:
-        if sender != receiver:
-            senders[receiver][sender].add(delay)
+    point_of = problem.point_of
+    prev = previous_steps(t for _, t in point_of.values())
+    senders = problem.senders
 
     def near(point: SpaceTime) -> set[SpaceTime]:
         pe, t = point

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from tenet.isl_utils import bind_params, parse_map, parse_set
+from tenet.isl_utils import parse_map, parse_set
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -43,7 +43,7 @@ def _image(
 ) -> dict[Point, list[Point]]:
     out: dict[Point, list[Point]] = defaultdict(list)
     for text in [texts] if isinstance(texts, str) else texts:
-        relation = bind_params(parse_map(text), params).intersect_domain(domain)
+        relation = parse_map(text, params).intersect_domain(domain)
         n_in = relation.dim(isl.dim_type.in_)
         for p in _points(relation.wrap()):
             out[p[:n_in]].append(p[n_in:])
@@ -94,7 +94,7 @@ def reference_memory(
     (TileFigures(footprint=3, fills=6, writebacks=0), 11)
     """
     bound = {**workload.params, **dataflow.params, **(params or {})}
-    domain = bind_params(parse_set(workload.domain), bound)
+    domain = parse_set(workload.domain, bound)
     instances = _points(domain)
     pe_of = {s: pes[0] for s, pes in _image(dataflow.space_stamp, domain, bound).items()}
     reads: dict[str, dict[Point, list[Point]]] = {}

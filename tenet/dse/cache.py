@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from tenet.dse.figures import Bound
+from tenet.files import KeyedFiles
 from tenet.metrics.cache import problem_key
 from tenet.model.legality import Dependence
 from tenet.model.problem import Problem
-from tenet.spec.io import write_atomically
 
 __all__ = ["RowCache", "row_key", "worker_cache"]
 
@@ -65,10 +64,7 @@ class RowCache:
     """Rows of figures by :func:`row_key`, in memory and (given ``folder``) on disk."""
 
     def __init__(self, folder: str | Path | None = None) -> None:
-        self.folder = Path(folder) if folder is not None else None
-        if self.folder is not None:
-            self.folder.mkdir(parents=True, exist_ok=True)
-        self._known: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._files = KeyedFiles[dict[str, Any]](folder, ".json", _dump, json.loads, MEMORY_ROWS)
         self.hits = 0
         self.misses = 0
 
@@ -93,16 +89,10 @@ class RowCache:
         >>> cache.get("p", lambda: {"status": "ok"}, ("latency", 10))["status"], cache.misses
         ('ok', 3)
         """
-        found = self._known.get(key)
-        if found is None and self.folder is not None:
-            path = self.folder / f"{key}.json"
-            if path.is_file():
-                found = json.loads(path.read_text())
-        if found is not None and not _holds(found, bound):
-            found = None
-        if found is not None:
+        found = self._files.get(key)
+        if found is not None and _holds(found, bound):
             self.hits += 1
-            self._remember(key, found)
+            self._files.keep(key, found)
             return {k: v for k, v in found.items() if k != PRUNED_UNDER}
         self.misses += 1
         row = make()
@@ -110,17 +100,12 @@ class RowCache:
         if row.get("status") == "pruned" and bound is not None:
             kept[PRUNED_UNDER] = list(bound)
         if row.get("status") in KEPT or PRUNED_UNDER in kept:
-            self._remember(key, kept)
-            if self.folder is not None:
-                text = json.dumps(kept, sort_keys=True)
-                write_atomically(self.folder / f"{key}.json", lambda tmp: tmp.write_text(text))
+            self._files.put(key, kept)
         return dict(row)
 
-    def _remember(self, key: str, row: dict[str, Any]) -> None:
-        self._known[key] = row
-        self._known.move_to_end(key)
-        if len(self._known) > MEMORY_ROWS:
-            self._known.popitem(last=False)
+
+def _dump(row: dict[str, Any]) -> bytes:
+    return json.dumps(row, sort_keys=True).encode()
 
 
 def _holds(row: dict[str, Any], bound: Bound | None) -> bool:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tenet.dse.constructive import Strategy, choose_strategy, rank_mappings
 from tenet.dse.engines import Engine, InProcessEngine, make_engine
@@ -25,14 +25,26 @@ from tenet.dse.store import ResultStore, run_key
 from tenet.dse.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
 from tenet.spec.params import check_param_names, check_sizes, param_names
-from tenet.vocab import Neighbourhood
+from tenet.vocab import Neighbourhood, Source
 
 if TYPE_CHECKING:
     import pandas as pd
+    from typing_extensions import Unpack
 
-__all__ = ["Exploration", "ExecutionOptions", "Sweep", "explore", "sweep"]
+__all__ = ["Exploration", "ExecutionOptions", "SearchArguments", "Sweep", "explore", "sweep"]
 
-Source = str | Path
+
+class SearchArguments(TypedDict, total=False):
+    """The keyword arguments of :func:`sweep` (and :func:`explore`), described there."""
+
+    params: Mapping[str, int] | None
+    options: SpaceOptions | None
+    reductions: Sequence[str] | None
+    neighbourhood: Neighbourhood
+    execution: ExecutionOptions | None
+    best: tuple[str, int] | None
+    strategy: Strategy
+    top_k: int
 
 
 @dataclass(frozen=True)
@@ -264,43 +276,10 @@ def _explore(
 def explore(
     workload: Source | WorkloadSpec,
     architecture: Source | ArchitectureSpec,
-    *,
-    params: Mapping[str, int] | None = None,
-    options: SpaceOptions | None = None,
-    reductions: Sequence[str] | None = None,
-    neighbourhood: Neighbourhood = "links",
-    execution: ExecutionOptions | None = None,
-    best: tuple[str, int] | None = None,
-    strategy: Strategy = "exhaustive",
-    top_k: int = 10,
+    **search: Unpack[SearchArguments],
 ) -> Exploration:
-    """Evaluate every candidate of the design space of ``workload`` on ``architecture``.
-
-    Parameters
-    ----------
-    params
-        Size parameters (over the workload's defaults).
-    options
-        What the design space holds (:class:`SpaceOptions`).
-    reductions
-        Tensors whose updates may be reordered (default: the workload's ``reductions``).
-    neighbourhood
-        Where a PE finds data without fetching it (:data:`tenet.vocab.Neighbourhood`); the
-        default ``"links"`` counts only what the array delivers (the previous step, or a link
-        at its delay), so that skewed systolic dataflows are told from unskewed ones.
-    execution
-        Where and how the candidates are evaluated (:class:`ExecutionOptions`: engine,
-        workers, results store, time budget, batch, progress, count cache); a run found in
-        its store is resumed. Default: ``ExecutionOptions()``.
-    best
-        ``(objective, top)``: count fully only the candidates that may enter the best
-        ``top`` by ``objective`` (``latency``, ``energy`` or ``edp``); the others are left
-        with status ``pruned`` once a sound lower bound of their objective exceeds the
-        ``top``-th best value found so far. The ranking by that objective is that of full
-        evaluation. None (the default): every figure of every candidate.
-    strategy, top_k
-        ``exhaustive`` evaluates every candidate; ``constructive`` only the ``top_k`` that the
-        micro model of :mod:`tenet.dse.constructive` ranks best; ``auto`` chooses by size.
+    """Evaluate every candidate of the design space of ``workload`` on ``architecture``; the
+    keyword arguments are those of :func:`sweep`.
 
     Examples
     --------
@@ -317,19 +296,7 @@ def explore(
     cycles, more than its 22 cycles of compute. Unskewed, every PE of a row needs A[i, k] in
     the same step, which a registered link cannot deliver.
     """
-    only = sweep(
-        [load_workload(workload)],
-        [architecture],
-        params=params,
-        options=options,
-        reductions=reductions,
-        neighbourhood=neighbourhood,
-        execution=execution,
-        best=best,
-        strategy=strategy,
-        top_k=top_k,
-    )
-    return only.explorations[0]
+    return sweep([load_workload(workload)], [architecture], **search).explorations[0]
 
 
 def sweep(
@@ -349,12 +316,36 @@ def sweep(
 ) -> Sweep:
     """Explore every workload on every architecture with one engine and one store.
 
-    A workload is a source or a ``(label, source, params)`` triple (e.g. a network layer);
-    ``params`` apply to all, under each triple's own; ``reductions`` (default: each
-    workload's) to every workload. The time budget covers the whole sweep; the other
-    arguments are those of :func:`explore`. ``strategy`` ``constructive`` evaluates only the
-    ``top_k`` candidates a micro model ranks best (:mod:`tenet.dse.constructive`), ``auto``
-    does so above :data:`~tenet.dse.constructive.AUTO_LIMIT` candidates.
+    A workload is a source or a ``(label, source, params)`` triple (e.g. a network layer).
+    The time budget covers the whole sweep.
+
+    Parameters
+    ----------
+    params
+        Size parameters (over the workload's defaults) of every workload, under each triple's
+        own.
+    options
+        What the design space holds (:class:`SpaceOptions`).
+    reductions
+        Tensors whose updates may be reordered (default: each workload's ``reductions``).
+    neighbourhood
+        Where a PE finds data without fetching it (:data:`tenet.vocab.Neighbourhood`); the
+        default ``"links"`` counts only what the array delivers (the previous step, or a link
+        at its delay), so that skewed systolic dataflows are told from unskewed ones.
+    execution
+        Where and how the candidates are evaluated (:class:`ExecutionOptions`: engine,
+        workers, results store, time budget, batch, progress, count cache); a run found in
+        its store is resumed. Default: ``ExecutionOptions()``.
+    best
+        ``(objective, top)``: count fully only the candidates that may enter the best
+        ``top`` by ``objective`` (``latency``, ``energy`` or ``edp``); the others are left
+        with status ``pruned`` once a sound lower bound of their objective exceeds the
+        ``top``-th best value found so far. The ranking by that objective is that of full
+        evaluation. None (the default): every figure of every candidate.
+    strategy, top_k
+        ``exhaustive`` evaluates every candidate; ``constructive`` only the ``top_k`` that the
+        micro model of :mod:`tenet.dse.constructive` ranks best; ``auto`` does so above
+        :data:`~tenet.dse.constructive.AUTO_LIMIT` candidates.
 
     Examples
     --------

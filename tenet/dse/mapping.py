@@ -11,7 +11,7 @@ points, and gives the space-time displacement of a step along the loops, which t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -196,16 +196,21 @@ class AffineMapping:
         )
 
     # -- evaluation -------------------------------------------------------------------------
-    def stamps(self, point: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Return the (PE, time-stamp) of the instance at loop values ``point``."""
-        pe = tuple(sum(w * d.value(point[d.loop]) for d, w in terms) for terms in self.space)
-        time = [d.value(point[d.loop]) for d in self.outer]
+    def _place(self, value: Callable[[Digit], int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return the (PE, time-stamp) where each digit takes ``value(digit)``: both stamps
+        are linear in the digits."""
+        pe = tuple(sum(w * value(d) for d, w in terms) for terms in self.space)
+        time = [value(d) for d in self.outer]
         if self.has_inner:
             inner = sum(c * p for c, p in zip(self.skew, pe, strict=True))
             if self.inner is not None:
-                inner += self.inner.value(point[self.inner.loop])
+                inner += value(self.inner)
             time.append(inner)
         return pe, tuple(time) or (0,)
+
+    def stamps(self, point: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return the (PE, time-stamp) of the instance at loop values ``point``."""
+        return self._place(lambda digit: digit.value(point[digit.loop]))
 
     def displacement(self, step: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the change (ΔPE, Δtime-stamp) of a step ``step`` along the loops, taken
@@ -220,11 +225,4 @@ class AffineMapping:
         ((0, 1), (0, 0, 1))
         """
         moved = {digit: step[loop] for loop, digit in self.lowest.items() if step[loop]}
-        pe = tuple(sum(w * moved.get(d, 0) for d, w in terms) for terms in self.space)
-        time = [moved.get(d, 0) for d in self.outer]
-        if self.has_inner:
-            inner = sum(c * p for c, p in zip(self.skew, pe, strict=True))
-            if self.inner is not None:
-                inner += moved.get(self.inner, 0)
-            time.append(inner)
-        return pe, tuple(time) or (0,)
+        return self._place(lambda digit: moved.get(digit, 0))

@@ -14,7 +14,7 @@ import islpy as isl
 from tenet.dse.cache import row_key, worker_cache
 from tenet.dse.figures import Bound, SharedCounts, design_row
 from tenet.errors import TenetError
-from tenet.isl_utils import bind_params, parse_map
+from tenet.isl_utils import parse_map
 from tenet.metrics import Metrics
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Dependence, check_dependences, dependences
@@ -110,7 +110,7 @@ def _parse(text: str) -> _Parsed:
 @lru_cache(maxsize=1024)
 def _stamp(text: str, params: tuple[tuple[str, int], ...]) -> isl.Map:
     """Parse a stamp of a design point, its size parameters bound (points share stamps)."""
-    return bind_params(parse_map(text), dict(params))
+    return parse_map(text, dict(params))
 
 
 def metric_row(metrics: Metrics) -> dict[str, Any]:

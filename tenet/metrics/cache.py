@@ -14,7 +14,7 @@ import pickle
 from dataclasses import replace
 from pathlib import Path
 
-from tenet.files import write_atomically
+from tenet.files import KeyedFiles
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.model.problem import Problem
 
@@ -66,10 +66,8 @@ class CountCache:
     """Evaluations by :func:`problem_key`, in memory and (given ``folder``) on disk."""
 
     def __init__(self, folder: str | Path | None = None) -> None:
-        self.folder = Path(folder) if folder is not None else None
-        if self.folder is not None:
-            self.folder.mkdir(parents=True, exist_ok=True)
-        self._known: dict[str, Metrics] = {}
+        # pickle reads back only the files this cache wrote
+        self._files = KeyedFiles[Metrics](folder, ".pickle", pickle.dumps, pickle.loads)  # noqa: S301
         self.hits = 0
         self.misses = 0
 
@@ -85,21 +83,13 @@ class CountCache:
         (True, (1, 1))
         """
         key = problem_key(problem)
-        found = self._known.get(key)
-        if found is None and self.folder is not None:
-            path = self.folder / f"{key}.pickle"
-            if path.is_file():
-                with path.open("rb") as f:
-                    found = pickle.load(f)  # noqa: S301  (files this cache wrote)
+        found = self._files.get(key)
         wanted = name or problem.dataflow.name
         if found is not None:
             self.hits += 1
-            self._known[key] = found
+            self._files.keep(key, found)
             return found if found.name == wanted else replace(found, name=wanted)
         self.misses += 1
         metrics = evaluate(problem, name=name)
-        self._known[key] = metrics
-        if self.folder is not None:
-            data = pickle.dumps(metrics)
-            write_atomically(self.folder / f"{key}.pickle", lambda tmp: tmp.write_bytes(data))
+        self._files.put(key, metrics)
         return metrics

@@ -119,16 +119,16 @@ def _json(value: object) -> object:
 
 
 def evaluate(problem: Problem, name: str | None = None) -> Metrics:
-    """Count every metric of ``problem`` exactly.
+    """Count every metric of ``problem`` exactly; ``name`` names the result (default: the
+    dataflow's name).
 
     Examples
     --------
     >>> from tenet.api import load_problem
-    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
-    ...                  params={"M": 8, "N": 8, "K": 4})
-    >>> m = evaluate(p)
-    >>> m.macs, m.active_pes, m.latency_compute
-    (256, 64, 18)
+    >>> gemm = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 8, "N": 8, "K": 4})
+    >>> m = evaluate(gemm, name="output-stationary")
+    >>> m.name, m.macs, m.active_pes, m.latency_compute
+    ('output-stationary', 256, 64, 18)
     """
     arch = problem.architecture
     counts = [count_tensor(problem, a) for a in problem.accesses]

@@ -21,13 +21,14 @@ from typing import Any
 import islpy as isl
 
 from tenet.errors import CountingError
-from tenet.isl_utils import bind_params, param_names, parse_map, parse_set
+from tenet.isl_utils import param_names, parse_map, parse_set
 from tenet.metrics.latency import schedule, transfer_latency
 from tenet.metrics.volume import reused
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.problem import Problem
 from tenet.model.workload import Workload
+from tenet.spec import load_architecture, load_dataflow, load_workload
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -274,8 +275,8 @@ def symbolic_metrics(
     arch = Architecture.from_spec(architecture, every)
     flow = Dataflow(
         dataflow.name,
-        bind_params(parse_map(dataflow.space_stamp), every),
-        bind_params(parse_map(dataflow.time_stamp), every),
+        parse_map(dataflow.space_stamp, every),
+        parse_map(dataflow.time_stamp, every),
     )
     # the sizes at which the dataflow keeps every instance inside the array
     outside = flow.space_stamp.intersect_domain(w.domain).subtract_range(arch.pe_set)
@@ -320,34 +321,5 @@ def symbolic_metrics(
 
 def _gemm_example() -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
     """GEMM with sizes M, N, K on a 2x2 systolic array, output-stationary and skewed."""
-    return (
-        WorkloadSpec.from_mapping(
-            {
-                "name": "gemm",
-                "domain": "[M, N, K] -> {S[i, j, k]: 0 <= i < M and 0 <= j < N and 0 <= k < K}",
-                "accesses": {
-                    "A": {"read": "{S[i, j, k] -> A[i, k]}"},
-                    "B": {"read": "{S[i, j, k] -> B[k, j]}"},
-                    "C": {"write": "{S[i, j, k] -> C[i, j]}"},
-                },
-                "params": {"M": 2, "N": 2, "K": 4},
-            }
-        ),
-        ArchitectureSpec.from_mapping(
-            {
-                "name": "systolic-2x2",
-                "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
-                "interconnect": [
-                    {"link": "{PE[i, j] -> PE[i, j + 1]}"},
-                    {"link": "{PE[i, j] -> PE[i + 1, j]}"},
-                ],
-            }
-        ),
-        DataflowSpec.from_mapping(
-            {
-                "name": "os-skewed",
-                "space_stamp": "{S[i, j, k] -> PE[i % 2, j % 2]}",
-                "time_stamp": "{S[i, j, k] -> T[floor(i / 2), floor(j / 2), i % 2 + j % 2 + k]}",
-            }
-        ),
-    )
+    array = load_architecture("systolic-2d", rows=2, cols=2)
+    return load_workload("gemm"), array, load_dataflow("gemm-os-systolic", array)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from tenet.errors import SpecError
-from tenet.isl_utils import bind_params, parse_map, parse_set, tuple_signature
+from tenet.isl_utils import parse_map, parse_set, tuple_signature
 from tenet.model.memory import MemoryLevel, memory_levels
 from tenet.spec.architecture import ArchitectureSpec, EnergySpec
 
@@ -53,22 +53,12 @@ class Architecture:
     def from_spec(cls, spec: ArchitectureSpec, params: Mapping[str, int]) -> Architecture:
         """Parse and check ``spec`` with its size parameters bound to ``params``."""
         src = spec.source
-        pe_set = bind_params(
-            parse_set(spec.pe, source=src, location=spec.where("pe")),
-            params,
-            source=src,
-            location="pe",
-        )
+        pe_set = parse_set(spec.pe, params, source=src, location=spec.where("pe"))
         pe = tuple_signature(pe_set, isl.dim_type.set)
         links = []
         for k, link in enumerate(spec.interconnect):
             where = spec.where(f"interconnect.{k}")
-            relation = bind_params(
-                parse_map(link.link, source=src, location=where),
-                params,
-                source=src,
-                location=where,
-            )
+            relation = parse_map(link.link, params, source=src, location=where)
             for dim in (isl.dim_type.in_, isl.dim_type.out):
                 if tuple_signature(relation, dim) != pe:
                     raise SpecError(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from tenet.isl_utils import bind_params, parse_map
+from tenet.isl_utils import parse_map
 from tenet.spec.dataflow import DataflowSpec
 
 __all__ = ["Dataflow"]
@@ -28,27 +28,14 @@ class Dataflow:
     @classmethod
     def from_spec(cls, spec: DataflowSpec, params: Mapping[str, int]) -> Dataflow:
         """Parse ``spec`` with its size parameters bound to ``params``."""
-        maps = []
-        for key in ("space_stamp", "time_stamp"):
-            where = spec.where(key)
-            text = getattr(spec, key)
-            maps.append(
-                bind_params(
-                    parse_map(text, source=spec.source, location=where),
-                    params,
-                    source=spec.source,
-                    location=where,
-                )
-            )
+        maps = [
+            parse_map(getattr(spec, key), params, source=spec.source, location=spec.where(key))
+            for key in ("space_stamp", "time_stamp")
+        ]
         tiles = tuple(
             (
                 level,
-                bind_params(
-                    parse_map(text, source=spec.source, location=spec.where(f"tiles.{level}")),
-                    params,
-                    source=spec.source,
-                    location=spec.where(f"tiles.{level}"),
-                ),
+                parse_map(text, params, source=spec.source, location=spec.where(f"tiles.{level}")),
             )
             for level, text in spec.tiles.items()
         )

@@ -21,7 +21,7 @@ from tenet.model.spacetime import (
     step_back,
     time_window,
 )
-from tenet.model.workload import Workload
+from tenet.model.workload import Workload, check_statement
 from tenet.vocab import NEIGHBOURHOODS, Access, Neighbourhood, TensorName
 
 __all__ = ["Problem", "TensorAccess"]
@@ -100,14 +100,7 @@ class Problem:
             ("space_stamp", self.dataflow.space_stamp),
             ("time_stamp", self.dataflow.time_stamp),
         ):
-            got = tuple_signature(theta, isl.dim_type.in_)
-            if got != statement:
-                raise SpecError(
-                    f"maps {got[0]} with {got[1]} indices, but the workload's domain is "
-                    f"{statement[0]} with {statement[1]}",
-                    source=src,
-                    location=key,
-                )
+            check_statement(theta, statement, source=src, location=key)
         got = tuple_signature(self.dataflow.space_stamp, isl.dim_type.out)
         if got != pe:
             raise SpecError(
@@ -183,13 +176,16 @@ class Problem:
         """t -> the previous occupied time-stamp, in lexicographic order."""
         return step_back(self.timestamps)
 
+    def _linked(self, time: isl.Map, *, include_self: bool) -> isl.Map:
+        """(PE, t) -> (linked PE, or the PE itself with ``include_self``, t') for t -> t' in
+        ``time``, minus the point itself."""
+        space = space_window(self.active_pes, self.architecture.sources, include_self=include_self)
+        return neighbours(space, time)
+
     @cached_property
     def default_neighbours(self) -> isl.Map:
         """Linked PE or itself, same or previous time-stamp, minus the point itself."""
-        return neighbours(
-            space_window(self.active_pes, self.architecture.sources, include_self=True),
-            time_window(self.timestamps, self.time_step),
-        )
+        return self._linked(time_window(self.timestamps, self.time_step), include_self=True)
 
     @cached_property
     def temporal_neighbours(self) -> isl.Map:
@@ -213,19 +209,13 @@ class Problem:
             part = neighbours(space, time)
             result = part if result is None else result.union(part)
         if result is None:
-            return neighbours(
-                space_window(self.active_pes, self.architecture.sources, include_self=False),
-                identity(self.timestamps),
-            )
+            return self._linked(identity(self.timestamps), include_self=False)
         return result
 
     @cached_property
     def linked_neighbours(self) -> isl.Map:
         """Linked PE (not itself), same or previous time-stamp (the original's spatial map)."""
-        return neighbours(
-            space_window(self.active_pes, self.architecture.sources, include_self=False),
-            time_window(self.timestamps, self.time_step),
-        )
+        return self._linked(time_window(self.timestamps, self.time_step), include_self=False)
 
     @cached_property
     def delivery_neighbours(self) -> isl.Map:

@@ -5,15 +5,43 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import reduce
+from typing import TYPE_CHECKING
 
 import islpy as isl
 
 from tenet.errors import SpecError
-from tenet.isl_utils import bind_params, parse_map, parse_set, tuple_signature
+from tenet.isl_utils import Located, parse_map, parse_set, tuple_signature
 from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import Access, TensorName
 
-__all__ = ["Workload"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["Workload", "check_statement"]
+
+
+def check_statement(
+    relation: isl.Map, statement: tuple[str | None, int], **where: Unpack[Located]
+) -> None:
+    """Raise a :class:`~tenet.errors.SpecError` unless ``relation`` maps instances of the
+    statement ``statement`` (its tuple name and number of indices); ``where`` (``source=``,
+    ``location=``) names ``relation`` in the error.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_statement(isl.Map("{S[i, j] -> A[i]}"), ("S", 3), location="accesses.A.read")
+    ... except SpecError as error:
+    ...     print(error.reason)
+    maps S with 2 indices, but the workload's domain is S with 3
+    """
+    got = tuple_signature(relation, isl.dim_type.in_)
+    if got != statement:
+        raise SpecError(
+            f"maps {got[0]} with {got[1]} indices, but the workload's domain is "
+            f"{statement[0]} with {statement[1]}",
+            **where,
+        )
 
 
 def _access_map(
@@ -25,17 +53,8 @@ def _access_map(
     where: str,
 ) -> isl.Map:
     """Parse one access map ``S[...] -> tensor[...]`` and check both of its tuples."""
-    relation = bind_params(
-        parse_map(text, source=source, location=where), params, source=source, location=where
-    )
-    got = tuple_signature(relation, isl.dim_type.in_)
-    if got != statement:
-        raise SpecError(
-            f"access reads from {got[0]} with {got[1]} indices, but the domain is "
-            f"{statement[0]} with {statement[1]}",
-            source=source,
-            location=where,
-        )
+    relation = parse_map(text, params, source=source, location=where)
+    check_statement(relation, statement, source=source, location=where)
     if relation.get_tuple_name(isl.dim_type.out) != tensor:
         raise SpecError(
             f"access maps to {relation.get_tuple_name(isl.dim_type.out)!r}, "
@@ -74,12 +93,7 @@ class Workload:
     def from_spec(cls, spec: WorkloadSpec, params: Mapping[str, int]) -> Workload:
         """Parse and check ``spec`` with its size parameters bound to ``params``."""
         src = spec.source
-        domain = bind_params(
-            parse_set(spec.domain, source=src, location=spec.where("domain")),
-            params,
-            source=src,
-            location="domain",
-        )
+        domain = parse_set(spec.domain, params, source=src, location=spec.where("domain"))
         if domain.is_empty():
             raise SpecError(
                 "the iteration domain is empty with these sizes: nothing to count",
