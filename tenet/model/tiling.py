@@ -19,6 +19,7 @@ from tenet.isl_utils import coalesce, tuple_signature, witness
 from tenet.model.memory import MemoryLevel
 from tenet.model.problem import Problem
 from tenet.model.spacetime import identity, neighbours, step_back
+from tenet.model.workload import check_statement
 
 __all__ = ["TiledLevel", "tile_levels", "tile_stamps", "loop_indices", "halo_tensors"]
 
@@ -113,14 +114,7 @@ def tile_stamps(
                 source=src,
                 location=where,
             )
-        got = tuple_signature(stamp, isl.dim_type.in_)
-        if got != statement:
-            raise SpecError(
-                f"maps {got[0]} with {got[1]} indices, but the workload's domain is "
-                f"{statement[0]} with {statement[1]}",
-                source=src,
-                location=where,
-            )
+        check_statement(stamp, statement, source=src, location=where)
         missing = domain.subtract(stamp.domain())
         if not missing.is_empty():
             instance = witness(missing)
