@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import click
 from tqdm import tqdm
@@ -31,6 +31,10 @@ __all__ = [
     "output_option",
     "format_option",
     "neighbourhood_option",
+    "choice_option",
+    "keep",
+    "keep_after",
+    "kept",
 ]
 
 Item = TypeVar("Item")
@@ -57,16 +61,65 @@ output_option = click.option(
 )
 
 
-def neighbourhood_option(default: Neighbourhood) -> Callable[[Command], Command]:
-    """The ``--neighbourhood`` option (where a PE finds data without fetching it)."""
+_KEY = "tenet.cli.options."
+
+
+def keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """Click callback of an option whose value goes into a record rather than to the command
+    (declared with ``expose_value=False``): keep ``value`` aside for :func:`kept`."""
+    ctx.meta[_KEY + str(param.name)] = value
+    return value
+
+
+def keep_after(
+    check: Callable[[click.Context, click.Parameter, Any], object],
+) -> Callable[[click.Context, click.Parameter, Any], object]:
+    """Click callback: ``check`` the value (another callback), then :func:`keep` what it
+    returns."""
+    return lambda ctx, param, value: keep(ctx, param, check(ctx, param, value))
+
+
+def kept(name: str) -> Any:
+    """Return the value kept by :func:`keep` for the option ``name`` of the running command
+    (of the type its declaration gives it)."""
+    return click.get_current_context().meta[_KEY + name]
+
+
+def choice_option(
+    name: str,
+    choices: Sequence[str],
+    default: str,
+    help: str,
+    *,
+    dest: str | None = None,
+    kept: bool = False,
+) -> Callable[[Command], Command]:
+    """An option taking one of ``choices`` (``default`` shown in the help); ``kept``: its
+    value goes into a record (:func:`keep`)."""
     return click.option(
-        "--neighbourhood",
-        type=click.Choice(NEIGHBOURHOODS),
+        name,
+        *([dest] if dest else []),
+        type=click.Choice(list(choices)),
         default=default,
         show_default=True,
-        help="Where a PE finds data without fetching it: 'window' (the original's: itself or "
+        help=help,
+        expose_value=not kept,
+        callback=keep if kept else None,
+    )
+
+
+def neighbourhood_option(
+    default: Neighbourhood, kept: bool = False
+) -> Callable[[Command], Command]:
+    """The ``--neighbourhood`` option (where a PE finds data without fetching it)."""
+    return choice_option(
+        "--neighbourhood",
+        NEIGHBOURHOODS,
+        default,
+        "Where a PE finds data without fetching it: 'window' (the original's: itself or "
         "a linked PE, same or previous step) or 'links' (previous step, or a link at its "
         "delay).",
+        kept=kept,
     )
 
 
