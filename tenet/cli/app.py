@@ -28,12 +28,14 @@ __all__ = [
     "progress",
     "QUIET_SECONDS",
     "param_option",
+    "PARAM_HELP",
     "output_option",
     "format_option",
     "neighbourhood_option",
     "choice_option",
     "keep",
     "keep_after",
+    "kept_option",
     "kept",
 ]
 
@@ -41,9 +43,8 @@ Item = TypeVar("Item")
 Command = TypeVar("Command", bound=Callable[..., object])
 
 
-param_option = click.option(
-    "--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable)."
-)
+PARAM_HELP = "Size parameter NAME=VALUE (repeatable)."
+param_option = click.option("--param", "-p", multiple=True, help=PARAM_HELP)
 format_option = click.option(
     "--format",
     "fmt",
@@ -83,6 +84,35 @@ def kept(name: str) -> Any:
     """Return the value kept by :func:`keep` for the option ``name`` of the running command
     (of the type its declaration gives it)."""
     return click.get_current_context().meta[_KEY + name]
+
+
+def kept_option(
+    *decls: str,
+    required: bool = False,
+    type: click.ParamType[Any] | type[object] | None = None,
+    default: object = None,
+    show_default: bool = False,
+    multiple: bool = False,
+    is_flag: bool = False,
+    metavar: str | None = None,
+    help: str | None = None,
+    callback: Callable[[click.Context, click.Parameter, Any], object] | None = None,
+) -> Callable[[Command], Command]:
+    """An option whose value goes into a record (:func:`keep`, after ``callback``); a flag
+    is False unless given."""
+    return click.option(
+        *decls,
+        required=required,
+        type=type,
+        default=False if is_flag and default is None else default,
+        show_default=show_default,
+        multiple=multiple,
+        is_flag=is_flag,
+        metavar=metavar,
+        help=help,
+        expose_value=False,
+        callback=keep if callback is None else keep_after(callback),
+    )
 
 
 def choice_option(

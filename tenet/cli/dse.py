@@ -15,9 +15,8 @@ from pydantic import ValidationError
 from tenet.cli.app import (
     choice_option,
     cli,
-    keep,
-    keep_after,
     kept,
+    kept_option,
     neighbourhood_option,
     parse_params,
     progress,
@@ -172,90 +171,32 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
     """The search options of ``tenet dse`` and ``tenet sweep``, passed as one
     :class:`SearchRequest`."""
     decorators: list[Decorator] = [
-        click.option(
-            "--param",
-            "-p",
-            multiple=True,
-            help="Size parameter NAME=VALUE.",
-            expose_value=False,
-            callback=keep,
-        ),
+        kept_option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE."),
         choice_option("--objective", list(OBJECTIVES), "latency", "What to rank by.", kept=True),
-        click.option(
-            "--top",
-            type=click.IntRange(min=1),
-            default=10,
-            show_default=True,
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
+        kept_option("--top", type=click.IntRange(min=1), default=10, show_default=True),
+        kept_option(
             "--constraint",
             "-c",
             multiple=True,
             help="Keep points meeting NAME OP VALUE, e.g. 'sbw<=bandwidth' (repeatable).",
-            expose_value=False,
-            callback=keep,
         ),
         *engine_options(workers=2),
-        click.option(
-            "--time-budget",
-            type=float,
-            help="Seconds after which no point starts.",
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
-            "--skew",
-            default="0,1",
-            show_default=True,
-            help="Skew coefficients.",
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
-            "--pe-digits",
-            type=click.IntRange(1, 4),
-            default=1,
-            show_default=True,
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
+        kept_option("--time-budget", type=float, help="Seconds after which no point starts."),
+        kept_option("--skew", default="0,1", show_default=True, help="Skew coefficients."),
+        kept_option("--pe-digits", type=click.IntRange(1, 4), default=1, show_default=True),
+        kept_option(
             "--order-depth",
             default="2",
             show_default=True,
             help="Innermost time digits whose order is searched, or 'all'.",
-            expose_value=False,
-            callback=keep,
         ),
-        click.option(
-            "--temporal-tiles",
-            default="",
-            help="Extra temporal tile sizes, e.g. 2,4.",
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
-            "--instances-per-step",
-            type=click.IntRange(min=1),
-            help="Per PE and step.",
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
-            "--prune-scratchpad",
-            is_flag=True,
-            help="Drop scratchpad-fed points.",
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
+        kept_option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
+        kept_option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
+        kept_option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
+        kept_option(
             "--every-figure",
             is_flag=True,
             help="Count every figure of every point (default: only what the ranking needs).",
-            expose_value=False,
-            callback=keep,
         ),
         choice_option(
             "--strategy",
@@ -264,35 +205,26 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
             "Evaluate every point, or build the top-k (auto: by the space's size).",
             kept=True,
         ),
-        click.option(
+        kept_option(
             "--top-k",
             type=click.IntRange(min=1),
             default=10,
             show_default=True,
             help="Points the constructive strategy evaluates exactly.",
-            expose_value=False,
-            callback=keep,
         ),
         neighbourhood_option("links", kept=True),
-        click.option(
+        kept_option(
             "--cache",
             type=click.Path(file_okay=False),
             help="Folder keeping each distinct design point's figures for later runs.",
-            expose_value=False,
-            callback=keep,
         ),
-        click.option(
-            "--pareto",
-            metavar="X,Y",
-            help="Plot the Pareto front of objectives X,Y to --plot.",
-            expose_value=False,
-            callback=keep,
+        kept_option(
+            "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
         ),
-        click.option(
+        kept_option(
             "--plot",
             type=click.Path(dir_okay=False),
-            callback=keep_after(image_path),
-            expose_value=False,
+            callback=image_path,
             help="PNG/SVG/PDF of the front.",
         ),
         *format_and_output(),

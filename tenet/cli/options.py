@@ -17,7 +17,14 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import click
 
-from tenet.cli.app import keep, keep_after, kept, parse_params, write_output
+from tenet.cli.app import (
+    PARAM_HELP,
+    choice_option,
+    kept,
+    kept_option,
+    parse_params,
+    write_output,
+)
 from tenet.cli.checks import writable_path
 from tenet.dse.execution import ExecutionOptions
 from tenet.errors import SpecError
@@ -120,20 +127,11 @@ def problem_options(
     """``-w``, ``-a``, ``-d`` (with these ``helps``; without ``-d`` when two are given) and
     ``-p``, passed as one :class:`ProblemOptions`."""
     names = (("--workload", "-w"), ("--arch", "-a"), ("--dataflow", "-d"))
-    options: list[Decorator] = [
-        click.option(*decls, required=required, help=text, expose_value=False, callback=keep)
+    options = [
+        kept_option(*decls, required=required, help=text)
         for decls, text in zip(names, helps, strict=False)
     ]
-    options.append(
-        click.option(
-            "--param",
-            "-p",
-            multiple=True,
-            help="Size parameter NAME=VALUE (repeatable).",
-            expose_value=False,
-            callback=keep,
-        )
-    )
+    options.append(kept_option("--param", "-p", multiple=True, help=PARAM_HELP))
     dataflow = len(helps) == 3
     return record_options(
         options,
@@ -161,23 +159,13 @@ def format_and_output(formats: Sequence[str] = ("table", "csv", "json")) -> list
     """``--format`` (one of ``formats``) and ``--output/-o``, kept for an
     :class:`OutputOptions`."""
     return [
-        click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(list(formats)),
-            default="table",
-            show_default=True,
-            help="Output format.",
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
+        choice_option("--format", formats, "table", "Output format.", dest="fmt", kept=True),
+        kept_option(
             "--output",
             "-o",
             type=click.Path(dir_okay=False),
+            callback=writable_path,
             help="Write to this file.",
-            expose_value=False,
-            callback=keep_after(writable_path),
         ),
     ]
 
@@ -199,36 +187,16 @@ def engine_options(workers: int) -> list[Decorator]:
     """The options saying where points are evaluated and stored: ``--engine``, ``--workers``
     (default ``workers``), ``--address``, ``--store`` (kept for a record)."""
     return [
-        click.option(
+        choice_option(
             "--engine",
-            type=click.Choice(["local", "dask"]),
-            default="local",
-            show_default=True,
-            help="Local process pool, or a Dask cluster (local, or --address).",
-            expose_value=False,
-            callback=keep,
+            ["local", "dask"],
+            "local",
+            "Local process pool, or a Dask cluster (local, or --address).",
+            kept=True,
         ),
-        click.option(
-            "--workers",
-            type=click.IntRange(min=1),
-            default=workers,
-            show_default=True,
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
-            "--address",
-            help="Dask scheduler address (with --engine dask).",
-            expose_value=False,
-            callback=keep,
-        ),
-        click.option(
-            "--store",
-            type=click.Path(dir_okay=False),
-            help="SQLite results file.",
-            expose_value=False,
-            callback=keep,
-        ),
+        kept_option("--workers", type=click.IntRange(min=1), default=workers, show_default=True),
+        kept_option("--address", help="Dask scheduler address (with --engine dask)."),
+        kept_option("--store", type=click.Path(dir_okay=False), help="SQLite results file."),
     ]
 
 
@@ -290,8 +258,7 @@ def scratchpad_options() -> Callable[
         "--transaction-width": "Words per transaction.",
     }
     options = [
-        click.option(name, type=click.IntRange(min=1), help=text, expose_value=False, callback=keep)
-        for name, text in helps.items()
+        kept_option(name, type=click.IntRange(min=1), help=text) for name, text in helps.items()
     ]
     return record_options(
         options,
