@@ -102,16 +102,16 @@ def kept_option(
     is False unless given."""
     return click.option(
         *decls,
-        required=required,
         type=type,
+        required=required,
         default=False if is_flag and default is None else default,
-        show_default=show_default,
         multiple=multiple,
-        is_flag=is_flag,
-        metavar=metavar,
-        help=help,
         expose_value=False,
         callback=keep if callback is None else keep_after(callback),
+        is_flag=is_flag,
+        show_default=show_default,
+        metavar=metavar,
+        help=help,
     )
 
 

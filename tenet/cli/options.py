@@ -122,21 +122,23 @@ YAML_FILES = (
 
 
 def problem_options(
-    helps: tuple[str, str, str] | tuple[str, str], *, required: bool = True
+    helps: tuple[str] | tuple[str, str] | tuple[str, str, str], *, required: bool = True
 ) -> Callable[[Callable[Concatenate[ProblemOptions, P], R]], Callable[P, R]]:
-    """``-w``, ``-a``, ``-d`` (with these ``helps``; without ``-d`` when two are given) and
-    ``-p``, passed as one :class:`ProblemOptions`."""
+    """``-w``, ``-a``, ``-d`` (as many as ``helps``, which are their help texts) and ``-p``,
+    passed as one :class:`ProblemOptions`."""
     names = (("--workload", "-w"), ("--arch", "-a"), ("--dataflow", "-d"))
     options = [
         kept_option(*decls, required=required, help=text)
         for decls, text in zip(names, helps, strict=False)
     ]
     options.append(kept_option("--param", "-p", multiple=True, help=PARAM_HELP))
-    dataflow = len(helps) == 3
     return record_options(
         options,
         lambda: ProblemOptions(
-            kept("workload"), kept("arch"), kept("dataflow") if dataflow else None, kept("param")
+            kept("workload"),
+            kept("arch") if len(helps) > 1 else None,
+            kept("dataflow") if len(helps) > 2 else None,
+            kept("param"),
         ),
     )
 

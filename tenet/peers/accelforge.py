@@ -19,10 +19,12 @@ from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 from tenet.peers.specs import (
     Imported,
     Operand,
+    capacity_elements,
     dataflow_document,
     mark_bypasses,
     number,
     pe_extents,
+    projection,
     recover_nest,
     workload_document,
 )
@@ -290,11 +292,7 @@ def write_accelforge(
     for lv in levels:
         if lv.per_pe and lv is per_pe[0]:
             arch_nodes.append(_container(pe_sizes))
-        capacity = None
-        if lv.capacity is not None:
-            capacity = lv.capacity
-        elif lv.capacity_bytes is not None:
-            capacity = lv.capacity_bytes * 8 // (lv.bits_per_element or bits)
+        capacity = capacity_elements(lv, bits)
         arch_nodes.append(
             {
                 "kind": "Memory",
@@ -374,15 +372,7 @@ def _container(sizes: list[int]) -> dict[str, Any]:
 def _accesses(workload: WorkloadSpec) -> list[dict[str, Any]]:
     out = []
     for tensor, access in workload.accesses.items():
-        texts = access.write or access.read
-        if len(texts) != 1:
-            raise NotALoopNestError(
-                f"{workload.source or workload.name}: accesses.{tensor}: {len(texts)} maps; "
-                "an einsum's projection is one"
-            )
-        text = texts[0]
-        body = text[text.index("->") :]
-        subs = [s.strip() for s in body[body.index("[") + 1 : body.rindex("]")].split(",")]
+        subs = projection(workload, tensor, "an einsum's projection is one")
         entry: dict[str, Any] = {"name": tensor, "projection": subs}
         if access.write:
             entry["output"] = True

@@ -24,10 +24,12 @@ from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 from tenet.peers.specs import (
     Imported,
     Operand,
+    capacity_elements,
     dataflow_document,
     mark_bypasses,
     number,
     pe_extents,
+    projection,
     recover_nest,
     workload_document,
 )
@@ -453,16 +455,7 @@ def write_zigzag(
     dims = [d.upper() for d in nest.dims]
 
     def subscripts(tensor: str, relations: list[str]) -> str:
-        access = workload.accesses[tensor]
-        texts = access.write or access.read
-        if len(texts) != 1:
-            raise NotALoopNestError(
-                f"{workload.source or workload.name}: accesses.{tensor}: {len(texts)} maps; "
-                "ZigZag's equation has one per operand"
-            )
-        text = texts[0]
-        body = text[text.index("->") :]
-        subs = [s.strip() for s in body[body.index("[") + 1 : body.rindex("]")].split(",")]
+        subs = projection(workload, tensor, "ZigZag's equation has one per operand")
         out = ""
         for n, sub in enumerate(subs):
             if sub in nest.dims:
@@ -517,9 +510,7 @@ def write_zigzag(
     array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
     memories: dict[str, Any] = {}
     for lv in reversed(architecture.levels):
-        capacity = lv.capacity
-        if capacity is None and lv.capacity_bytes is not None:
-            capacity = lv.capacity_bytes * 8 // (lv.bits_per_element or bits)
+        capacity = capacity_elements(lv, bits)
         memories[lv.name] = {
             "size": 10**12 if capacity is None else capacity * bits,
             "r_cost": lv.energy_read,
