@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tenet.errors import SpecError
-from tenet.peers.files import need, read_yaml
+from tenet.peers.files import need, need_known, read_yaml
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 from tenet.peers.specs import (
     Imported,
@@ -169,23 +169,25 @@ def _mapping(
         where = f"mapping.nodes.{n}"
         kind = node.get("kind") if isinstance(node, dict) else None
         if kind == "Storage":
-            component = need(node, "component", str, src, where)
-            if component not in level_names:
-                raise SpecError(
-                    f"no !Memory {component!r} in arch.nodes ({', '.join(level_names)})",
-                    source=src,
-                    location=f"{where}.component",
-                )
+            component = need_known(
+                node,
+                "component",
+                level_names,
+                src,
+                where,
+                lambda c: f"no !Memory {c!r} in arch.nodes",
+            )
             for tensor in need(node, "tensors", list, src, where):
                 placed.setdefault(component, {})[str(tensor)] = len(loops)
         elif kind in ("Temporal", "Spatial"):
-            var = need(node, "rank_variable", str, src, where)
-            if var not in shape:
-                raise SpecError(
-                    f"rank variable {var!r} is not in the iteration space ({', '.join(dims)})",
-                    source=src,
-                    location=f"{where}.rank_variable",
-                )
+            var = need_known(
+                node,
+                "rank_variable",
+                dims,
+                src,
+                where,
+                lambda v: f"rank variable {v!r} is not in the iteration space",
+            )
             tile = need(node, "tile_shape", int, src, where)
             if tile < 1:
                 raise SpecError("tile_shape must be >= 1", source=src, location=where)
