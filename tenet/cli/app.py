@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import signal
 import sqlite3
 import sys
@@ -98,13 +99,13 @@ def kept_option(
     help: str | None = None,
     callback: Callable[[click.Context, click.Parameter, Any], object] | None = None,
 ) -> Callable[[Command], Command]:
-    """An option whose value goes into a record (:func:`keep`, after ``callback``); a flag
-    is False unless given."""
-    return click.option(
+    """An option whose value goes into a record (:func:`keep`, after ``callback``); without
+    a ``default``, a flag is False and another option None (or missing, if ``required``)."""
+    option = functools.partial(
+        click.option,
         *decls,
         type=type,
         required=required,
-        default=False if is_flag and default is None else default,
         multiple=multiple,
         expose_value=False,
         callback=keep if callback is None else keep_after(callback),
@@ -113,6 +114,7 @@ def kept_option(
         metavar=metavar,
         help=help,
     )
+    return option() if default is None else option(default=default)
 
 
 def choice_option(
