@@ -4,6 +4,7 @@ layout-aware ingress latency) of a dataflow, and the automatic layout search."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
@@ -128,17 +129,10 @@ def layout_command(
     Layouts come from the dataflow's ``layout`` key and --layout; the scratchpad from the
     architecture's ``scratchpad`` key, overridden by --banks, --bank-width and
     --transaction-width."""
-    workload, arch, dataflow = problem.names()
-    architecture = load_architecture(arch)
-    lp = load_layout_problem(
-        workload,
-        architecture,
-        dataflow,
-        problem.params(),
-        layout=layout_file,
-        scratchpad=geometry.apply(architecture.scratchpad),
-        neighbourhood=neighbourhood,
+    given = load_layout_problem(
+        *problem.names(), problem.params(), layout=layout_file, neighbourhood=neighbourhood
     )
+    lp = replace(given, scratchpad=geometry.apply(given.scratchpad))
     found = None
     if method != "none":
         found = search_layout(lp, cast(Search, method), depth=depth)  # one of SEARCHES
