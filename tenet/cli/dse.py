@@ -4,7 +4,7 @@ over lists of workloads and arrays."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -34,7 +34,7 @@ from tenet.cli.options import (
 )
 from tenet.cli.plot import image_path, save_figure
 from tenet.dse.constructive import STRATEGIES, Strategy
-from tenet.dse.execution import ExecutionOptions
+from tenet.dse.execution import ExecutionOptions, Progress
 from tenet.dse.objectives import (
     ALIASES,
     OBJECTIVES,
@@ -46,7 +46,7 @@ from tenet.dse.objectives import (
 from tenet.dse.space import SpaceOptions
 from tenet.dse.store import ROW_COLUMNS, ResultStore
 from tenet.errors import SpecError
-from tenet.spec import load_network, load_workload
+from tenet.spec import WorkloadSpec, load_network, load_workload
 from tenet.spec.io import strict_json
 from tenet.vocab import Neighbourhood, column
 
@@ -304,7 +304,11 @@ def check_before_work(
     return constraints
 
 
-def _bars(items: Sequence[Any], archs: Sequence[str]) -> Callable[[Any, int], Any]:
+SweepItem = str | WorkloadSpec | tuple[str, str, Mapping[str, int]]
+"""A workload of a sweep: a source, a spec, or a network layer's (label, source, sizes)."""
+
+
+def _bars(items: Sequence[SweepItem], archs: Sequence[str]) -> Progress:
     """A progress wrapper per exploration (workload x array, in the sweep's order): a line when
     each one is done."""
     names = [
@@ -314,7 +318,7 @@ def _bars(items: Sequence[Any], archs: Sequence[str]) -> Callable[[Any, int], An
     ]
     count = iter(range(len(names)))
 
-    def bar(rows: Any, total: int) -> Any:
+    def bar(rows: Iterable[Any], total: int) -> Iterable[Any]:
         k = next(count, len(names) - 1)
         desc = f"exploration {k + 1}/{len(names)} ({names[k]}): design points"
         return progress(rows, total=total, desc=desc, each=False)
@@ -323,7 +327,7 @@ def _bars(items: Sequence[Any], archs: Sequence[str]) -> Callable[[Any, int], An
 
 
 def _search(
-    items: list[Any],
+    items: list[SweepItem],
     archs: Sequence[str],
     reductions: Sequence[str] | None,
     request: SearchRequest,
@@ -442,7 +446,7 @@ def dse_command(
 
 
 def _tile_best(
-    spec: Any, arch: str, result: Sweep, levels: Sequence[str], request: SearchRequest
+    spec: WorkloadSpec, arch: str, result: Sweep, levels: Sequence[str], request: SearchRequest
 ) -> None:
     """Print the best tiling of ``levels`` for each of the best array mappings (its tile
     stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
@@ -494,8 +498,8 @@ def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd
     return results[keep]
 
 
-def _workload_list(workloads: Sequence[str], network: str | None) -> list[Any]:
-    items: list[Any] = list(workloads)
+def _workload_list(workloads: Sequence[str], network: str | None) -> list[SweepItem]:
+    items: list[SweepItem] = list(workloads)
     if network is not None:
         spec = load_network(network)
         items += [
