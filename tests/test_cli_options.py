@@ -90,7 +90,8 @@ def test_options_kept_flag_false_unless_given() -> None:
 
     assert CliRunner().invoke(toy, []).exit_code == 0
     assert CliRunner().invoke(toy, ["--flag", "--name", "n"]).exit_code == 0
-    assert seen == [(False, None), (True, "n")]
+    assert CliRunner().invoke(toy, ["--name", "-1"]).exit_code == 0  # a value, not an option
+    assert seen == [(False, None), (True, "n"), (False, "-1")]
 
 
 @pytest.mark.parametrize(

@@ -109,7 +109,7 @@ def kept_option(
         multiple=multiple,
         expose_value=False,
         callback=keep if callback is None else keep_after(callback),
-        is_flag=is_flag,
+        is_flag=True if is_flag else None,  # False would make click read "-1" as an option
         show_default=show_default,
         metavar=metavar,
         help=help,
