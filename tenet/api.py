@@ -21,7 +21,25 @@ from tenet.spec import (
 from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood, Source, TensorName
 
-__all__ = ["load_problem", "load_experiment", "analyze", "check"]
+__all__ = ["load_specs", "load_problem", "load_experiment", "analyze", "check"]
+
+
+def load_specs(
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    dataflow: Source | DataflowSpec,
+) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
+    """Load the three specs of a problem, each a spec, a file (YAML or TENET text) or a zoo
+    name; the dataflow's array parameters default to the architecture's extents.
+
+    Examples
+    --------
+    >>> w, a, d = load_specs("gemm", "systolic-2d-8x8", "gemm-os-systolic")
+    >>> w.name, a.name, d.name
+    ('gemm', 'systolic-2d-8x8', 'gemm-os-systolic')
+    """
+    w, a = load_workload(workload), load_architecture(architecture)
+    return w, a, load_dataflow(dataflow, architecture=a)
 
 
 def load_problem(
@@ -58,8 +76,7 @@ def _build(
     params: Mapping[str, int] | None,
 ) -> tuple[Workload, Architecture, Dataflow]:
     """Load the three specs and bind their size parameters (not yet checked together)."""
-    w, a = load_workload(workload), load_architecture(architecture)
-    d = load_dataflow(dataflow, architecture=a)
+    w, a, d = load_specs(workload, architecture, dataflow)
     if params:
         check_sizes(params, source=None)
         what = f"{w.name} on {a.name} with {d.name}"
@@ -117,11 +134,10 @@ def load_experiment(
 
 @overload
 def analyze(
-    workload: Source | WorkloadSpec | None = None,
-    architecture: Source | ArchitectureSpec | None = None,
-    dataflow: Source | DataflowSpec | None = None,
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    dataflow: Source | DataflowSpec,
     *,
-    experiment: Source | None = None,
     params: Mapping[str, int] | None = None,
     tensors: Sequence[str] | None = None,
     neighbourhood: Neighbourhood = "window",
@@ -131,13 +147,21 @@ def analyze(
 
 @overload
 def analyze(
-    workload: Source | WorkloadSpec | None = None,
-    architecture: Source | ArchitectureSpec | None = None,
-    dataflow: Source | DataflowSpec | None = None,
     *,
-    experiment: Source | None = None,
+    experiment: Source,
     params: Mapping[str, int] | None = None,
     tensors: Sequence[str] | None = None,
+    neighbourhood: Neighbourhood = "window",
+) -> Metrics: ...
+
+
+@overload
+def analyze(
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    dataflow: Source | DataflowSpec,
+    *,
+    params: Mapping[str, int] | None = None,
     neighbourhood: Neighbourhood = "window",
     symbolic: Literal[True],
 ) -> SymbolicMetrics: ...
@@ -171,9 +195,9 @@ def analyze(
     if symbolic:
         if workload is None or architecture is None or dataflow is None:
             raise TypeError("symbolic metrics need workload, architecture and dataflow")
-        w, a = load_workload(workload), load_architecture(architecture)
-        d = load_dataflow(dataflow, architecture=a)
-        return symbolic_metrics(w, a, d, params, neighbourhood)
+        return symbolic_metrics(
+            *load_specs(workload, architecture, dataflow), params, neighbourhood
+        )
     if experiment is not None:
         if any(x is not None for x in (workload, architecture, dataflow)):
             raise TypeError("give either experiment or workload/architecture/dataflow")

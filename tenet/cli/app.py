@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import functools
 import signal
 import sqlite3
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import click
 from tqdm import tqdm
@@ -28,18 +29,23 @@ __all__ = [
     "progress",
     "QUIET_SECONDS",
     "param_option",
+    "PARAM_HELP",
     "output_option",
     "format_option",
     "neighbourhood_option",
+    "choice_option",
+    "keep",
+    "keep_after",
+    "kept_option",
+    "kept",
 ]
 
 Item = TypeVar("Item")
 Command = TypeVar("Command", bound=Callable[..., object])
 
 
-param_option = click.option(
-    "--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable)."
-)
+PARAM_HELP = "Size parameter NAME=VALUE (repeatable)."
+param_option = click.option("--param", "-p", multiple=True, help=PARAM_HELP)
 format_option = click.option(
     "--format",
     "fmt",
@@ -57,16 +63,95 @@ output_option = click.option(
 )
 
 
-def neighbourhood_option(default: Neighbourhood) -> Callable[[Command], Command]:
-    """The ``--neighbourhood`` option (where a PE finds data without fetching it)."""
+_KEY = "tenet.cli.options."
+
+
+def keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """Click callback of an option whose value goes into a record rather than to the command
+    (declared with ``expose_value=False``): keep ``value`` aside for :func:`kept`."""
+    ctx.meta[_KEY + str(param.name)] = value
+    return value
+
+
+def keep_after(
+    check: Callable[[click.Context, click.Parameter, Any], object],
+) -> Callable[[click.Context, click.Parameter, Any], object]:
+    """Click callback: ``check`` the value (another callback), then :func:`keep` what it
+    returns."""
+    return lambda ctx, param, value: keep(ctx, param, check(ctx, param, value))
+
+
+def kept(name: str) -> Any:
+    """Return the value kept by :func:`keep` for the option ``name`` of the running command
+    (of the type its declaration gives it)."""
+    return click.get_current_context().meta[_KEY + name]
+
+
+def kept_option(
+    *decls: str,
+    required: bool = False,
+    type: click.ParamType[Any] | type[object] | None = None,
+    default: object = None,
+    show_default: bool = False,
+    multiple: bool = False,
+    is_flag: bool = False,
+    metavar: str | None = None,
+    help: str | None = None,
+    callback: Callable[[click.Context, click.Parameter, Any], object] | None = None,
+) -> Callable[[Command], Command]:
+    """An option whose value goes into a record (:func:`keep`, after ``callback``); without
+    a ``default``, a flag is False and another option None (or missing, if ``required``)."""
+    option = functools.partial(
+        click.option,
+        *decls,
+        type=type,
+        required=required,
+        multiple=multiple,
+        expose_value=False,
+        callback=keep if callback is None else keep_after(callback),
+        is_flag=True if is_flag else None,  # False would make click read "-1" as an option
+        show_default=show_default,
+        metavar=metavar,
+        help=help,
+    )
+    return option() if default is None else option(default=default)
+
+
+def choice_option(
+    name: str,
+    choices: Sequence[str],
+    default: str,
+    help: str,
+    *,
+    dest: str | None = None,
+    kept: bool = False,
+) -> Callable[[Command], Command]:
+    """An option taking one of ``choices`` (``default`` shown in the help); ``kept``: its
+    value goes into a record (:func:`keep`)."""
     return click.option(
-        "--neighbourhood",
-        type=click.Choice(NEIGHBOURHOODS),
+        name,
+        *([dest] if dest else []),
+        type=click.Choice(list(choices)),
         default=default,
         show_default=True,
-        help="Where a PE finds data without fetching it: 'window' (the original's: itself or "
+        help=help,
+        expose_value=not kept,
+        callback=keep if kept else None,
+    )
+
+
+def neighbourhood_option(
+    default: Neighbourhood, kept: bool = False
+) -> Callable[[Command], Command]:
+    """The ``--neighbourhood`` option (where a PE finds data without fetching it)."""
+    return choice_option(
+        "--neighbourhood",
+        NEIGHBOURHOODS,
+        default,
+        "Where a PE finds data without fetching it: 'window' (the original's: itself or "
         "a linked PE, same or previous step) or 'links' (previous step, or a link at its "
         "delay).",
+        kept=kept,
     )
 
 

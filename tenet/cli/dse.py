@@ -3,29 +3,38 @@ over lists of workloads and arrays."""
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
 from pydantic import ValidationError
 
 from tenet.cli.app import (
+    choice_option,
     cli,
-    format_option,
+    kept,
+    kept_option,
     neighbourhood_option,
-    output_option,
     parse_params,
     progress,
     write_output,
 )
 from tenet.cli.checks import check_writable
+from tenet.cli.options import (
+    Decorator,
+    OutputOptions,
+    checked_execution,
+    engine_options,
+    format_and_output,
+    kept_output,
+    record_options,
+)
 from tenet.cli.plot import image_path, save_axes
 from tenet.dse.constructive import STRATEGIES, Strategy
-from tenet.dse.execution import ExecutionOptions
+from tenet.dse.execution import ExecutionOptions, Progress
 from tenet.dse.objectives import (
     ALIASES,
     OBJECTIVES,
@@ -37,7 +46,7 @@ from tenet.dse.objectives import (
 from tenet.dse.space import SpaceOptions
 from tenet.dse.store import ROW_COLUMNS, ResultStore
 from tenet.errors import SpecError
-from tenet.spec import load_network, load_workload
+from tenet.spec import WorkloadSpec, load_network, load_workload
 from tenet.spec.io import strict_json
 from tenet.vocab import Neighbourhood, column
 
@@ -46,7 +55,10 @@ if TYPE_CHECKING:
 
     from tenet.dse.explore import Exploration, Sweep
 
-__all__ = ["dse_command", "sweep_command", "engine_options", "check_before_work", "SearchRequest"]
+__all__ = ["dse_command", "sweep_command", "check_before_work", "SearchRequest"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 SHOWN = [
     "source",
@@ -91,23 +103,6 @@ def _options(
         raise click.BadParameter(reasons) from exc
 
 
-def engine_options(workers: int = 2) -> list[Callable[..., Any]]:
-    """The options saying where points are evaluated and stored: ``--engine``, ``--workers``
-    (default ``workers``), ``--address``, ``--store``."""
-    return [
-        click.option(
-            "--engine",
-            type=click.Choice(["local", "dask"]),
-            default="local",
-            show_default=True,
-            help="Local process pool, or a Dask cluster (local, or --address).",
-        ),
-        click.option("--workers", type=click.IntRange(min=1), default=workers, show_default=True),
-        click.option("--address", help="Dask scheduler address (with --engine dask)."),
-        click.option("--store", type=click.Path(dir_okay=False), help="SQLite results file."),
-    ]
-
-
 @dataclass(frozen=True)
 class SearchRequest:
     """The search options of ``tenet dse`` and ``tenet sweep``, parsed and checked."""
@@ -136,151 +131,105 @@ class SearchRequest:
     """``X,Y``: the objectives of the Pareto front plotted to ``plot``."""
     plot: str | None
     """Image file of the front."""
-    fmt: str
-    """Output format: ``table``, ``csv`` or ``json``."""
-    output: str | None
-    """File for the output (None: standard output)."""
+    out: OutputOptions
+    """Output format and file."""
 
 
-def _with_request(function: Callable[..., None]) -> Callable[..., None]:
-    """Give ``function`` the search options as one :class:`SearchRequest` (``request=``),
-    checked before any work starts; its own options are passed on as they are."""
-
-    @functools.wraps(function)
-    def command(
-        *,
-        param: tuple[str, ...],
-        objective: str,
-        top: int,
-        constraint: tuple[str, ...],
-        engine: str,
-        workers: int,
-        address: str | None,
-        store: str | None,
-        time_budget: float | None,
-        skew: str,
-        pe_digits: int,
-        order_depth: str,
-        temporal_tiles: str,
-        instances_per_step: int | None,
-        prune_scratchpad: bool,
-        every_figure: bool,
-        strategy: Strategy,
-        top_k: int,
-        neighbourhood: Neighbourhood,
-        cache: str | None,
-        pareto: str | None,
-        plot: str | None,
-        fmt: str,
-        output: str | None,
-        **own: object,
-    ) -> None:
-        constraints = check_before_work(
-            constraint, engine, address, time_budget, pareto, plot, store, output
-        )
-        space = _options(
-            skew, pe_digits, order_depth, temporal_tiles, instances_per_step, prune_scratchpad
-        )
-        execution = ExecutionOptions(
-            engine=engine,
-            workers=workers,
-            address=address,
-            store=store,
-            time_budget=time_budget,
-            cache=cache,
-        )
-        request = SearchRequest(
-            params=parse_params(param),
-            objective=objective,
-            top=top,
-            constraints=tuple(constraints),
-            space=space,
-            execution=execution,
-            neighbourhood=neighbourhood,
-            every_figure=every_figure,
-            strategy=strategy,
-            top_k=top_k,
-            pareto=pareto,
-            plot=plot,
-            fmt=fmt,
-            output=output,
-        )
-        function(request=request, **own)
-
-    return command
+def _request() -> SearchRequest:
+    """The search options of the running command, checked before any work starts."""
+    execution = checked_execution(kept("time_budget"), kept("cache"))
+    out = kept_output()
+    constraints = check_before_work(
+        kept("constraint"), execution, kept("pareto"), kept("plot"), out.path
+    )
+    space = _options(
+        kept("skew"),
+        kept("pe_digits"),
+        kept("order_depth"),
+        kept("temporal_tiles"),
+        kept("instances_per_step"),
+        kept("prune_scratchpad"),
+    )
+    return SearchRequest(
+        params=parse_params(kept("param")),
+        objective=kept("objective"),
+        top=kept("top"),
+        constraints=tuple(constraints),
+        space=space,
+        execution=execution,
+        neighbourhood=kept("neighbourhood"),
+        every_figure=kept("every_figure"),
+        strategy=kept("strategy"),
+        top_k=kept("top_k"),
+        pareto=kept("pareto"),
+        plot=kept("plot"),
+        out=out,
+    )
 
 
-def _space_options(function: Callable[..., None]) -> Callable[..., None]:
-    decorators = [
-        click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE."),
-        click.option(
-            "--objective",
-            type=click.Choice(list(OBJECTIVES)),
-            default="latency",
-            show_default=True,
-            help="What to rank by.",
-        ),
-        click.option("--top", type=click.IntRange(min=1), default=10, show_default=True),
-        click.option(
+def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], Callable[P, R]]:
+    """The search options of ``tenet dse`` and ``tenet sweep``, passed as one
+    :class:`SearchRequest`."""
+    decorators: list[Decorator] = [
+        kept_option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE."),
+        choice_option("--objective", list(OBJECTIVES), "latency", "What to rank by.", kept=True),
+        kept_option("--top", type=click.IntRange(min=1), default=10, show_default=True),
+        kept_option(
             "--constraint",
             "-c",
             multiple=True,
             help="Keep points meeting NAME OP VALUE, e.g. 'sbw<=bandwidth' (repeatable).",
         ),
-        *engine_options(),
-        click.option("--time-budget", type=float, help="Seconds after which no point starts."),
-        click.option("--skew", default="0,1", show_default=True, help="Skew coefficients."),
-        click.option("--pe-digits", type=click.IntRange(1, 4), default=1, show_default=True),
-        click.option(
+        *engine_options(workers=2),
+        kept_option("--time-budget", type=float, help="Seconds after which no point starts."),
+        kept_option("--skew", default="0,1", show_default=True, help="Skew coefficients."),
+        kept_option("--pe-digits", type=click.IntRange(1, 4), default=1, show_default=True),
+        kept_option(
             "--order-depth",
             default="2",
             show_default=True,
             help="Innermost time digits whose order is searched, or 'all'.",
         ),
-        click.option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
-        click.option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
-        click.option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
-        click.option(
+        kept_option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
+        kept_option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
+        kept_option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
+        kept_option(
             "--every-figure",
             is_flag=True,
             help="Count every figure of every point (default: only what the ranking needs).",
         ),
-        click.option(
+        choice_option(
             "--strategy",
-            type=click.Choice(list(STRATEGIES)),
-            default="auto",
-            show_default=True,
-            help="Evaluate every point, or build the top-k (auto: by the space's size).",
+            list(STRATEGIES),
+            "auto",
+            "Evaluate every point, or build the top-k (auto: by the space's size).",
+            kept=True,
         ),
-        click.option(
+        kept_option(
             "--top-k",
             type=click.IntRange(min=1),
             default=10,
             show_default=True,
             help="Points the constructive strategy evaluates exactly.",
         ),
-        neighbourhood_option("links"),
-        click.option(
+        neighbourhood_option("links", kept=True),
+        kept_option(
             "--cache",
             type=click.Path(file_okay=False),
             help="Folder keeping each distinct design point's figures for later runs.",
         ),
-        click.option(
+        kept_option(
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
         ),
-        click.option(
+        kept_option(
             "--plot",
             type=click.Path(dir_okay=False),
             callback=image_path,
             help="PNG/SVG/PDF of the front.",
         ),
-        format_option,
-        output_option,
+        *format_and_output(),
     ]
-    command = _with_request(function)
-    for decorator in reversed(decorators):
-        command = decorator(command)
-    return command
+    return record_options(decorators, _request)
 
 
 def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
@@ -316,23 +265,14 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
 
 def check_before_work(
     constraint: Sequence[str],
-    engine: str,
-    address: str | None,
-    time_budget: float | None,
+    execution: ExecutionOptions,
     pareto: str | None,
     plot: str | None,
-    store: str | None,
     output: str | None,
 ) -> list[Constraint]:
     """Check the options that are only used after the search, so that none of them fails it
     at the end; return the parsed constraints."""
-    try:
-        ExecutionOptions(engine=engine, address=address, time_budget=time_budget)
-    except SpecError as exc:
-        if exc.source == "address":
-            raise click.UsageError("--address needs --engine dask") from exc
-        option = f"--{exc.source or ''}".replace("_", "-")
-        raise click.BadParameter(exc.reason, param_hint=option) from exc
+    store = execution.store if isinstance(execution.store, str) else None
     if pareto is not None:
         if plot is None:
             raise click.UsageError("--pareto needs --plot FILE")
@@ -361,7 +301,11 @@ def check_before_work(
     return constraints
 
 
-def _bars(items: Sequence[Any], archs: Sequence[str]) -> Callable[[Any, int], Any]:
+SweepItem = str | WorkloadSpec | tuple[str, str, Mapping[str, int]]
+"""A workload of a sweep: a source, a spec, or a network layer's (label, source, sizes)."""
+
+
+def _bars(items: Sequence[SweepItem], archs: Sequence[str]) -> Progress:
     """A progress wrapper per exploration (workload x array, in the sweep's order): a line when
     each one is done."""
     names = [
@@ -371,7 +315,7 @@ def _bars(items: Sequence[Any], archs: Sequence[str]) -> Callable[[Any, int], An
     ]
     count = iter(range(len(names)))
 
-    def bar(rows: Any, total: int) -> Any:
+    def bar(rows: Iterable[Any], total: int) -> Iterable[Any]:
         k = next(count, len(names) - 1)
         desc = f"exploration {k + 1}/{len(names)} ({names[k]}): design points"
         return progress(rows, total=total, desc=desc, each=False)
@@ -380,7 +324,7 @@ def _bars(items: Sequence[Any], archs: Sequence[str]) -> Callable[[Any, int], An
 
 
 def _search(
-    items: list[Any],
+    items: list[SweepItem],
     archs: Sequence[str],
     reductions: Sequence[str] | None,
     request: SearchRequest,
@@ -424,7 +368,7 @@ def _search(
         ours = rank(scheduled, objective, top, constraints)
         best = pd.concat([ours.assign(source="schedule"), best.assign(source="space")])
         head = f"best {top} by {objective} from the schedule and from the space"
-    write_output(_render(best, r.fmt, head), r.output)
+    r.out.write(_render(best, r.out.fmt, head))
     _plot(_constrained(result.results, constraints), r.pareto, r.plot)
     return result
 
@@ -453,8 +397,9 @@ def _search(
     metavar="LEVEL",
     help="Then search the tiling of memory LEVEL for each of the best mappings (repeatable).",
 )
-@_space_options
+@_space_options()
 def dse_command(
+    request: SearchRequest,
     workload: str,
     arch: str,
     reduction: tuple[str, ...],
@@ -462,11 +407,10 @@ def dse_command(
     reuse: bool,
     vs_data_centric: bool,
     tile_levels: tuple[str, ...],
-    request: SearchRequest,
 ) -> None:
     """Search the affine space-time mappings of a workload on an array; print the best (and,
     with --tile, the best tiling of each)."""
-    if tile_levels and request.fmt != "table":
+    if tile_levels and request.out.fmt != "table":
         raise click.UsageError("--tile prints tables: use --format table")
     spec = load_workload(workload)
     reductions = (*spec.reductions, *reduction)
@@ -499,7 +443,7 @@ def dse_command(
 
 
 def _tile_best(
-    spec: Any, arch: str, result: Sweep, levels: Sequence[str], request: SearchRequest
+    spec: WorkloadSpec, arch: str, result: Sweep, levels: Sequence[str], request: SearchRequest
 ) -> None:
     """Print the best tiling of ``levels`` for each of the best array mappings (its tile
     stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
@@ -535,10 +479,11 @@ def _tile_best(
                 f"{search.best.metrics.latency} cycles"
             )
     text = "\n".join(lines)
-    if request.output is None:
+    path = request.out.path
+    if path is None:
         click.echo(text)
     else:  # after the table written there
-        write_output(Path(request.output).read_text().rstrip("\n") + text, request.output)
+        write_output(Path(path).read_text().rstrip("\n") + text, path)
 
 
 def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:
@@ -550,8 +495,8 @@ def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd
     return results[keep]
 
 
-def _workload_list(workloads: Sequence[str], network: str | None) -> list[Any]:
-    items: list[Any] = list(workloads)
+def _workload_list(workloads: Sequence[str], network: str | None) -> list[SweepItem]:
+    items: list[SweepItem] = list(workloads)
     if network is not None:
         spec = load_network(network)
         items += [
@@ -572,13 +517,13 @@ def _workload_list(workloads: Sequence[str], network: str | None) -> list[Any]:
     callback=image_path,
     help="With --network: per-layer table (latency, DRAM traffic, utilisation) and its plot.",
 )
-@_space_options
+@_space_options()
 def sweep_command(
+    request: SearchRequest,
     workloads: tuple[str, ...],
     network: str | None,
     archs: tuple[str, ...],
     layers_plot: str | None,
-    request: SearchRequest,
 ) -> None:
     """Search every workload (or network layer) on every array; print the best of each."""
     if layers_plot is None:
@@ -610,7 +555,7 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
     )
     best = result.best(request.objective)
     table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
-    write_output(_render_columns(table[LAYER_COLUMNS], request.fmt), request.output)
+    request.out.write(_render_columns(table[LAYER_COLUMNS], request.out.fmt))
     save_axes(plot_layers(table)[0], plot, "--layers-plot")
 
 

@@ -8,15 +8,14 @@ from typing import Any
 import click
 
 from tenet.api import check, load_experiment, load_problem
-from tenet.cli.app import (
-    cli,
-    format_option,
-    neighbourhood_option,
-    output_option,
-    param_option,
-    parse_params,
-    progress,
-    write_output,
+from tenet.cli.app import cli, neighbourhood_option, progress
+from tenet.cli.options import (
+    TENET_FILES,
+    TENET_FILES_LONG,
+    OutputOptions,
+    ProblemOptions,
+    output_options,
+    problem_options,
 )
 from tenet.errors import DataflowError
 from tenet.metrics.evaluate import Metrics, evaluate
@@ -81,12 +80,8 @@ def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, c
 
 @cli.command("eval")
 @click.argument("experiments", nargs=-1, type=click.Path())
-@click.option("--workload", "-w", help="Workload: YAML file, TENET .s file or zoo name.")
-@click.option("--arch", "-a", help="Architecture: YAML file, TENET .p file or zoo name.")
-@click.option("--dataflow", "-d", help="Dataflow: YAML file, TENET .m file or zoo name.")
-@param_option
+@problem_options(TENET_FILES_LONG, required=False)
 @click.option("--tensor", "-t", multiple=True, help="Analyse only this tensor (repeatable).")
-@format_option
 @neighbourhood_option("window")
 @click.option(
     "--symbolic",
@@ -94,28 +89,24 @@ def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, c
     help="Print each count as a formula in the sizes not given by -p (pieces with conditions).",
 )
 @click.option("--latex", is_flag=True, help="With --symbolic: the formulas as LaTeX.")
-@output_option
+@output_options()
 def eval_command(
+    out: OutputOptions,
+    problem: ProblemOptions,
     experiments: tuple[str, ...],
-    workload: str | None,
-    arch: str | None,
-    dataflow: str | None,
-    param: tuple[str, ...],
     tensor: tuple[str, ...],
-    fmt: str,
     neighbourhood: Neighbourhood,
     symbolic: bool,
     latex: bool,
-    output: str | None,
 ) -> None:
     """Evaluate TENET EXPERIMENTS files, or one --workload/--arch/--dataflow triple.
 
     Prints every metric per tensor and per dataflow, then the legality checks (several
     instances on one PE in one step beyond the architecture's ``instances_per_step``, broken
     dependences), which are reported without stopping the evaluation."""
-    params = parse_params(param)
+    params = problem.params()
     tensors = list(tensor) or None
-    triple = (workload, arch, dataflow)
+    triple = problem.given()
     if experiments and any(triple):
         raise click.UsageError("give experiment files or --workload/--arch/--dataflow, not both")
     if not experiments and not all(triple):
@@ -126,10 +117,10 @@ def eval_command(
         from tenet.api import analyze
 
         formulas = analyze(
-            workload, arch, dataflow, params=params, neighbourhood=neighbourhood, symbolic=True
+            *problem.names(), params=params, neighbourhood=neighbourhood, symbolic=True
         )
-        text = formulas.to_json() if fmt == "json" else str(formulas)
-        write_output(formulas.to_latex() if latex else text, output)
+        text = formulas.to_json() if out.fmt == "json" else str(formulas)
+        out.write(formulas.to_latex() if latex else text)
         return
     if experiments:
         results = [
@@ -137,24 +128,17 @@ def eval_command(
             for e in progress(experiments)
         ]
     else:
-        assert workload and arch and dataflow
-        problem = load_problem(workload, arch, dataflow, params, tensors, neighbourhood)
-        results = [_assess(problem)]
-    if fmt == "json":
+        loaded = load_problem(*problem.names(), params, tensors, neighbourhood)
+        results = [_assess(loaded)]
+    if out.fmt == "json":
         payload: Any = [_to_dict(*r) for r in results]
-        write_output(
-            strict_json(payload if experiments and len(experiments) > 1 else payload[0]),
-            output,
-        )
+        out.write(strict_json(payload if experiments and len(experiments) > 1 else payload[0]))
     else:
-        write_output("\n\n".join(_render_table(*r, fmt == "csv") for r in results), output)
+        out.write("\n\n".join(_render_table(*r, out.fmt == "csv") for r in results))
 
 
 @cli.command("check")
-@click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
-@click.option("--arch", "-a", required=True, help="Architecture: YAML, TENET .p or zoo name.")
-@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML, TENET .m or zoo name.")
-@param_option
+@problem_options(TENET_FILES)
 @click.option(
     "--reduction",
     "-r",
@@ -165,20 +149,16 @@ def eval_command(
     "--instances-per-step", type=click.IntRange(min=1), help="Instances a PE runs per step."
 )
 def check_command(
-    workload: str,
-    arch: str,
-    dataflow: str,
-    param: tuple[str, ...],
-    reduction: tuple[str, ...],
-    instances_per_step: int | None,
+    problem: ProblemOptions, reduction: tuple[str, ...], instances_per_step: int | None
 ) -> None:
     """Check that a dataflow is a legal schedule; name a witness for each violation."""
+    workload, arch, dataflow = problem.names()
     spec = load_workload(workload)
     result = check(
         spec,
         arch,
         dataflow,
-        parse_params(param),
+        problem.params(),
         reductions=(*spec.reductions, *reduction),
         instances_per_step=instances_per_step,
     )

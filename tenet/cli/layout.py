@@ -4,32 +4,30 @@ layout-aware ingress latency) of a dataflow, and the automatic layout search."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import click
 import yaml
 
-from tenet.cli.app import (
-    cli,
-    format_option,
-    neighbourhood_option,
-    output_option,
-    param_option,
-    parse_params,
-    write_output,
+from tenet.cli.app import choice_option, cli, neighbourhood_option
+from tenet.cli.options import (
+    YAML_FILES,
+    OutputOptions,
+    ProblemOptions,
+    ScratchpadOptions,
+    output_options,
+    problem_options,
+    scratchpad_options,
 )
-from tenet.cli.plot import save_figure
+from tenet.cli.plot import save_axes
 from tenet.files import write_atomically
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import LayoutMetrics
 from tenet.layout.search import SEARCHES, LayoutSearch, Search, search_layout
 from tenet.spec import load_architecture, load_workload
-from tenet.spec.layout import ScratchpadSpec
 from tenet.vocab import Neighbourhood, column
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 __all__ = ["layout_command"]
 
@@ -86,21 +84,15 @@ def _render(metrics: LayoutMetrics, found: LayoutSearch | None, csv: bool) -> st
 
 
 @cli.command("layout")
-@click.option("--workload", "-w", required=True, help="Workload: YAML file or zoo name.")
-@click.option("--arch", "-a", required=True, help="Architecture: YAML file or zoo name.")
-@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML file or zoo name.")
-@param_option
+@problem_options(YAML_FILES)
 @click.option("--layout", "layout_file", type=click.Path(), help="Layout file (layouts: ...).")
-@click.option("--banks", type=click.IntRange(min=1), help="Banks (overrides the architecture).")
-@click.option("--bank-width", type=click.IntRange(min=1), help="Words per bank row.")
-@click.option("--transaction-width", type=click.IntRange(min=1), help="Words per transaction.")
-@click.option(
+@scratchpad_options()
+@choice_option(
     "--search",
-    "method",
-    type=click.Choice(["none", *SEARCHES]),
-    default="none",
-    show_default=True,
-    help="Search layouts of the read tensors that lower the layout-aware ingress latency.",
+    ["none", *SEARCHES],
+    "none",
+    "Search layouts of the read tensors that lower the layout-aware ingress latency.",
+    dest="method",
 )
 @click.option(
     "--depth", type=click.IntRange(min=1), default=2, show_default=True, help="Exhaustive depth."
@@ -113,26 +105,19 @@ def _render(metrics: LayoutMetrics, found: LayoutSearch | None, csv: bool) -> st
     help="Draw bank use per time-stamp of --plot-tensor to this image (.png, .svg, .pdf).",
 )
 @click.option("--plot-tensor", help="Tensor of --plot (default: the first read tensor).")
-@format_option
 @neighbourhood_option("window")
-@output_option
+@output_options()
 def layout_command(
-    workload: str,
-    arch: str,
-    dataflow: str,
-    param: tuple[str, ...],
+    out: OutputOptions,
+    geometry: ScratchpadOptions,
+    problem: ProblemOptions,
     layout_file: str | None,
-    banks: int | None,
-    bank_width: int | None,
-    transaction_width: int | None,
     method: str,
     depth: int,
     save: str | None,
     plot_file: str | None,
     plot_tensor: str | None,
-    fmt: str,
     neighbourhood: Neighbourhood,
-    output: str | None,
 ) -> None:
     """Count where each tensor element lives in a banked scratchpad and what its fetches
     cost: transactions, bank conflicts, line misses, use distance and the layout-aware
@@ -141,19 +126,10 @@ def layout_command(
     Layouts come from the dataflow's ``layout`` key and --layout; the scratchpad from the
     architecture's ``scratchpad`` key, overridden by --banks, --bank-width and
     --transaction-width."""
-    architecture = load_architecture(arch)
-    base = architecture.scratchpad or ScratchpadSpec()
-    given = {"banks": banks, "bank_width": bank_width, "transaction_width": transaction_width}
-    scratchpad = base.model_copy(update={k: v for k, v in given.items() if v is not None})
-    lp = load_layout_problem(
-        workload,
-        architecture,
-        dataflow,
-        parse_params(param),
-        layout=layout_file,
-        scratchpad=scratchpad,
-        neighbourhood=neighbourhood,
+    given = load_layout_problem(
+        *problem.names(), problem.params(), layout=layout_file, neighbourhood=neighbourhood
     )
+    lp = replace(given, scratchpad=geometry.apply(given.scratchpad))
     found = None
     if method != "none":
         found = search_layout(lp, cast(Search, method), depth=depth)  # one of SEARCHES
@@ -173,46 +149,35 @@ def layout_command(
         reads = [a.tensor for a in lp.problem.accesses if a.access == "read"]
         tensor = plot_tensor or (reads[0] if reads else "")
         ax = plot_bank_use(bank_use(lp, tensor), title=f"{tensor}: bank use per time-stamp")
-        save_figure(cast("Figure", ax.figure), plot_file, "--plot")
-    if fmt == "json":
-        write_output(json.dumps(_to_dict(metrics, found), indent=2), output)
+        save_axes(ax, plot_file, "--plot")
+    if out.fmt == "json":
+        out.write(json.dumps(_to_dict(metrics, found), indent=2))
     else:
-        write_output(_render(metrics, found, fmt == "csv"), output)
+        out.write(_render(metrics, found, out.fmt == "csv"))
 
 
 @cli.command("layout-rank")
-@click.option("--workload", "-w", required=True, help="Workload: YAML file or zoo name.")
-@click.option("--arch", "-a", required=True, help="Architecture: YAML file or zoo name.")
-@param_option
+@problem_options(YAML_FILES[:2])
 @click.option(
     "--objective", default="latency", show_default=True, help="Objective of the first cut."
 )
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--banks", type=click.IntRange(min=1), help="Banks (overrides the architecture).")
-@click.option("--bank-width", type=click.IntRange(min=1), help="Words per bank row.")
-@click.option("--transaction-width", type=click.IntRange(min=1), help="Words per transaction.")
-@click.option(
+@scratchpad_options()
+@choice_option(
     "--search",
-    "method",
-    type=click.Choice(["none", *SEARCHES]),
-    default="none",
-    show_default=True,
-    help="Search layouts for each design point before ranking.",
+    ["none", *SEARCHES],
+    "none",
+    "Search layouts for each design point before ranking.",
+    dest="method",
 )
-@format_option
-@output_option
+@output_options()
 def layout_rank_command(
-    workload: str,
-    arch: str,
-    param: tuple[str, ...],
+    out: OutputOptions,
+    geometry: ScratchpadOptions,
+    problem: ProblemOptions,
     objective: str,
     top: int,
-    banks: int | None,
-    bank_width: int | None,
-    transaction_width: int | None,
     method: str,
-    fmt: str,
-    output: str | None,
 ) -> None:
     """Explore the design space of --workload on --arch, keep the --top points by
     --objective, and rank them by the layout-aware ingress latency."""
@@ -220,20 +185,19 @@ def layout_rank_command(
     from tenet.dse.explore import explore
     from tenet.dse.layout import LAYOUT_COLUMN, rank_by_layout
 
-    workload_spec, architecture = load_workload(workload), load_architecture(arch)
-    params = parse_params(param)
+    assert problem.workload and problem.architecture  # required options
+    workload_spec = load_workload(problem.workload)
+    architecture = load_architecture(problem.architecture)
+    params = problem.params()
     exploration = explore(
         workload_spec, architecture, params=params, execution=ExecutionOptions(workers=1)
     )
-    base = architecture.scratchpad or ScratchpadSpec()
-    given = {"banks": banks, "bank_width": bank_width, "transaction_width": transaction_width}
-    scratchpad = base.model_copy(update={k: v for k, v in given.items() if v is not None})
     ranked = rank_by_layout(
         exploration.results,
         workload_spec,
         architecture,
         params,
-        scratchpad=scratchpad,
+        scratchpad=geometry.apply(architecture.scratchpad),
         search=None if method == "none" else cast(Search, method),
         by=objective,
         top=top,
@@ -242,9 +206,9 @@ def layout_rank_command(
         c for c in ("name", column("latency"), LAYOUT_COLUMN, "layouts") if c in ranked.columns
     ]
     table = ranked[columns]
-    if fmt == "json":
-        write_output(table.to_json(orient="records", indent=2), output)
-    elif fmt == "csv":
-        write_output(table.to_csv(index=False).rstrip("\n"), output)
+    if out.fmt == "json":
+        out.write(table.to_json(orient="records", indent=2))
+    elif out.fmt == "csv":
+        out.write(table.to_csv(index=False).rstrip("\n"))
     else:
-        write_output(table.to_string(index=False), output)
+        out.write(table.to_string(index=False))

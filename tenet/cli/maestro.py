@@ -8,16 +8,9 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from tenet.api import load_problem
-from tenet.cli.app import (
-    cli,
-    format_option,
-    output_option,
-    param_option,
-    parse_params,
-    progress,
-    write_output,
-)
-from tenet.cli.plot import image_path, save_figure
+from tenet.cli.app import choice_option, cli, progress
+from tenet.cli.options import OutputOptions, ProblemOptions, output_options, problem_options
+from tenet.cli.plot import image_path, save_axes
 from tenet.compare import (
     compare_network,
     compare_problem,
@@ -31,8 +24,6 @@ from tenet.errors import SpecError, TenetError
 from tenet.spec.io import strict_json
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from tenet.compare.lowering import Interconnect
 
 __all__ = ["maestro_command", "compare_command"]
@@ -53,10 +44,9 @@ _SUMMARY = (
 @click.argument("mapping", type=click.Path())
 @click.option("--hw", "hardware", required=True, type=click.Path(), help="MAESTRO hardware file.")
 @click.option("--layer", "-l", multiple=True, help="Estimate only this layer (repeatable).")
-@format_option
-@output_option
+@output_options()
 def maestro_command(
-    mapping: str, hardware: str, layer: tuple[str, ...], fmt: str, output: str | None
+    out: OutputOptions, mapping: str, hardware: str, layer: tuple[str, ...]
 ) -> None:
     """Estimate every layer of a MAESTRO MAPPING file with MAESTRO's data-centric model.
 
@@ -87,16 +77,14 @@ def maestro_command(
     for record in records:
         if "error" in record:
             click.echo(f"warning: layer {record['layer']}: {record['error']}", err=True)
-    if fmt == "json":
-        write_output(strict_json(records), output)
+    if out.fmt == "json":
+        out.write(strict_json(records))
         return
     import pandas as pd
 
     frame = pd.DataFrame([r for r in records if "error" not in r])
-    if fmt == "csv":
-        write_output(
-            frame.drop(columns=["edge_cases", "warnings"]).to_csv(index=False).rstrip(), output
-        )
+    if out.fmt == "csv":
+        out.write(frame.drop(columns=["edge_cases", "warnings"]).to_csv(index=False).rstrip())
         return
     shown = frame[["layer", *_SUMMARY]].set_index("layer")
     notes = [
@@ -105,23 +93,26 @@ def maestro_command(
     text = f"{network.name}\n{shown.to_string()}"
     if notes:
         text += "\n\nedge cases:\n" + "\n".join(f"  {n}" for n in notes)
-    write_output(text, output)
+    out.write(text)
 
 
 @cli.command("compare")
 @click.argument("mapping", required=False, type=click.Path())
 @click.option("--hw", "hardware", type=click.Path(), help="MAESTRO hardware file.")
 @click.option("--layer", "-l", help="Compare this layer only (default: every layer).")
-@click.option("--workload", "-w", help="Relation-centric dataflow: workload.")
-@click.option("--arch", "-a", help="Relation-centric dataflow: architecture.")
-@click.option("--dataflow", "-d", help="Relation-centric dataflow: dataflow.")
-@param_option
-@click.option(
+@problem_options(
+    (
+        "Relation-centric dataflow: workload.",
+        "Relation-centric dataflow: architecture.",
+        "Relation-centric dataflow: dataflow.",
+    ),
+    required=False,
+)
+@choice_option(
     "--interconnect",
-    type=click.Choice(["multicast", "mesh", "none"]),
-    default="multicast",
-    show_default=True,
-    help="Links of the lowered array (data-centric input only).",
+    ["multicast", "mesh", "none"],
+    "multicast",
+    "Links of the lowered array (data-centric input only).",
 )
 @click.option(
     "--plot",
@@ -138,22 +129,17 @@ def maestro_command(
     "AccelForge spec, or ZigZag's mapping with -w workload and -a accelerator.",
 )
 @click.option("--peer-python", help="Python of the peers' environment (or TENET_PEERS_PYTHON).")
-@format_option
-@output_option
+@output_options()
 def compare_command(
+    out: OutputOptions,
+    problem: ProblemOptions,
     mapping: str | None,
     hardware: str | None,
     layer: str | None,
-    workload: str | None,
-    arch: str | None,
-    dataflow: str | None,
-    param: tuple[str, ...],
     interconnect: str,
     plot_path: str | None,
     peer: str | None,
     peer_python: str | None,
-    fmt: str,
-    output: str | None,
 ) -> None:
     """Compare exact counts with MAESTRO-style estimates, quantity by quantity; with --with,
     tenet's per-level fills and writebacks with AccelForge's or ZigZag's.
@@ -165,22 +151,23 @@ def compare_command(
     if peer is not None:
         from tenet.cli.peers import compare_with_peer
 
-        compare_with_peer(peer, mapping, workload, arch, peer_python, fmt, output)
+        compare_with_peer(peer, mapping, problem.workload, problem.architecture, peer_python, out)
         return
-    triple = (workload, arch, dataflow)
+    triple = problem.given()
     if any(triple) and not all(triple):
         raise click.UsageError("give all of --workload, --arch, --dataflow, or none")
     if mapping is None and not all(triple):
         raise click.UsageError("give MAPPING (with --hw), or --workload/--arch/--dataflow")
     if mapping is not None and hardware is None:
         raise click.UsageError("MAPPING needs --hw")
-    if workload and arch and dataflow:
-        problem = load_problem(workload, arch, dataflow, parse_params(param))
+    if all(triple):
+        workload, arch, dataflow = problem.names()
+        loaded = load_problem(workload, arch, dataflow, problem.params())
         if mapping is None:
-            table = compare_problem(problem, load_hardware(hardware) if hardware else None)
+            table = compare_problem(loaded, load_hardware(hardware) if hardware else None)
         else:  # (a mapping comes with its hardware: checked above)
             hw = load_hardware(cast(str, hardware))
-            table = compare_problem_with_layer(problem, load_mapping(mapping).layer(layer), hw)
+            table = compare_problem_with_layer(loaded, load_mapping(mapping).layer(layer), hw)
     else:
         table = compare_network(
             load_mapping(cast(str, mapping)),  # given: checked above
@@ -193,11 +180,11 @@ def compare_command(
     if plot_path:
         from tenet.report.comparison import plot_comparison
 
-        save_figure(cast("Figure", plot_comparison(table).figure), plot_path, "--plot")
-    if fmt == "json":
-        write_output(strict_json(table.to_dict(orient="records")), output)
-    elif fmt == "csv":
-        write_output(table.to_csv(index=False).rstrip(), output)
+        save_axes(plot_comparison(table), plot_path, "--plot")
+    if out.fmt == "json":
+        out.write(strict_json(table.to_dict(orient="records")))
+    elif out.fmt == "csv":
+        out.write(table.to_csv(index=False).rstrip())
     else:
         shown = table.assign(relative_error=table["relative_error"].map("{:+.2%}".format))
-        write_output(shown.to_string(index=False), output)
+        out.write(shown.to_string(index=False))

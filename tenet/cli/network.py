@@ -6,7 +6,8 @@ from collections.abc import Iterable
 
 import click
 
-from tenet.cli.app import cli, format_option, output_option, progress, write_output
+from tenet.cli.app import cli, progress
+from tenet.cli.options import OutputOptions, output_options
 from tenet.networks import evaluate_network
 from tenet.spec import LayerSpec
 from tenet.spec.io import strict_json
@@ -34,15 +35,9 @@ def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
     type=click.Path(file_okay=False),
     help="Folder keeping each distinct layer's exact metrics for later runs.",
 )
-@format_option
-@output_option
+@output_options()
 def eval_network_command(
-    network: str,
-    arch: str,
-    dataflows: tuple[str, ...],
-    cache: str | None,
-    fmt: str,
-    output: str | None,
+    out: OutputOptions, network: str, arch: str, dataflows: tuple[str, ...], cache: str | None
 ) -> None:
     """Evaluate every layer of NETWORK (zoo name, YAML or ONNX file) and print a per-layer
     table with the totals (layers weighted by their count)."""
@@ -51,7 +46,7 @@ def eval_network_command(
     counts = CountCache(cache) if cache is not None else None
     result = evaluate_network(network, arch, list(dataflows), progress=_bar, cache=counts)
     table = result.table()
-    if fmt == "json":
+    if out.fmt == "json":
         payload = {
             "network": result.name,
             "architecture": result.architecture,
@@ -62,9 +57,9 @@ def eval_network_command(
             ],
             "total": table.loc["total"].drop(["workload", "dataflow"]).to_dict(),
         }
-        write_output(strict_json(payload), output)
-    elif fmt == "csv":
-        write_output(table.to_csv().rstrip("\n"), output)
+        out.write(strict_json(payload))
+    elif out.fmt == "csv":
+        out.write(table.to_csv().rstrip("\n"))
     else:
         title = f"{result.name} on {result.architecture}"
-        write_output(f"{title}\n{table.to_string(float_format=lambda x: f'{x:.4g}')}", output)
+        out.write(f"{title}\n{table.to_string(float_format=lambda x: f'{x:.4g}')}")

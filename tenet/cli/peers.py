@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tenet.cli.app import cli, param_option, parse_params, write_output
+from tenet.cli.app import cli, write_output
+from tenet.cli.options import YAML_FILES, OutputOptions, ProblemOptions, problem_options
 
 if TYPE_CHECKING:
     from tenet.peers.loopnest import LoopNest
@@ -81,48 +82,33 @@ def export_group() -> None:
     dataflow (skewed or modulo placements are refused, with the reason)."""
 
 
-def _specs(
-    workload: str, arch: str, dataflow: str
-) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
-    from tenet.spec import load_architecture, load_dataflow, load_workload
+def _specs(problem: ProblemOptions) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
+    from tenet.api import load_specs
 
-    a = load_architecture(arch)
-    return load_workload(workload), a, load_dataflow(dataflow, architecture=a)
+    return load_specs(*problem.names())
 
 
 @export_group.command("accelforge")
-@click.option("--workload", "-w", required=True, help="Workload: YAML file or zoo name.")
-@click.option("--arch", "-a", required=True, help="Architecture: YAML file or zoo name.")
-@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML file or zoo name.")
-@param_option
+@problem_options(YAML_FILES)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
-def export_accelforge(
-    workload: str, arch: str, dataflow: str, param: tuple[str, ...], output: str | None
-) -> None:
+def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
     from tenet.peers.accelforge import write_accelforge
     from tenet.peers.files import dump
 
-    w, a, d = _specs(workload, arch, dataflow)
-    doc = write_accelforge(w, a, d, parse_params(param))
+    doc = write_accelforge(*_specs(problem), problem.params())
     write_output(dump(doc).rstrip(), output)
 
 
 @export_group.command("zigzag")
-@click.option("--workload", "-w", required=True, help="Workload: YAML file or zoo name.")
-@click.option("--arch", "-a", required=True, help="Architecture: YAML file or zoo name.")
-@click.option("--dataflow", "-d", required=True, help="Dataflow: YAML file or zoo name.")
-@param_option
+@problem_options(YAML_FILES)
 @click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
-def export_zigzag(
-    workload: str, arch: str, dataflow: str, param: tuple[str, ...], directory: str
-) -> None:
+def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
     from tenet.peers.files import write_specs
     from tenet.peers.zigzag import write_zigzag
 
-    w, a, d = _specs(workload, arch, dataflow)
-    docs = write_zigzag(w, a, d, parse_params(param))
+    docs = write_zigzag(*_specs(problem), problem.params())
     paths = write_specs(directory, docs)
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
 
@@ -133,8 +119,7 @@ def compare_with_peer(
     workload: str | None,
     accelerator: str | None,
     python: str | None,
-    fmt: str,
-    output: str | None,
+    out: OutputOptions,
 ) -> None:
     """Run ``peer`` and print tenet's fills and writebacks beside its own."""
     import json
@@ -150,11 +135,11 @@ def compare_with_peer(
         rows = compare_zigzag(peer_python(python), workload, accelerator, mapping)
     else:
         rows = compare_accelforge(peer_python(python), mapping)
-    if fmt == "json":
-        write_output(json.dumps([asdict(r) for r in rows], indent=2), output)
-    elif fmt == "csv":
+    if out.fmt == "json":
+        out.write(json.dumps([asdict(r) for r in rows], indent=2))
+    elif out.fmt == "csv":
         import pandas as pd
 
-        write_output(pd.DataFrame([asdict(r) for r in rows]).to_csv(index=False).rstrip(), output)
+        out.write(pd.DataFrame([asdict(r) for r in rows]).to_csv(index=False).rstrip())
     else:
-        write_output(render(rows, peer), output)
+        out.write(render(rows, peer))

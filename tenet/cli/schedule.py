@@ -4,17 +4,20 @@ schedule (bands of hyperplanes) found from them."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
 
-from tenet.cli.app import (
-    cli,
-    format_option,
-    output_option,
-    param_option,
-    parse_params,
-    write_output,
+from tenet.cli.app import cli, kept, kept_option
+from tenet.cli.options import (
+    TENET_FILES,
+    OutputOptions,
+    ProblemOptions,
+    output_options,
+    problem_options,
+    record_options,
 )
 from tenet.schedule import (
     DependencePolyhedron,
@@ -25,19 +28,36 @@ from tenet.schedule import (
 )
 from tenet.schedule.hyperplanes import hyperplane_text
 from tenet.schedule.spacetime import spacetime_mappings, time_candidates
-from tenet.spec import load_architecture, load_workload
+from tenet.spec import WorkloadSpec, load_architecture, load_workload
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["deps_command", "schedule_command"]
+__all__ = ["deps_command", "schedule_command", "Chains"]
 
-reduction_option = click.option(
-    "--reduction", "-r", multiple=True, help="Tensor updated by +=, besides the workload's."
-)
-reuse_option = click.option(
-    "--reuse", is_flag=True, help="Add each tensor's reuse chain as a dependence."
-)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Chains:
+    """Which dependences to add to the workload's own."""
+
+    reduction: tuple[str, ...]
+    """Tensors updated by ``+=`` besides the workload's reductions."""
+    reuse: bool
+    """Add each tensor's reuse chain as a dependence."""
+
+
+def _chain_options() -> Callable[[Callable[Concatenate[Chains, P], R]], Callable[P, R]]:
+    """``--reduction`` and ``--reuse``, passed as one :class:`Chains`."""
+    reduction = "Tensor updated by +=, besides the workload's."
+    reuse = "Add each tensor's reuse chain as a dependence."
+    options = [
+        kept_option("--reduction", "-r", multiple=True, help=reduction),
+        kept_option("--reuse", is_flag=True, help=reuse),
+    ]
+    return record_options(options, lambda: Chains(kept("reduction"), kept("reuse")))
 
 
 def _distances(dependence: DependencePolyhedron) -> str:
@@ -48,12 +68,15 @@ def _distances(dependence: DependencePolyhedron) -> str:
 
 
 def _dependences(
-    workload: str, param: tuple[str, ...], reduction: tuple[str, ...], reuse: bool
-) -> tuple[Any, tuple[DependencePolyhedron, ...]]:
-    spec = load_workload(workload)
-    model = parametric_workload(spec, parse_params(param))
-    found = dependence_polyhedra(model, (*spec.reductions, *reduction), reuse=reuse)
-    return model, found
+    problem: ProblemOptions, chains: Chains, bind: bool
+) -> tuple[WorkloadSpec, Any, tuple[DependencePolyhedron, ...]]:
+    """The workload's spec, its model (sizes from -p where ``bind``, else all symbolic) and
+    its dependences."""
+    assert problem.workload  # a required option
+    spec = load_workload(problem.workload)
+    model = parametric_workload(spec, problem.params() if bind else {})
+    found = dependence_polyhedra(model, (*spec.reductions, *chains.reduction), reuse=chains.reuse)
+    return spec, model, found
 
 
 def _table(found: tuple[DependencePolyhedron, ...]) -> pd.DataFrame:
@@ -85,26 +108,16 @@ def _render(table: pd.DataFrame, fmt: str) -> str:
 
 
 @cli.command("deps")
-@click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
-@param_option
-@reduction_option
-@reuse_option
-@format_option
-@output_option
-def deps_command(
-    workload: str,
-    param: tuple[str, ...],
-    reduction: tuple[str, ...],
-    reuse: bool,
-    fmt: str,
-    output: str | None,
-) -> None:
+@problem_options(TENET_FILES[:1])
+@_chain_options()
+@output_options()
+def deps_command(out: OutputOptions, chains: Chains, problem: ProblemOptions) -> None:
     """Print the dependence polyhedra of a workload and, where uniform, their distances.
 
     Size parameters not given with -p stay symbolic.
     """
-    _, found = _dependences(workload, param, reduction, reuse)
-    write_output(_render(_table(found), fmt), output)
+    _, _, found = _dependences(problem, chains, bind=True)
+    out.write(_render(_table(found), out.fmt))
 
 
 def _schedule_rows(schedule: Schedule) -> list[dict[str, Any]]:
@@ -125,35 +138,19 @@ def _schedule_rows(schedule: Schedule) -> list[dict[str, Any]]:
 
 
 @cli.command("schedule")
-@click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
+@problem_options(TENET_FILES[:1])
 @click.option(
     "--arch", "-a", help="Array (YAML or zoo name) for which to derive space-time mappings."
 )
-@param_option
-@reduction_option
-@reuse_option
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-@output_option
+@_chain_options()
+@output_options(formats=("table", "json"))
 def schedule_command(
-    workload: str,
-    arch: str | None,
-    param: tuple[str, ...],
-    reduction: tuple[str, ...],
-    reuse: bool,
-    fmt: str,
-    output: str | None,
+    out: OutputOptions, chains: Chains, problem: ProblemOptions, arch: str | None
 ) -> None:
     """Find a Pluto-style schedule of a workload: its dependences, each hyperplane's
     (u, w, c), the permutable bands, the schedule as an isl map, the time hyperplanes and,
     with --arch, the space-time mappings made from them (sizes from -p over the defaults)."""
-    model, found = _dependences(workload, (), reduction, reuse)
+    spec, model, found = _dependences(problem, chains, bind=False)
     schedule = find_schedule(model.domain, found)
     times = [
         {"origin": origin, "hyperplane": hyperplane_text(row, schedule.loops)}
@@ -161,16 +158,15 @@ def schedule_command(
     ]
     mappings: list[dict[str, str]] = []
     if arch is not None:
-        spec = load_workload(workload)
         derived = spacetime_mappings(
             spec,
             load_architecture(arch),
-            parse_params(param),
-            reductions=(*spec.reductions, *reduction),
-            reuse=reuse,
+            problem.params(),
+            reductions=(*spec.reductions, *chains.reduction),
+            reuse=chains.reuse,
         )
         mappings = [{"origin": m.origin, "dataflow": m.name} for m in derived]
-    if fmt == "json":
+    if out.fmt == "json":
         text = json.dumps(
             {
                 "dependences": _table(found).to_dict(orient="records"),
@@ -195,4 +191,4 @@ def schedule_command(
             lines.append(f"space-time mappings on {arch} (all legal):")
             lines += [f"  {m['dataflow']}  ({m['origin']})" for m in mappings]
         text = "\n".join(lines)
-    write_output(text, output)
+    out.write(text)

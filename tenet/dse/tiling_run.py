@@ -13,7 +13,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from tenet.api import load_problem
+from tenet.api import load_problem, load_specs
 from tenet.dse.engines import Engine, make_engine
 from tenet.dse.execution import ExecutionOptions
 from tenet.dse.store import ResultStore, run_key
@@ -30,14 +30,7 @@ from tenet.dse.tiling import (
 from tenet.metrics.latency import schedule
 from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, MemoryMetrics
 from tenet.model.problem import Problem
-from tenet.spec import (
-    ArchitectureSpec,
-    DataflowSpec,
-    WorkloadSpec,
-    load_architecture,
-    load_dataflow,
-    load_workload,
-)
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.tiling import Band, Tiling
 
 __all__ = ["run_tiling", "tile_mappings", "evaluate_sizes", "encode", "decode"]
@@ -161,8 +154,7 @@ def run_tiling(
     >>> found.candidates  # the divisors 1, 2, 4 of K = 4, one loop order each
     3
     """
-    w, a = load_workload(workload), load_architecture(arch)
-    d = load_dataflow(dataflow, architecture=a)
+    w, a, d = load_specs(workload, arch, dataflow)
     problem = load_problem(w, a, d, params)
     levels = check_levels(problem, levels)
     choices = size_choices(problem, levels, dims, aligned=aligned)

@@ -10,18 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tenet.api import load_problem
+from tenet.api import load_problem, load_specs
 from tenet.layout.metrics import LayoutMetrics, build_layouts, evaluate_layout
 from tenet.layout.relation import Layout
 from tenet.model.problem import Problem
-from tenet.spec import (
-    ArchitectureSpec,
-    DataflowSpec,
-    WorkloadSpec,
-    load_architecture,
-    load_dataflow,
-    load_workload,
-)
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.layout import LayoutSpec, ScratchpadSpec, TransformSpec
 from tenet.vocab import Neighbourhood, Source, TensorName
 
@@ -78,8 +71,7 @@ def load_layout_problem(
     >>> lp.layouts["B"].address_text, lp.scratchpad.banks
     ('8 * (i1) + i0', 16)
     """
-    w, a = load_workload(workload), load_architecture(architecture)
-    d = load_dataflow(dataflow, architecture=a)
+    w, a, d = load_specs(workload, architecture, dataflow)
     problem = load_problem(w, a, d, params, neighbourhood=neighbourhood)
     built = build_layouts(problem, d.layout, source=d.source, prefix="layout")
     if layout is not None:

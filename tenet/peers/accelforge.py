@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from tenet.errors import SpecError
-from tenet.peers.files import need, read_yaml
+from tenet.peers.files import need, need_known, read_yaml
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 from tenet.peers.specs import (
     Imported,
     Operand,
+    capacity_elements,
     dataflow_document,
     mark_bypasses,
     number,
     pe_extents,
+    projection,
     recover_nest,
     workload_document,
 )
@@ -167,23 +169,25 @@ def _mapping(
         where = f"mapping.nodes.{n}"
         kind = node.get("kind") if isinstance(node, dict) else None
         if kind == "Storage":
-            component = need(node, "component", str, src, where)
-            if component not in level_names:
-                raise SpecError(
-                    f"no !Memory {component!r} in arch.nodes ({', '.join(level_names)})",
-                    source=src,
-                    location=f"{where}.component",
-                )
+            component = need_known(
+                node,
+                "component",
+                level_names,
+                src,
+                where,
+                lambda c: f"no !Memory {c!r} in arch.nodes",
+            )
             for tensor in need(node, "tensors", list, src, where):
                 placed.setdefault(component, {})[str(tensor)] = len(loops)
         elif kind in ("Temporal", "Spatial"):
-            var = need(node, "rank_variable", str, src, where)
-            if var not in shape:
-                raise SpecError(
-                    f"rank variable {var!r} is not in the iteration space ({', '.join(dims)})",
-                    source=src,
-                    location=f"{where}.rank_variable",
-                )
+            var = need_known(
+                node,
+                "rank_variable",
+                dims,
+                src,
+                where,
+                lambda v: f"rank variable {v!r} is not in the iteration space",
+            )
             tile = need(node, "tile_shape", int, src, where)
             if tile < 1:
                 raise SpecError("tile_shape must be >= 1", source=src, location=where)
@@ -290,11 +294,7 @@ def write_accelforge(
     for lv in levels:
         if lv.per_pe and lv is per_pe[0]:
             arch_nodes.append(_container(pe_sizes))
-        capacity = None
-        if lv.capacity is not None:
-            capacity = lv.capacity
-        elif lv.capacity_bytes is not None:
-            capacity = lv.capacity_bytes * 8 // (lv.bits_per_element or bits)
+        capacity = capacity_elements(lv, bits)
         arch_nodes.append(
             {
                 "kind": "Memory",
@@ -374,15 +374,7 @@ def _container(sizes: list[int]) -> dict[str, Any]:
 def _accesses(workload: WorkloadSpec) -> list[dict[str, Any]]:
     out = []
     for tensor, access in workload.accesses.items():
-        texts = access.write or access.read
-        if len(texts) != 1:
-            raise NotALoopNestError(
-                f"{workload.source or workload.name}: accesses.{tensor}: {len(texts)} maps; "
-                "an einsum's projection is one"
-            )
-        text = texts[0]
-        body = text[text.index("->") :]
-        subs = [s.strip() for s in body[body.index("[") + 1 : body.rindex("]")].split(",")]
+        subs = projection(workload, tensor, "an einsum's projection is one")
         entry: dict[str, Any] = {"name": tensor, "projection": subs}
         if access.write:
             entry["output"] = True

@@ -27,6 +27,7 @@ from tenet.peers.accelforge import read_accelforge
 from tenet.peers.loopnest import LoopNest, Retention, evaluate_nest
 from tenet.peers.specs import Imported
 from tenet.peers.zigzag import (
+    LayerMapping,
     nest_of_allocation,
     read_accelerator,
     read_layer,
@@ -230,7 +231,7 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
         for name, loops in zip(names, per, strict=False):
             total += len(loops)
             allocation.setdefault(name, {})[op] = total
-    nest = nest_of_allocation(layer, memories, spatial, temporal, links, allocation)
+    nest = nest_of_allocation(LayerMapping(layer, memories, spatial, temporal, links), allocation)
     imported = Imported(imported.workload, imported.architecture, imported.dataflow, nest)
     mine = tenet_figures(imported)
     causes = _causes(imported)

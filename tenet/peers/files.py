@@ -3,7 +3,7 @@ errors that name the file and the YAML path, tenet specs written atomically."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -12,7 +12,7 @@ import yaml
 from tenet.errors import SpecError
 from tenet.files import write_atomically
 
-__all__ = ["read_yaml", "need", "write_specs", "dump"]
+__all__ = ["read_yaml", "need", "need_known", "write_specs", "dump"]
 
 
 class _Loader(yaml.SafeLoader):
@@ -61,6 +61,24 @@ def need(data: Any, key: str | int, kind: type | tuple[type, ...], source: str, 
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise SpecError(
             f"expected {names}, not {type(value).__name__} {value!r}", source=source, location=path
+        )
+    return value
+
+
+def need_known(
+    data: Any,
+    key: str,
+    known: Sequence[str],
+    source: str,
+    where: str,
+    unknown: Callable[[str], str],
+) -> str:
+    """Return the text ``data[key]``, one of ``known``; if it is another, a SpecError saying
+    ``unknown(value)`` and listing the known ones."""
+    value: str = need(data, key, str, source, where)
+    if value not in known:
+        raise SpecError(
+            f"{unknown(value)} ({', '.join(known)})", source=source, location=f"{where}.{key}"
         )
     return value
 

@@ -16,7 +16,7 @@ import islpy as isl
 from tenet.errors import SpecError
 from tenet.isl_utils import bind_params, parse_map, parse_set
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError, to_relations
-from tenet.spec.architecture import ArchitectureSpec
+from tenet.spec.architecture import ArchitectureSpec, LevelSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
 
@@ -28,6 +28,8 @@ __all__ = [
     "dataflow_document",
     "number",
     "pe_extents",
+    "capacity_elements",
+    "projection",
     "recover_nest",
     "same_relations",
 ]
@@ -304,6 +306,28 @@ def pe_extents(architecture: ArchitectureSpec, bound: Mapping[str, int]) -> list
         int(pes.dim_max_val(k).to_python()) - int(pes.dim_min_val(k).to_python()) + 1
         for k in range(pes.dim(isl.dim_type.set))
     ]
+
+
+def capacity_elements(level: LevelSpec, bits: int) -> int | None:
+    """Return the capacity of ``level`` in elements (``bits`` per element unless the level
+    says otherwise), None where unbounded."""
+    if level.capacity is not None:
+        return level.capacity
+    if level.capacity_bytes is not None:
+        return level.capacity_bytes * 8 // (level.bits_per_element or bits)
+    return None
+
+
+def projection(workload: WorkloadSpec, tensor: str, peer: str) -> list[str]:
+    """Return the subscripts of the one access map of ``tensor`` (its write, else its read),
+    as text; refuse, in the words of ``peer``, a tensor accessed through several maps."""
+    texts = workload.accesses[tensor].write or workload.accesses[tensor].read
+    if len(texts) != 1:
+        raise NotALoopNestError(
+            f"{workload.source or workload.name}: accesses.{tensor}: {len(texts)} maps; {peer}"
+        )
+    body = texts[0][texts[0].index("->") :]
+    return [s.strip() for s in body[body.index("[") + 1 : body.rindex("]")].split(",")]
 
 
 def _before(stamp: isl.Map) -> isl.Map:

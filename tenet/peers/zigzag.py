@@ -24,10 +24,12 @@ from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 from tenet.peers.specs import (
     Imported,
     Operand,
+    capacity_elements,
     dataflow_document,
     mark_bypasses,
     number,
     pe_extents,
+    projection,
     recover_nest,
     workload_document,
 )
@@ -35,7 +37,15 @@ from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
 
-__all__ = ["Layer", "Memory", "read_zigzag", "write_zigzag", "nest_of_allocation"]
+__all__ = [
+    "Layer",
+    "Memory",
+    "LayerMapping",
+    "read_zigzag",
+    "write_zigzag",
+    "allocate",
+    "nest_of_allocation",
+]
 
 _EQUATION = re.compile(
     r"^\s*(\w+)((?:\[\w*\])+)\s*\+?=\s*(\w+)((?:\[\w*\])+)\s*\*\s*(\w+)((?:\[\w*\])+)\s*$"
@@ -67,6 +77,24 @@ class Memory:
     energy_write: float
     operands: tuple[str, ...]
     per_pe: bool
+
+
+@dataclass(frozen=True)
+class LayerMapping:
+    """A ZigZag layer on its memories (innermost first) with its spatial loops (dimension,
+    size, array axis), its temporal loops (innermost first, every trip given) and the links
+    from layer operands to memory operands."""
+
+    layer: Layer
+    memories: Sequence[Memory]
+    spatial: Sequence[tuple[str, int, int]]
+    temporal: Sequence[tuple[str, int]]
+    links: Mapping[str, str]
+
+    def operands(self, memory: Memory) -> list[str]:
+        """Return the layer operands that ``memory`` holds."""
+        back = {mem_op: op for op, mem_op in self.links.items()}
+        return [back[o] for o in memory.operands if o in back]
 
 
 def _split(subscripts: str) -> list[str]:
@@ -251,16 +279,11 @@ def _complete(
 
 
 def nest_of_allocation(
-    layer: Layer,
-    memories: Sequence[Memory],
-    spatial: Sequence[tuple[str, int, int]],
-    temporal: Sequence[tuple[str, int]],
-    links: Mapping[str, str],
-    allocation: Mapping[str, Mapping[str, int]],
+    mapping: LayerMapping, allocation: Mapping[str, Mapping[str, int]]
 ) -> LoopNest:
     """Return the loop nest of a ZigZag mapping given, per memory and layer operand, the number
     of innermost temporal loops at that memory or below it (its allocation)."""
-    back = {mem_op: op for op, mem_op in links.items()}
+    memories, spatial, temporal = mapping.memories, mapping.spatial, mapping.temporal
     order = [m for m in reversed(memories) if not m.per_pe] + [
         m for m in reversed(memories) if m.per_pe
     ]
@@ -269,12 +292,7 @@ def nest_of_allocation(
     shared = [m for m in order if not m.per_pe]
     # Spatial loops sit just above the per-PE levels: below every shared level's loops.
     lowest_shared = max(
-        (
-            n_temporal - allocation[m.name][back[o]]
-            for m in shared[1:]
-            for o in m.operands
-            if o in back
-        ),
+        (n_temporal - allocation[m.name][op] for m in shared[1:] for op in mapping.operands(m)),
         default=n_temporal,
     )
     insert = lowest_shared
@@ -291,8 +309,7 @@ def nest_of_allocation(
         if k == 0:
             bounds[m.name] = 0
             continue
-        ops = [back[o] for o in m.operands if o in back]
-        tops = {op: position(n_temporal - allocation[m.name][op]) for op in ops}
+        tops = {op: position(n_temporal - allocation[m.name][op]) for op in mapping.operands(m)}
         bounds[m.name] = min(tops.values()) if tops else len(flat)
         if m.per_pe:
             # A per-PE memory's loops start below the spatial ones; a tensor it holds from
@@ -307,16 +324,16 @@ def nest_of_allocation(
     for k, m in enumerate(order):
         end = min(starts[k + 1 :], default=len(flat))
         end = max(end, starts[k])
-        keep = None if k == 0 else frozenset(back[o] for o in m.operands if o in back)
+        keep = None if k == 0 else frozenset(mapping.operands(m))
         levels.append(LevelLoops(m.name, tuple(flat[starts[k] : end]), keep))
     if starts != sorted(starts):
         raise NotALoopNestError(
             f"memory {names[starts.index(max(starts))]!r} holds fewer loops than one inside it"
         )
-    dims = tuple(d.lower() for d in layer.dims)
+    dims = tuple(d.lower() for d in mapping.layer.dims)
     return LoopNest(
         dims,
-        tuple(layer.sizes),
+        tuple(mapping.layer.sizes),
         tuple(levels),
         per_pe=frozenset(m.name for m in order if m.per_pe),
         above=above,
@@ -332,23 +349,17 @@ def _footprint(layer: Layer, operand: Operand, extent: Mapping[str, int]) -> int
     return total
 
 
-def allocate(
-    layer: Layer,
-    memories: Sequence[Memory],
-    spatial: Sequence[tuple[str, int, int]],
-    temporal: Sequence[tuple[str, int]],
-    links: Mapping[str, str],
-) -> dict[str, dict[str, int]]:
+def allocate(mapping: LayerMapping) -> dict[str, dict[str, int]]:
     """Return, per memory and layer operand, the innermost temporal loops it holds: memories
     innermost first, each operand's loops taken one at a time while the memory's operands
     fit (the outermost memory takes the rest)."""
-    back = {mem_op: op for op, mem_op in links.items()}
+    layer, spatial, temporal = mapping.layer, mapping.spatial, mapping.temporal
     ops = {op.name: op for op in layer.operands}
     done = {name: 0 for name in ops}
     out: dict[str, dict[str, int]] = {}
-    for k, m in enumerate(memories):
-        names = [back[o] for o in m.operands if o in back]
-        if k == len(memories) - 1 or m.size_bits is None:
+    for k, m in enumerate(mapping.memories):
+        names = mapping.operands(m)
+        if k == len(mapping.memories) - 1 or m.size_bits is None:
             out[m.name] = {n: len(temporal) for n in names}
             continue
 
@@ -392,9 +403,10 @@ def read_zigzag(workload: str | Path, accelerator: str | Path, mapping: str | Pa
                 source=str(mapping),
                 location="0.spatial_mapping",
             )
-    temporal = _complete(layer, spatial, temporal_given)
-    allocation = allocate(layer, memories, spatial, temporal, links)
-    nest = nest_of_allocation(layer, memories, spatial, temporal, links, allocation)
+    placed = LayerMapping(
+        layer, memories, spatial, _complete(layer, spatial, temporal_given), links
+    )
+    nest = nest_of_allocation(placed, allocate(placed))
     order = [lv.level for lv in nest.levels]
     by_name = {m.name: m for m in memories}
     width = max(layer.precision.get(op.name, 8) for op in layer.operands)
@@ -453,16 +465,7 @@ def write_zigzag(
     dims = [d.upper() for d in nest.dims]
 
     def subscripts(tensor: str, relations: list[str]) -> str:
-        access = workload.accesses[tensor]
-        texts = access.write or access.read
-        if len(texts) != 1:
-            raise NotALoopNestError(
-                f"{workload.source or workload.name}: accesses.{tensor}: {len(texts)} maps; "
-                "ZigZag's equation has one per operand"
-            )
-        text = texts[0]
-        body = text[text.index("->") :]
-        subs = [s.strip() for s in body[body.index("[") + 1 : body.rindex("]")].split(",")]
+        subs = projection(workload, tensor, "ZigZag's equation has one per operand")
         out = ""
         for n, sub in enumerate(subs):
             if sub in nest.dims:
@@ -517,9 +520,7 @@ def write_zigzag(
     array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
     memories: dict[str, Any] = {}
     for lv in reversed(architecture.levels):
-        capacity = lv.capacity
-        if capacity is None and lv.capacity_bytes is not None:
-            capacity = lv.capacity_bytes * 8 // (lv.bits_per_element or bits)
+        capacity = capacity_elements(lv, bits)
         memories[lv.name] = {
             "size": 10**12 if capacity is None else capacity * bits,
             "r_cost": lv.energy_read,

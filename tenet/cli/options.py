@@ -1,0 +1,268 @@
+"""The options several commands share, each group given to the command as one typed record:
+the problem (``-w/-a/-d/-p``), the output (``--format``, ``-o``), where points are evaluated
+(``--engine``, ``--workers``, ``--address``, ``--store``) and the scratchpad's geometry.
+
+A group's options do not reach the command as keyword arguments: while the command line is
+parsed, each keeps its value aside (:func:`tenet.cli.app.keep`), and the group's decorator
+passes the record built from them as the command's first argument, as ``click.pass_context``
+passes the context. Stacked groups give their records innermost first.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import click
+
+from tenet.cli.app import (
+    PARAM_HELP,
+    choice_option,
+    kept,
+    kept_option,
+    parse_params,
+    write_output,
+)
+from tenet.cli.checks import writable_path
+from tenet.dse.execution import ExecutionOptions
+from tenet.errors import SpecError
+from tenet.spec.layout import ScratchpadSpec
+
+__all__ = [
+    "Decorator",
+    "record_options",
+    "ProblemOptions",
+    "problem_options",
+    "TENET_FILES",
+    "TENET_FILES_LONG",
+    "YAML_FILES",
+    "OutputOptions",
+    "format_and_output",
+    "kept_output",
+    "output_options",
+    "engine_options",
+    "execution_options",
+    "checked_execution",
+    "ScratchpadOptions",
+    "scratchpad_options",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+Record = TypeVar("Record")
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+"""A click option (or argument) decorator."""
+
+
+def record_options(
+    options: Sequence[Decorator], build: Callable[[], Record]
+) -> Callable[[Callable[Concatenate[Record, P], R]], Callable[P, R]]:
+    """Declare ``options`` (kept with :func:`keep`) and pass the record ``build`` makes of
+    them as the command's first argument."""
+
+    def decorate(function: Callable[Concatenate[Record, P], R]) -> Callable[P, R]:
+        @functools.wraps(function)
+        def command(*args: P.args, **kwargs: P.kwargs) -> R:
+            return function(build(), *args, **kwargs)
+
+        declared: Callable[P, R] = command
+        for option in reversed(options):
+            declared = option(declared)
+        return declared
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class ProblemOptions:
+    """The problem given on the command line: workload, architecture and dataflow (files or
+    zoo names; None where not given or not offered) and the size parameters as given."""
+
+    workload: str | None
+    architecture: str | None
+    dataflow: str | None
+    param: tuple[str, ...]
+    """``-p NAME=VALUE`` options, parsed by :meth:`params`."""
+
+    def given(self) -> tuple[str | None, str | None, str | None]:
+        """Return workload, architecture and dataflow as given."""
+        return self.workload, self.architecture, self.dataflow
+
+    def names(self) -> tuple[str, str, str]:
+        """Return workload, architecture and dataflow of a command that requires them (or
+        has checked that all are given)."""
+        assert self.workload and self.architecture and self.dataflow
+        return self.workload, self.architecture, self.dataflow
+
+    def params(self) -> dict[str, int]:
+        """Return the size parameters (``-p``), checked."""
+        return parse_params(self.param)
+
+
+TENET_FILES = (
+    "Workload: YAML, TENET .s or zoo name.",
+    "Architecture: YAML, TENET .p or zoo name.",
+    "Dataflow: YAML, TENET .m or zoo name.",
+)
+"""Help of ``-w/-a/-d`` where TENET's own files are read too."""
+TENET_FILES_LONG = (
+    "Workload: YAML file, TENET .s file or zoo name.",
+    "Architecture: YAML file, TENET .p file or zoo name.",
+    "Dataflow: YAML file, TENET .m file or zoo name.",
+)
+"""The same, in the words of ``tenet eval``."""
+YAML_FILES = (
+    "Workload: YAML file or zoo name.",
+    "Architecture: YAML file or zoo name.",
+    "Dataflow: YAML file or zoo name.",
+)
+"""Help of ``-w/-a/-d`` where only YAML files and zoo names are read."""
+
+
+def problem_options(
+    helps: tuple[str] | tuple[str, str] | tuple[str, str, str], *, required: bool = True
+) -> Callable[[Callable[Concatenate[ProblemOptions, P], R]], Callable[P, R]]:
+    """``-w``, ``-a``, ``-d`` (as many as ``helps``, which are their help texts) and ``-p``,
+    passed as one :class:`ProblemOptions`."""
+    names = (("--workload", "-w"), ("--arch", "-a"), ("--dataflow", "-d"))
+    options = [
+        kept_option(*decls, required=required, help=text)
+        for decls, text in zip(names, helps, strict=False)
+    ]
+    options.append(kept_option("--param", "-p", multiple=True, help=PARAM_HELP))
+    return record_options(
+        options,
+        lambda: ProblemOptions(
+            kept("workload"),
+            kept("arch") if len(helps) > 1 else None,
+            kept("dataflow") if len(helps) > 2 else None,
+            kept("param"),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """Where and how a command prints its result."""
+
+    fmt: str
+    """Output format: one of the command's ``--format`` choices."""
+    path: str | None
+    """File to write (``-o``); None: standard output."""
+
+    def write(self, text: str) -> None:
+        """Print ``text``, or write it to the file (through a temporary file)."""
+        write_output(text, self.path)
+
+
+def format_and_output(formats: Sequence[str] = ("table", "csv", "json")) -> list[Decorator]:
+    """``--format`` (one of ``formats``) and ``--output/-o``, kept for an
+    :class:`OutputOptions`."""
+    return [
+        choice_option("--format", formats, "table", "Output format.", dest="fmt", kept=True),
+        kept_option(
+            "--output",
+            "-o",
+            type=click.Path(dir_okay=False),
+            callback=writable_path,
+            help="Write to this file.",
+        ),
+    ]
+
+
+def kept_output() -> OutputOptions:
+    """Return the :class:`OutputOptions` of the kept ``--format`` and ``--output``."""
+    return OutputOptions(kept("fmt"), kept("output"))
+
+
+def output_options(
+    formats: Sequence[str] = ("table", "csv", "json"),
+) -> Callable[[Callable[Concatenate[OutputOptions, P], R]], Callable[P, R]]:
+    """``--format`` (one of ``formats``) and ``--output/-o``, passed as one
+    :class:`OutputOptions`."""
+    return record_options(format_and_output(formats), kept_output)
+
+
+def engine_options(workers: int) -> list[Decorator]:
+    """The options saying where points are evaluated and stored: ``--engine``, ``--workers``
+    (default ``workers``), ``--address``, ``--store`` (kept for a record)."""
+    return [
+        choice_option(
+            "--engine",
+            ["local", "dask"],
+            "local",
+            "Local process pool, or a Dask cluster (local, or --address).",
+            kept=True,
+        ),
+        kept_option("--workers", type=click.IntRange(min=1), default=workers, show_default=True),
+        kept_option("--address", help="Dask scheduler address (with --engine dask)."),
+        kept_option("--store", type=click.Path(dir_okay=False), help="SQLite results file."),
+    ]
+
+
+def checked_execution(
+    time_budget: float | None = None, cache: str | None = None
+) -> ExecutionOptions:
+    """Return the :class:`ExecutionOptions` of the kept engine options (with ``time_budget``
+    and ``cache``); a bad combination is refused naming the option."""
+    try:
+        return ExecutionOptions(
+            engine=kept("engine"),
+            workers=kept("workers"),
+            address=kept("address"),
+            store=kept("store"),
+            time_budget=time_budget,
+            cache=cache,
+        )
+    except SpecError as exc:
+        if exc.source == "address":
+            raise click.UsageError("--address needs --engine dask") from exc
+        option = f"--{exc.source or ''}".replace("_", "-")
+        raise click.BadParameter(exc.reason, param_hint=option) from exc
+
+
+def execution_options(
+    workers: int,
+) -> Callable[[Callable[Concatenate[ExecutionOptions, P], R]], Callable[P, R]]:
+    """The engine options (:func:`engine_options`), passed as one :class:`ExecutionOptions`."""
+    return record_options(engine_options(workers), checked_execution)
+
+
+@dataclass(frozen=True)
+class ScratchpadOptions:
+    """The scratchpad's geometry given on the command line (None: the architecture's)."""
+
+    banks: int | None
+    bank_width: int | None
+    transaction_width: int | None
+
+    def apply(self, base: ScratchpadSpec | None) -> ScratchpadSpec:
+        """Return ``base`` (else the defaults) with the given values in place of its own."""
+        given = {
+            "banks": self.banks,
+            "bank_width": self.bank_width,
+            "transaction_width": self.transaction_width,
+        }
+        scratchpad = base or ScratchpadSpec()
+        return scratchpad.model_copy(update={k: v for k, v in given.items() if v is not None})
+
+
+def scratchpad_options() -> Callable[
+    [Callable[Concatenate[ScratchpadOptions, P], R]], Callable[P, R]
+]:
+    """``--banks``, ``--bank-width``, ``--transaction-width``, passed as one
+    :class:`ScratchpadOptions`."""
+    helps = {
+        "--banks": "Banks (overrides the architecture).",
+        "--bank-width": "Words per bank row.",
+        "--transaction-width": "Words per transaction.",
+    }
+    options = [
+        kept_option(name, type=click.IntRange(min=1), help=text) for name, text in helps.items()
+    ]
+    return record_options(
+        options,
+        lambda: ScratchpadOptions(kept("banks"), kept("bank_width"), kept("transaction_width")),
+    )
