@@ -164,15 +164,16 @@ def reference_metrics(
 
     Examples
     --------
-    >>> w = WorkloadSpec.from_mapping({"name": "w", "domain": "{S[i]: 0 <= i < 4}",
-    ...     "accesses": {"A": {"read": "{S[i] -> A[0]}"}}})
-    >>> a = ArchitectureSpec.from_mapping({"name": "a", "pe": "{PE[p]: 0 <= p < 2}",
-    ...     "interconnect": [{"link": "{PE[p] -> PE[p + 1]}"}]})
-    >>> d = DataflowSpec.from_mapping({"name": "d", "space_stamp": "{S[i] -> PE[i % 2]}",
-    ...     "time_stamp": "{S[i] -> T[floor(i / 2)]}"})
+    Six instances on three PEs, two steps; each reads its own element, so all six are unique:
+
+    >>> w = WorkloadSpec.from_mapping({"name": "w", "domain": "{S[i]: 0 <= i < 6}",
+    ...     "accesses": {"A": {"read": "{S[i] -> A[i]}"}}})
+    >>> a = ArchitectureSpec.from_mapping({"name": "a", "pe": "{PE[p]: 0 <= p < 3}"})
+    >>> d = DataflowSpec.from_mapping({"name": "d", "space_stamp": "{S[i] -> PE[i % 3]}",
+    ...     "time_stamp": "{S[i] -> T[floor(i / 3)]}"})
     >>> m = reference_metrics(w, a, d)
     >>> m["macs"], m["timestamps"], m["tensors"][0]["volume_unique"]
-    (4, 2, 1)
+    (6, 2, 6)
     """
     problem = enumerate_problem(workload, architecture, dataflow, params)
     selected = tensors if tensors is not None else dataflow.tensors
