@@ -14,20 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from tenet.errors import SpecError
+from tenet.peers import specs
 from tenet.peers.files import need, need_known, read_yaml
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
-from tenet.peers.specs import (
-    Imported,
-    Operand,
-    capacity_elements,
-    dataflow_document,
-    mark_bypasses,
-    number,
-    pe_extents,
-    projection,
-    recover_nest,
-    workload_document,
-)
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -37,7 +26,7 @@ __all__ = ["read_accelforge", "write_accelforge"]
 _RANGE = re.compile(r"^\s*0\s*<=\s*(\w+)\s*<\s*(\d+)\s*$")
 
 
-def _workload(doc: Any, src: str) -> tuple[list[str], list[int], list[Operand], str, int]:
+def _workload(doc: Any, src: str) -> tuple[list[str], list[int], list[specs.Operand], str, int]:
     work = need(doc, "workload", dict, src, "")
     shape = need(work, "iteration_space_shape", dict, src, "workload")
     dims: list[str] = []
@@ -57,7 +46,7 @@ def _workload(doc: Any, src: str) -> tuple[list[str], list[int], list[Operand], 
             f"one einsum is read, not {len(einsums)}", source=src, location="workload.einsums"
         )
     einsum = need(einsums, 0, dict, src, "workload.einsums")
-    operands: list[Operand] = []
+    operands: list[specs.Operand] = []
     accesses = need(einsum, "tensor_accesses", list, src, "workload.einsums.0")
     for n, access in enumerate(accesses):
         where = f"workload.einsums.0.tensor_accesses.{n}"
@@ -75,7 +64,7 @@ def _workload(doc: Any, src: str) -> tuple[list[str], list[int], list[Operand], 
                     source=src,
                     location=f"{where}.projection.{k}",
                 )
-        operands.append(Operand(name, tuple(subs), bool(access.get("output", False))))
+        operands.append(specs.Operand(name, tuple(subs), bool(access.get("output", False))))
     return dims, extents, operands, str(einsum.get("name", "einsum")), width
 
 
@@ -83,9 +72,11 @@ def _energy(node: Mapping[str, Any], action: str, width: int, src: str, where: s
     """Energy of one element: the action's energy times the elements per action."""
     for k, act in enumerate(node.get("actions", []) or []):
         if act.get("name") == action:
-            energy = number(act.get("energy", 0), src, f"{where}.actions.{k}.energy") or 0.0
+            energy = specs.number(act.get("energy", 0), src, f"{where}.actions.{k}.energy") or 0.0
             per = act.get("bits_per_action")
-            per_bits = number(per, src, f"{where}.actions.{k}.bits_per_action") if per else width
+            per_bits = (
+                specs.number(per, src, f"{where}.actions.{k}.bits_per_action") if per else width
+            )
             return float(energy) * width / float(per_bits or width)
     return 0.0
 
@@ -102,7 +93,7 @@ def _architecture(doc: Any, src: str, width: int) -> tuple[dict[str, Any], list[
         kind = node.get("kind") if isinstance(node, dict) else None
         name = need(node, "name", str, src, where)
         if kind == "Memory":
-            size = number(node.get("size", "inf"), src, f"{where}.size")
+            size = specs.number(node.get("size", "inf"), src, f"{where}.size")
             level: dict[str, Any] = {"name": name}
             if size is not None:
                 level["capacity"] = max(1, int(size) // width)
@@ -247,7 +238,7 @@ def _mapping(
     return LoopNest(tuple(dims), tuple(extents), tuple(levels), per_pe=per_pe, above=above)
 
 
-def read_accelforge(path: str | Path) -> Imported:
+def read_accelforge(path: str | Path) -> specs.Imported:
     """Read an AccelForge spec file into tenet documents and a loop nest.
 
     Raises
@@ -266,10 +257,7 @@ def read_accelforge(path: str | Path) -> Imported:
     arch, names, axes = _architecture(doc, src, width)
     per_pe = frozenset(lv["name"] for lv in arch["levels"] if lv.get("per_pe"))
     nest = _mapping(doc, src, dims, extents, names, axes, per_pe)
-    mark_bypasses(arch, nest, [op.name for op in operands])
-    workload = workload_document(einsum.lower(), dims, extents, operands)
-    dataflow = dataflow_document(nest, Path(src).stem, src)
-    return Imported(workload, arch, dataflow, nest)
+    return specs.imported(einsum.lower(), dims, extents, operands, arch, nest, src)
 
 
 def write_accelforge(
@@ -285,16 +273,16 @@ def write_accelforge(
     NotALoopNestError
         A skewed or modulo placement, or spatial loops inside a per-PE level.
     """
-    nest = recover_nest(workload, architecture, dataflow, params)
+    nest = specs.recover_nest(workload, architecture, dataflow, params)
     bits = architecture.bits_per_element
     arch_nodes: list[dict[str, Any]] = []
     per_pe = [lv for lv in architecture.levels if lv.per_pe]
     levels = architecture.levels or ()
-    pe_sizes = pe_extents(architecture, {**workload.params, **(params or {})})
+    pe_sizes = specs.pe_extents(architecture, {**workload.params, **(params or {})})
     for lv in levels:
         if lv.per_pe and lv is per_pe[0]:
             arch_nodes.append(_container(pe_sizes))
-        capacity = capacity_elements(lv, bits)
+        capacity = specs.capacity_elements(lv, bits)
         arch_nodes.append(
             {
                 "kind": "Memory",
@@ -374,7 +362,7 @@ def _container(sizes: list[int]) -> dict[str, Any]:
 def _accesses(workload: WorkloadSpec) -> list[dict[str, Any]]:
     out = []
     for tensor, access in workload.accesses.items():
-        subs = projection(workload, tensor, "an einsum's projection is one")
+        subs = specs.projection(workload, tensor, "an einsum's projection is one")
         entry: dict[str, Any] = {"name": tensor, "projection": subs}
         if access.write:
             entry["output"] = True

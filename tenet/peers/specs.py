@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from math import ceil
+from pathlib import Path
 from typing import Any, cast
 
 import islpy as isl
@@ -26,6 +27,7 @@ __all__ = [
     "workload_document",
     "mark_bypasses",
     "dataflow_document",
+    "imported",
     "number",
     "pe_extents",
     "capacity_elements",
@@ -116,6 +118,25 @@ _OPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Div: operator.truediv,
     ast.Pow: operator.pow,
 }
+
+
+def imported(
+    name: str,
+    dims: Sequence[str],
+    extents: Sequence[int],
+    operands: Sequence[Operand],
+    architecture: dict[str, Any],
+    nest: LoopNest,
+    source: str,
+) -> Imported:
+    """Return a peer's problem as tenet documents: the workload of ``operands`` over ``dims``,
+    ``architecture`` with the levels that ``nest`` bypasses marked, and the dataflow of
+    ``nest`` named after ``source``'s file."""
+    mark_bypasses(architecture, nest, [op.name for op in operands])
+    workload = workload_document(name, dims, extents, operands)
+    return Imported(
+        workload, architecture, dataflow_document(nest, Path(source).stem, source), nest
+    )
 
 
 def number(value: Any, source: str, where: str) -> float | None:

@@ -19,20 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from tenet.errors import SpecError
+from tenet.peers import specs
 from tenet.peers.files import need, read_yaml
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
-from tenet.peers.specs import (
-    Imported,
-    Operand,
-    capacity_elements,
-    dataflow_document,
-    mark_bypasses,
-    number,
-    pe_extents,
-    projection,
-    recover_nest,
-    workload_document,
-)
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -62,7 +51,7 @@ class Layer:
     name: str
     dims: tuple[str, ...]
     sizes: tuple[int, ...]
-    operands: tuple[Operand, ...]
+    operands: tuple[specs.Operand, ...]
     precision: Mapping[str, int]
 
 
@@ -151,7 +140,7 @@ def read_layer(path: str | Path) -> Layer:
                     source=src,
                     location="0.equation",
                 )
-        operands.append(Operand(name, tuple(parts), output))
+        operands.append(specs.Operand(name, tuple(parts), output))
     precision = need(layer, "operand_precision", dict, src, "0")
     return Layer(
         str(layer.get("name") or f"layer{layer.get('id', 0)}"),
@@ -180,18 +169,20 @@ def read_accelerator(path: str | Path) -> tuple[str, list[Memory], list[int], fl
                 f"({dims}): one instance per slice of the array has no tenet level"
             )
         width = _word(mem, src, where)
-        size = number(need(mem, "size", (int, float, str), src, where), src, f"{where}.size")
+        size = specs.number(need(mem, "size", (int, float, str), src, where), src, f"{where}.size")
         out.append(
             Memory(
                 str(name),
                 size,
-                float(number(mem.get("r_cost", 0), src, f"{where}.r_cost") or 0) / width,
-                float(number(mem.get("w_cost", 0), src, f"{where}.w_cost") or 0) / width,
+                float(specs.number(mem.get("r_cost", 0), src, f"{where}.r_cost") or 0) / width,
+                float(specs.number(mem.get("w_cost", 0), src, f"{where}.w_cost") or 0) / width,
                 tuple(str(o) for o in need(mem, "operands", list, src, where)),
                 not served and len(sizes) > 0,
             )
         )
-    mac = float(number(array.get("unit_energy", 1), src, "operational_array.unit_energy") or 1)
+    mac = float(
+        specs.number(array.get("unit_energy", 1), src, "operational_array.unit_energy") or 1
+    )
     return str(doc.get("name", Path(src).stem)), out, [int(s) for s in sizes], mac
 
 
@@ -199,13 +190,13 @@ def _word(mem: Mapping[str, Any], src: str, where: str) -> float:
     """Bits of one access (the cost's unit): the narrowest port's ``bandwidth_min``, else
     ``r_bw``; energies are then divided by it and multiplied by the element width."""
     widths = [
-        number(p.get("bandwidth_min"), src, f"{where}.ports.{k}.bandwidth_min")
+        specs.number(p.get("bandwidth_min"), src, f"{where}.ports.{k}.bandwidth_min")
         for k, p in enumerate(mem.get("ports", []) or [])
         if isinstance(p, dict) and p.get("bandwidth_min") is not None
     ]
     if widths:
         return float(min(w for w in widths if w))
-    return float(number(mem.get("r_bw", 1), src, f"{where}.r_bw") or 1)
+    return float(specs.number(mem.get("r_bw", 1), src, f"{where}.r_bw") or 1)
 
 
 def read_mapping(
@@ -340,7 +331,7 @@ def nest_of_allocation(
     )
 
 
-def _footprint(layer: Layer, operand: Operand, extent: Mapping[str, int]) -> int:
+def _footprint(layer: Layer, operand: specs.Operand, extent: Mapping[str, int]) -> int:
     """Elements of ``operand`` touched by a box of ``extent`` per dimension."""
     total = 1
     for sub in operand.subscripts:
@@ -389,7 +380,9 @@ def allocate(mapping: LayerMapping) -> dict[str, dict[str, int]]:
     return out
 
 
-def read_zigzag(workload: str | Path, accelerator: str | Path, mapping: str | Path) -> Imported:
+def read_zigzag(
+    workload: str | Path, accelerator: str | Path, mapping: str | Path
+) -> specs.Imported:
     """Read ZigZag's three files into tenet documents and a loop nest (loops allocated to
     memories greedily, as ZigZag does)."""
     layer = read_layer(workload)
@@ -431,12 +424,10 @@ def read_zigzag(workload: str | Path, accelerator: str | Path, mapping: str | Pa
         "energy": {"mac": mac},
         "levels": levels,
     }
-    mark_bypasses(arch, nest, [op.name for op in layer.operands])
-    work = workload_document(
-        layer.name.lower(), [d.lower() for d in layer.dims], layer.sizes, layer.operands
+    dims = [d.lower() for d in layer.dims]
+    return specs.imported(
+        layer.name.lower(), dims, layer.sizes, layer.operands, arch, nest, str(mapping)
     )
-    flow = dataflow_document(nest, Path(mapping).stem, str(mapping))
-    return Imported(work, arch, flow, nest)
 
 
 def write_zigzag(
@@ -453,7 +444,7 @@ def write_zigzag(
     NotALoopNestError
         A skewed or modulo placement, a workload that is not one output and two inputs.
     """
-    nest = recover_nest(workload, architecture, dataflow, params)
+    nest = specs.recover_nest(workload, architecture, dataflow, params)
     outputs = [t for t, a in workload.accesses.items() if a.write]
     inputs = [t for t, a in workload.accesses.items() if not a.write]
     if len(outputs) != 1 or len(inputs) != 2:
@@ -465,7 +456,7 @@ def write_zigzag(
     dims = [d.upper() for d in nest.dims]
 
     def subscripts(tensor: str, relations: list[str]) -> str:
-        subs = projection(workload, tensor, "ZigZag's equation has one per operand")
+        subs = specs.projection(workload, tensor, "ZigZag's equation has one per operand")
         out = ""
         for n, sub in enumerate(subs):
             if sub in nest.dims:
@@ -516,11 +507,11 @@ def write_zigzag(
             "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"},
         }
     ]
-    pe_sizes = pe_extents(architecture, {**workload.params, **(params or {})})
+    pe_sizes = specs.pe_extents(architecture, {**workload.params, **(params or {})})
     array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
     memories: dict[str, Any] = {}
     for lv in reversed(architecture.levels):
-        capacity = capacity_elements(lv, bits)
+        capacity = specs.capacity_elements(lv, bits)
         memories[lv.name] = {
             "size": 10**12 if capacity is None else capacity * bits,
             "r_cost": lv.energy_read,
