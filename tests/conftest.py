@@ -1,13 +1,17 @@
 """Shared fixtures: the test data in the repository (``tests/data/``, TENET's experiments
-written from the zoo), and where ``../shared`` (the original tools' own files) lives."""
+written from the zoo), where ``../shared`` (the original tools' own files) lives, and the
+paper's worked example (``tests/paper_example.py``) as a Problem and as spec files."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import settings
 
+from tenet.model import Problem
+from tests.paper_example import GEMM, MULTICAST, SKEWED, SYSTOLIC, UNSKEWED, problem
 from tests.tenet_files import write_tenet_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,3 +46,41 @@ def tenet_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """TENET's experiments as TENET text files written from zoo names, at the original's
     relative paths (``tests/tenet_files.py``)."""
     return write_tenet_data(tmp_path_factory.mktemp("tenet-data"))
+
+
+@pytest.fixture
+def skewed() -> Problem:
+    return problem(SKEWED)
+
+
+@pytest.fixture
+def spec_files(tmp_path: Path) -> dict[str, Path]:
+    """The example's specs as YAML files, plus a designs file listing three design points."""
+    files = {}
+    for key, data in {
+        "workload": GEMM,
+        "systolic": SYSTOLIC,
+        "multicast": MULTICAST,
+        "skewed": SKEWED,
+        "unskewed": UNSKEWED,
+    }.items():
+        files[key] = tmp_path / "specs" / f"{data['name']}.yaml"
+        files[key].parent.mkdir(exist_ok=True)
+        files[key].write_text(yaml.safe_dump(data))
+    designs = {
+        "designs": [
+            {
+                "workload": "specs/gemm-2x2x4.yaml",
+                "architecture": f"specs/{a}.yaml",
+                "dataflow": f"specs/{d}.yaml",
+            }
+            for a, d in [
+                ("systolic-2x2", "os-skewed"),
+                ("systolic-2x2", "os-unskewed"),
+                ("multicast-2x2", "os-unskewed"),
+            ]
+        ]
+    }
+    files["designs"] = tmp_path / "designs.yaml"
+    files["designs"].write_text(yaml.safe_dump(designs))
+    return files
