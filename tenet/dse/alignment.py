@@ -25,12 +25,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from math import floor, lcm
+from math import floor, lcm, prod
 
 import islpy as isl
 
 from tenet.counting import count
-from tenet.dse.rtile import RTile, aligned_sizes, bank_padding, footprint
+from tenet.dse.rtile import RTile, aligned_sizes, bank_padding, footprint, side
 from tenet.model import Workload
 from tenet.model.problem import Problem
 from tenet.spec.layout import ScratchpadSpec
@@ -106,14 +106,9 @@ def pe_units(problem: Problem, dims: Sequence[str]) -> tuple[int, ...]:
     (4, 8, 1)
     """
     space_stamp = problem.dataflow.space_stamp.intersect_domain(problem.workload.domain)
-    used = space_stamp.range()
-    n = used.dim(isl.dim_type.set)
     units = [1] * len(dims)
     for p, loops in enumerate(output_loops(space_stamp, dims)):
-        along = used.project_out(isl.dim_type.set, p + 1, n - p - 1).project_out(
-            isl.dim_type.set, 0, p
-        )
-        _with(units, loops, dims, count(along))
+        _with(units, loops, dims, side(space_stamp.range(), p))
     return tuple(units)
 
 
@@ -205,19 +200,8 @@ def data_extents(tile: RTile) -> dict[str, tuple[int, int]]:
     subscript, and the product of the others' extents (row-major)."""
     out: dict[str, tuple[int, int]] = {}
     for tensor, data in tile.data_tiles().items():
-        n = data.dim(isl.dim_type.set)
-        sides = [
-            count(
-                data.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(
-                    isl.dim_type.set, 0, k
-                )
-            )
-            for k in range(n)
-        ]
-        rows = 1
-        for side in sides[:-1]:
-            rows *= side
-        out[tensor] = (rows, sides[-1] if sides else 1)
+        sides = [side(data, k) for k in range(data.dim(isl.dim_type.set))]
+        out[tensor] = (prod(sides[:-1]), sides[-1] if sides else 1)
     return out
 
 
