@@ -73,8 +73,8 @@ def output_loops(relation: isl.Map, dims: Sequence[str]) -> list[frozenset[str]]
 
     Examples
     --------
-    >>> output_loops(isl.Map("{S[i, j, k] -> A[i, k + j]}"), ["i", "j", "k"])
-    [frozenset({'i'}), frozenset({'j', 'k'})]
+    >>> [sorted(loops) for loops in output_loops(isl.Map("{S[i, j, k] -> A[i, k + j]}"), "ijk")]
+    [['i'], ['j', 'k']]
     """
     functions = relation.as_pw_multi_aff()
     out = []
