@@ -10,6 +10,8 @@ from typing import Any
 
 import islpy as isl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tenet.api import load_problem
 from tenet.dse.alignment import (
@@ -137,3 +139,29 @@ def test_without_alignment_inputs_the_sizes_divide() -> None:
 def test_growth_sizes_are_aligned(epsilon: Fraction) -> None:
     for size in growth_sizes(100, 8, epsilon):
         assert size == 100 or (size % 8 == 0 and -100 % size <= epsilon * 100)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(
+    extents=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 12)),
+    bandwidth=st.sampled_from([None, 2, 4]),
+    epsilon=st.sampled_from([Fraction(1, 10), Fraction(1, 5), Fraction(1, 3)]),
+)
+def test_constructed_tilings_equal_brute_force(
+    extents: tuple[int, int, int], bandwidth: int | None, epsilon: Fraction
+) -> None:
+    # Whatever the alignment makes of the sizes (partial tiles included), the exact figures
+    # of the constructed tilings are those of the brute-force walk.
+    arch = _one_pe({} if bandwidth is None else {"read_bandwidth": bandwidth}, 1000)
+    params = dict(zip("MNK", extents, strict=True))
+    problem = load_problem("gemm", arch, "gemm-os-1d:pes=1", params=params)
+    compute = schedule(problem).latency_compute
+    for tiling in build_tilings(problem, epsilon=epsilon)[:3]:
+        for size, extent in zip(tiling.bands[0].sizes, extents, strict=True):
+            assert size == extent or -extent % size <= epsilon * extent
+        text = tiling.stamps()["glb"]
+        metrics = evaluate_memory(problem, compute, [("glb", isl.Map(text))])
+        flow = load_dataflow("gemm-os-1d:pes=1").model_copy(update={"tiles": {"glb": text}})
+        figures, _ = reference_memory(load_workload("gemm"), arch, flow, params)
+        got = {(r.level, r.tensor): (r.footprint, r.fills, r.writebacks) for r in metrics.records}
+        assert got == {key: (f.footprint, f.fills, f.writebacks) for key, f in figures.items()}
