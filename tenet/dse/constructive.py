@@ -270,9 +270,8 @@ def _grow(
             larger = [s for s in sizes[k] if s > current[k]]
             if not larger:
                 continue
-            if capacity is not None and need([*current[:k], larger[0], *current[k + 1 :]]) > (
-                capacity
-            ):
+            grown = [*current[:k], larger[0], *current[k + 1 :]]
+            if capacity is not None and need(grown) > capacity:
                 continue
             score = reuse_score(tile, d, larger[0], transaction)
             value = score if score is not None else Fraction(0)
