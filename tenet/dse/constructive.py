@@ -22,11 +22,12 @@ the exploration engine.
 
 **Scale up (memory levels).** :func:`construct_tilings` builds tile sizes per memory level from
 the innermost level outward: start from the level inside's tile (the array's tile for the
-innermost), grow along the axis of best reuse score ``-ΔQ/ΔF`` to its next aligned size until
-the level's capacity is reached or the traffic per MAC falls under what its bandwidth feeds at
-the array's peak; every tile met on the way is a candidate. The loop order of each band puts
-innermost the loop that indexes the largest data tile least. The top K are evaluated exactly
-(:func:`tenet.metrics.memory.evaluate_memory`).
+innermost), grow along the axis of best reuse score ``-ΔQ/ΔF`` to its next aligned size
+(aligned to the PE array, the feeding level's transactions, the banks and the tensor shape:
+:mod:`tenet.dse.alignment`) until the level's capacity is reached or the traffic per MAC
+falls under what its bandwidth feeds at the array's peak; every tile met on the way is a
+candidate. The loop order of each band puts innermost the loop that indexes the largest data
+tile least. The top K are evaluated exactly (:func:`tenet.metrics.memory.evaluate_memory`).
 """
 
 from __future__ import annotations
@@ -34,14 +35,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import ceil, prod
+from math import ceil, lcm, prod
 from typing import Literal
 
-import islpy as isl
-
 from tenet.counting import count
+from tenet.dse.alignment import (
+    EPSILON,
+    LevelAlignment,
+    growth_sizes,
+    level_alignment,
+    output_loops,
+    padded_footprint,
+)
 from tenet.dse.mapping import AffineMapping
-from tenet.dse.rtile import RTile, aligned_sizes, footprint, reuse_score, traffic
+from tenet.dse.rtile import RTile, box_extents, reuse_score, traffic
 from tenet.dse.space import Candidate, DesignSpace
 from tenet.dse.tiling import TilingResult, objective_value
 from tenet.errors import CapacityError, SpecError
@@ -50,6 +57,7 @@ from tenet.metrics.latency import schedule
 from tenet.metrics.memory import evaluate_memory, level_needs
 from tenet.model import Workload
 from tenet.model.problem import Problem
+from tenet.spec.layout import ScratchpadSpec
 from tenet.spec.tiling import Band, Tiling
 
 __all__ = [
@@ -153,12 +161,8 @@ def estimate(
 def _indices(workload: Workload, dims: Sequence[str]) -> dict[str, frozenset[str]]:
     out: dict[str, frozenset[str]] = {}
     for tensor, _, relation in workload.accesses:
-        functions = relation.as_pw_multi_aff()
-        used: set[str] = set()
-        for j in range(relation.dim(isl.dim_type.out)):
-            for _, aff in functions.get_pw_aff(j).get_pieces():
-                used |= {d for k, d in enumerate(dims) if aff.involves_dims(isl.dim_type.in_, k, 1)}
-        out[tensor] = out.get(tensor, frozenset()) | frozenset(used)
+        used = frozenset().union(*output_loops(relation, dims))
+        out[tensor] = out.get(tensor, frozenset()) | used
     return out
 
 
@@ -227,36 +231,52 @@ def _grow(
     workload: Workload,
     dims: Sequence[str],
     start: Sequence[int],
-    limit: Sequence[int],
+    extents: Sequence[int],
     capacity: int | None,
-    units: Sequence[int],
+    alignment: LevelAlignment,
     bound: Fraction | None,
 ) -> list[tuple[int, ...]]:
-    """Return the tiles met growing ``start`` along the best reuse score, within ``limit``
-    (each size a multiple of the start's, dividing the limit), until the footprint would pass
-    ``capacity`` or the traffic per MAC falls under ``bound``."""
-    path = [tuple(start)]
-    current = list(start)
+    """Return the tiles met growing from ``start`` (the level inside's tile) along the best
+    reuse score, each size aligned (:func:`tenet.dse.alignment.growth_sizes` of the unit
+    times the start's size), until the footprint with its bank padding would pass
+    ``capacity`` or the traffic per MAC falls under ``bound``. When the aligned first tile
+    does not fit, the units are dropped (the sizes are multiples of the start's)."""
+    piece = RTile(workload, dict(zip(dims, start, strict=True)))
+
+    def need(sizes: Sequence[int]) -> int:
+        tile = RTile(workload, dict(zip(dims, sizes, strict=True)))
+        return padded_footprint(tile, piece, alignment)
+
+    def choices(units: Sequence[int]) -> list[list[int]]:
+        return [
+            growth_sizes(e, lcm(s, u), alignment.epsilon)
+            for e, s, u in zip(extents, start, units, strict=True)
+        ]
+
+    sizes = choices(alignment.units)
+    current = [c[0] for c in sizes]
+    if capacity is not None and need(current) > capacity:
+        sizes = choices([1] * len(dims))
+        current = [c[0] for c in sizes]
+    path = [tuple(current)]
+    transaction = alignment.transaction
+    instances = count(workload.domain)
     while True:
         tile = RTile(workload, dict(zip(dims, current, strict=True)))
-        if bound is not None and Fraction(traffic(tile).total, count(workload.domain)) <= bound:
+        if bound is not None and Fraction(traffic(tile, transaction).total, instances) <= bound:
             return path
         best: tuple[Fraction, int, int] | None = None
         for k, d in enumerate(dims):
-            options = [
-                s
-                for s in aligned_sizes(limit[k], units[k], Fraction(0))
-                if s > current[k] and s % start[k] == 0 and limit[k] % s == 0
-            ]
-            if not options:
+            larger = [s for s in sizes[k] if s > current[k]]
+            if not larger:
                 continue
-            score = reuse_score(tile, d, options[0])
-            grown = tile.grown(d, options[0])
-            if capacity is not None and footprint(grown) > capacity:
+            grown = [*current[:k], larger[0], *current[k + 1 :]]
+            if capacity is not None and need(grown) > capacity:
                 continue
+            score = reuse_score(tile, d, larger[0], transaction)
             value = score if score is not None else Fraction(0)
             if best is None or value > best[0]:
-                best = (value, k, options[0])
+                best = (value, k, larger[0])
         if best is None:
             return path
         current[best[1]] = best[2]
@@ -264,20 +284,27 @@ def _grow(
 
 
 def build_tilings(
-    problem: Problem, start: Sequence[int] | None = None, compute: int | None = None
+    problem: Problem,
+    start: Sequence[int] | None = None,
+    compute: int | None = None,
+    *,
+    scratchpad: ScratchpadSpec | None = None,
+    epsilon: Fraction = EPSILON,
 ) -> list[Tiling]:
     """Build tilings of every level inside the outermost, innermost first, in the order they
     are worth evaluating (none evaluated): the end of every level's growth first, with the
     band orders of :func:`_orders`, then each level's earlier tiles.
 
     ``start`` is the innermost tile (default: one instance); ``compute`` the array's compute
-    latency (default: counted from the dataflow).
+    latency (default: counted from the dataflow). Each level's tile is aligned as
+    :func:`tenet.dse.alignment.level_alignment` says: ``scratchpad`` gives the banks and the
+    transaction width of the level that feeds the array, ``epsilon`` the padding allowed on
+    a size that does not divide its extent (0: divisors only).
     """
     workload = problem.workload
     domain = workload.domain
-    n = domain.dim(isl.dim_type.set)
-    dims = tuple(domain.get_dim_name(isl.dim_type.set, k) or f"i{k}" for k in range(n))
-    extents = tuple(RTile(workload, {}).extents)
+    dims, extents = box_extents(workload)
+    n = len(dims)
     levels = list(problem.architecture.levels[1:])
     if not levels:
         raise SpecError("the architecture has no memory level inside the outermost to tile")
@@ -289,13 +316,14 @@ def build_tilings(
     for position in range(len(levels), 0, -1):
         level, feeding = outer_levels[position], outer_levels[position - 1].read_bandwidth
         bound = None if feeding is None else Fraction(feeding) / peak
-        grown = _grow(workload, dims, base, extents, level.capacity, base, bound)
+        alignment = level_alignment(problem, position, dims, scratchpad, epsilon)
+        grown = _grow(workload, dims, base, extents, level.capacity, alignment, bound)
         paths.append(grown)
         base = grown[-1]
     paths.reverse()
     seen: set[tuple[object, ...]] = set()
     out: list[Tiling] = []
-    for choice in _nested(paths):
+    for choice in _nested(paths, extents):
         for orders in _orders(workload, dims, choice):
             bands = tuple(
                 Band(level.name, sizes, order)
@@ -352,21 +380,27 @@ def _orders(
     return out
 
 
-def _nested(paths: list[list[tuple[int, ...]]]) -> list[tuple[tuple[int, ...], ...]]:
+def _nested(
+    paths: list[list[tuple[int, ...]]], extents: Sequence[int]
+) -> list[tuple[tuple[int, ...], ...]]:
     """Tilings from the paths, outermost level first: the end of every path first, then each
     level's earlier tiles with the others at their ends (each outer tile a multiple of the
-    inner one)."""
+    inner one, or the whole extent)."""
     ends = tuple(p[-1] for p in paths)
     out = [ends]
     for k, path in enumerate(paths):
         for tile in reversed(path[:-1]):
             choice = list(ends)
             choice[k] = tile
-            if _nests(choice):
+            if _nests(choice, extents):
                 out.append(tuple(choice))
     return out
 
 
-def _nests(choice: Sequence[tuple[int, ...]]) -> bool:
+def _nests(choice: Sequence[tuple[int, ...]], extents: Sequence[int]) -> bool:
     pairs = zip(choice, choice[1:], strict=False)
-    return all(o % i == 0 for outer, inner in pairs for o, i in zip(outer, inner, strict=True))
+    return all(
+        o % i == 0 or o == e
+        for outer, inner in pairs
+        for o, i, e in zip(outer, inner, extents, strict=True)
+    )

@@ -44,6 +44,7 @@ __all__ = [
     "fused_extents",
     "bank_conflicts",
     "bank_padding",
+    "side",
     "box_extents",
     "traffic",
     "footprint",
@@ -173,21 +174,36 @@ class Traffic:
         return self.loads + self.reloads + self.stores
 
 
+def side(points: isl.Set, k: int) -> int:
+    """Return the number of values dimension ``k`` of ``points`` takes.
+
+    Examples
+    --------
+    >>> side(isl.Set("{A[i, k]: 0 <= i < 3 and 2 <= k < 7}"), 1)
+    5
+    """
+    n = points.dim(isl.dim_type.set)
+    return count(
+        points.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(isl.dim_type.set, 0, k)
+    )
+
+
 def box_extents(workload: Workload) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Return the loop dimensions and extents of a box-shaped domain starting at 0."""
+    """Return the loop dimensions and extents of a box-shaped domain starting at 0.
+
+    Raises
+    ------
+    SpecError
+        A domain that is not a box starting at 0 (tile sizes are not defined on it).
+    """
     domain = workload.domain
     n = domain.dim(isl.dim_type.set)
     names = tuple(domain.get_dim_name(isl.dim_type.set, k) or f"i{k}" for k in range(n))
-    extents = []
-    for k in range(n):
-        line = domain.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(
-            isl.dim_type.set, 0, k
-        )
-        extents.append(count(line))
+    extents = [side(domain, k) for k in range(n)]
     box = _box(domain, names, [0] * n, extents)
     if not box.is_equal(domain):
         raise SpecError(
-            "rTiles need a box-shaped domain starting at 0",
+            "tiles need a box-shaped domain starting at 0",
             source=workload.source,
             location="domain",
         )

@@ -9,15 +9,16 @@ trip or in the point loops (no tile stamp depends on them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import permutations, product
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, cast
 
 import islpy as isl
 
-from tenet.counting import count
+from tenet.dse.execution import Progress
+from tenet.dse.rtile import box_extents
 from tenet.errors import CapacityError, SpecError
 from tenet.isl_utils import parse_map
 from tenet.metrics.latency import schedule
@@ -42,7 +43,6 @@ __all__ = [
 
 Objective = Literal["latency", "energy", "edp"]
 OBJECTIVES: tuple[Objective, ...] = ("latency", "energy", "edp")
-Item = TypeVar("Item")
 
 
 @dataclass(frozen=True)
@@ -74,34 +74,9 @@ class TilingSearch:
 
 
 def loop_extents(problem: Problem) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Return the loop dimensions and their extents; the domain must be a box from 0.
-
-    Raises
-    ------
-    SpecError
-        A domain that is not a box starting at 0 (tile sizes are not defined on it).
-    """
-    domain = problem.workload.domain
-    n = domain.dim(isl.dim_type.set)
-    names = tuple(domain.get_dim_name(isl.dim_type.set, k) or f"i{k}" for k in range(n))
-    extents = []
-    for k in range(n):
-        line = domain.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(
-            isl.dim_type.set, 0, k
-        )
-        extents.append(count(line))
-    box = isl.Set(
-        f"{{S[{', '.join(names)}]: "
-        + " and ".join(f"0 <= {v} < {e}" for v, e in zip(names, extents, strict=True))
-        + "}"
-    ).set_tuple_name(domain.get_tuple_name())
-    if not box.is_equal(domain):
-        raise SpecError(
-            "the tiling search needs a box-shaped domain starting at 0",
-            source=problem.workload.source,
-            location="domain",
-        )
-    return names, tuple(extents)
+    """Return the loop dimensions and their extents; the domain must be a box from 0
+    (:func:`tenet.dse.rtile.box_extents`)."""
+    return box_extents(problem.workload)
 
 
 def tilings(
@@ -188,10 +163,6 @@ def _stamps(tiling: Tiling) -> list[tuple[str, isl.Map]]:
     return [(level, parse_map(text)) for level, text in tiling.stamps().items()]
 
 
-def _identity(items: Iterable[Item], total: int | None = None) -> Iterable[Item]:
-    return items
-
-
 def search_tiling(
     problem: Problem,
     levels: Sequence[str] | None = None,
@@ -200,13 +171,13 @@ def search_tiling(
     dims: Sequence[str] | None = None,
     sizes: Mapping[str, Sequence[int]] | None = None,
     aligned: int | None = None,
-    progress: Callable[..., Iterable[Any]] = _identity,
+    progress: Progress | None = None,
 ) -> TilingSearch:
     """Return the tiling of ``problem`` that fits every level and minimises ``objective``
     (ties: less DRAM traffic, then the first enumerated). ``levels`` are the tiled levels
     (default: every level inside the outermost); ``dims`` and ``sizes`` as in
-    :func:`tilings`, ``aligned`` as in :func:`size_choices`; ``progress`` wraps the choices
-    of tile sizes (called with ``total=``).
+    :func:`tilings`, ``aligned`` as in :func:`size_choices`; ``progress`` (none: no display)
+    wraps the choices of tile sizes (called with ``total=``).
 
     Raises
     ------
@@ -216,9 +187,10 @@ def search_tiling(
     levels = check_levels(problem, levels)
     compute = schedule(problem).latency_compute
     choices = size_choices(problem, levels, dims, sizes, aligned)
+    shown = choices if progress is None else progress(choices, total=len(choices))
     results = (
         search_sizes(problem, compute, levels, dims, chosen, objective, position)
-        for position, chosen in enumerate(progress(choices, total=len(choices)))
+        for position, chosen in enumerate(shown)
     )
     return combine(problem, results)
 
