@@ -2,8 +2,10 @@
 
 The tile a level holds is an rTile (:mod:`tenet.dse.rtile`) whose sizes are aligned to
 
-- the PE array, at the level that feeds it: along a loop dimension that alone makes a PE
-  coordinate of the array mapping, a multiple of the PEs the mapping uses along it;
+- the PE array, at the level that feeds it and at a per-PE level: along a loop dimension that
+  alone makes a PE coordinate of the array mapping, a multiple of the PEs the mapping uses
+  along it (a per-PE level's tile is then the tiles of all PEs together, each PE's share the
+  tile with those sizes divided by the PEs);
 - the transaction width of the level feeding it (its read bandwidth in elements per cycle,
   shared out among the PEs for a per-PE level; the scratchpad's ``transaction_width`` when
   the feeding level is the scratchpad): along a loop dimension that alone makes a tensor's
@@ -160,7 +162,7 @@ def level_alignment(
     level = problem.architecture.levels[position]
     width = transaction_width(problem, position, scratchpad)
     units = list(transaction_units(problem.workload, dims, width))
-    if level.feeds_array:
+    if level.feeds_array or level.per_pe:
         units = [lcm(u, p) for u, p in zip(units, pe_units(problem, dims), strict=True)]
     banked = scratchpad if level.feeds_array else None
     return LevelAlignment(

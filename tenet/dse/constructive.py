@@ -46,6 +46,7 @@ from tenet.dse.alignment import (
     level_alignment,
     output_loops,
     padded_footprint,
+    pe_units,
 )
 from tenet.dse.mapping import AffineMapping
 from tenet.dse.rtile import RTile, box_extents, reuse_score, traffic
@@ -235,17 +236,26 @@ def _grow(
     capacity: int | None,
     alignment: LevelAlignment,
     bound: Fraction | None,
+    share: Sequence[int],
 ) -> list[tuple[int, ...]]:
     """Return the tiles met growing from ``start`` (the level inside's tile) along the best
     reuse score, each size aligned (:func:`tenet.dse.alignment.growth_sizes` of the unit
     times the start's size), until the footprint with its bank padding would pass
     ``capacity`` or the traffic per MAC falls under ``bound``. When the aligned first tile
-    does not fit, the units are dropped (the sizes are multiples of the start's)."""
-    piece = RTile(workload, dict(zip(dims, start, strict=True)))
+    does not fit, the units are dropped (the sizes are multiples of the start's).
+
+    ``share`` divides each size before the footprint, the traffic and the score are counted:
+    the PEs a per-PE level's tile spreads over along each dimension (all 1 for a shared
+    level), so that they are those of one PE's tile (each PE moves its own data: its traffic
+    over its instances, summed over the PEs, is the share's traffic over every instance)."""
+
+    def held(sizes: Sequence[int]) -> RTile:
+        return RTile(workload, {d: -(-s // p) for d, s, p in zip(dims, sizes, share, strict=True)})
+
+    piece = held(start)
 
     def need(sizes: Sequence[int]) -> int:
-        tile = RTile(workload, dict(zip(dims, sizes, strict=True)))
-        return padded_footprint(tile, piece, alignment)
+        return padded_footprint(held(sizes), piece, alignment)
 
     def choices(units: Sequence[int]) -> list[list[int]]:
         return [
@@ -262,7 +272,7 @@ def _grow(
     transaction = alignment.transaction
     instances = count(workload.domain)
     while True:
-        tile = RTile(workload, dict(zip(dims, current, strict=True)))
+        tile = held(current)
         if bound is not None and Fraction(traffic(tile, transaction).total, instances) <= bound:
             return path
         best: tuple[Fraction, int, int] | None = None
@@ -273,7 +283,7 @@ def _grow(
             grown = [*current[:k], larger[0], *current[k + 1 :]]
             if capacity is not None and need(grown) > capacity:
                 continue
-            score = reuse_score(tile, d, larger[0], transaction)
+            score = reuse_score(tile, d, -(-larger[0] // share[k]), transaction)
             value = score if score is not None else Fraction(0)
             if best is None or value > best[0]:
                 best = (value, k, larger[0])
@@ -317,7 +327,8 @@ def build_tilings(
         level, feeding = outer_levels[position], outer_levels[position - 1].read_bandwidth
         bound = None if feeding is None else Fraction(feeding) / peak
         alignment = level_alignment(problem, position, dims, scratchpad, epsilon)
-        grown = _grow(workload, dims, base, extents, level.capacity, alignment, bound)
+        share = pe_units(problem, dims) if level.per_pe else (1,) * n
+        grown = _grow(workload, dims, base, extents, level.capacity, alignment, bound, share)
         paths.append(grown)
         base = grown[-1]
     paths.reverse()

@@ -52,15 +52,33 @@ def test_glb_tiles_are_multiples_of_the_array() -> None:
     # The glb feeds the array and is fed by DRAM, 4 elements per cycle: transactions of 4
     # along the last subscripts, k for A[i, k] and j for B[k, j] and C[i, j]. So the glb
     # units are i: 8, j: lcm(8, 4) = 8, k: 4. The per-PE rf is fed by the glb's 16 elements
-    # per cycle shared by 64 PEs (0, so 1): no alignment inside the PEs.
+    # per cycle shared by 64 PEs (0, so 1): no transaction alignment inside the PEs, but its
+    # tile is that of all PEs together, a multiple of the array along i and j.
     problem = _gemm(SYSTOLIC, 16, 16, 16, "gemm-os-systolic")
     glb = level_alignment(problem, 1, DIMS)
     assert (glb.units, glb.transaction, glb.banks) == ((8, 8, 4), 4, None)
     rf = level_alignment(problem, 2, DIMS)
-    assert (rf.units, rf.transaction) == ((1, 1, 1), 1)
+    assert (rf.units, rf.transaction) == ((8, 8, 1), 1)
     sizes = _glb_sizes(problem)
     assert sizes
     assert all(s[0] % 8 == 0 and s[1] % 8 == 0 and s[2] % 4 == 0 for s in sizes)
+
+
+def test_a_per_pe_tile_holds_its_share_of_the_array_tile() -> None:
+    # PE[i % 8, j % 8]: an rf tile of sizes (si, sj, sk), multiples of 8 along i and j, gives
+    # each PE the instances i = p0 (mod 8), j = p1 (mod 8) of it: si/8 values of i, sj/8 of j
+    # and sk of k. Its data tile is A[si/8 x sk], B[sk x sj/8], C[si/8 x sj/8]: the footprint
+    # of the rTile (si/8, sj/8, sk). Every constructed rf tile fits its 256 elements that way,
+    # and the exact per-PE footprint equals that share's.
+    problem = _gemm(SYSTOLIC, 16, 16, 16, "gemm-os-systolic")
+    tiling = build_tilings(problem)[0]
+    si, sj, sk = tiling.bands[1].sizes
+    assert si % 8 == 0 and sj % 8 == 0
+    share = RTile(problem.workload, {"i": si // 8, "j": sj // 8, "k": sk})
+    stamps = [(name, isl.Map(text)) for name, text in tiling.stamps().items()]
+    figures = evaluate_memory(problem, tiles=stamps)
+    exact = sum(r.footprint for r in figures.records if r.level == "rf")
+    assert exact == footprint(share) <= 256
 
 
 def test_a_small_operator_is_never_tiled_past_its_extent() -> None:
