@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 __all__ = [
     "STATEMENT",
@@ -44,7 +44,7 @@ Neighbourhood = Literal["window", "links"]
 ``"window"`` (the original's: itself or a linked PE, same or previous occupied time-stamp) or
 ``"links"`` (what the array delivers: same PE one occupied time-stamp earlier, or a linked PE
 at the link's delay)."""
-NEIGHBOURHOODS: tuple[Neighbourhood, ...] = ("window", "links")
+NEIGHBOURHOODS: tuple[Neighbourhood, ...] = get_args(Neighbourhood)
 
 ENERGY_MAC, ENERGY_L1, ENERGY_L2 = 1.0, 1.68, 18.61
 """The original tool's energy of one MAC, one L1 (PE buffer) access and one L2 (scratchpad)

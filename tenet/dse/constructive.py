@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, lcm, prod
-from typing import Literal
+from typing import Literal, get_args
 
 from tenet.counting import count
 from tenet.dse.alignment import (
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 Strategy = Literal["auto", "exhaustive", "constructive"]
-STRATEGIES: tuple[Strategy, ...] = ("auto", "exhaustive", "constructive")
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 AUTO_LIMIT = 500
 """Above this many design points, ``auto`` builds instead of enumerating."""
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import permutations, product
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import islpy as isl
 
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 Objective = Literal["latency", "energy", "edp"]
-OBJECTIVES: tuple[Objective, ...] = ("latency", "energy", "edp")
+OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 
 
 @dataclass(frozen=True)

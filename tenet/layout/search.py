@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import islpy as isl
 
@@ -29,7 +29,7 @@ from tenet.vocab import TensorName
 __all__ = ["SEARCHES", "Search", "TensorChoice", "LayoutSearch", "moves", "search_layout"]
 
 Search = Literal["greedy", "exhaustive"]
-SEARCHES: tuple[Search, ...] = ("greedy", "exhaustive")
+SEARCHES: tuple[Search, ...] = get_args(Search)
 
 Cost = tuple[int, int, int, int]
 """(cycles, bank conflicts, transactions, size): compared lexicographically."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from tenet.errors import SpecError
 from tenet.spec.template import Entry, read_entry
@@ -16,7 +16,7 @@ __all__ = ["Kind", "KINDS", "find_entry", "zoo_entries", "zoo_folder", "zoo_name
 
 Kind = Literal["architecture", "workload", "dataflow", "network"]
 
-KINDS: tuple[Kind, ...] = ("architecture", "workload", "dataflow", "network")
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 _FOLDERS: dict[str, tuple[str, ...]] = {
     "architecture": ("arch_zoo",),

@@ -13,7 +13,7 @@ file)::
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -22,7 +22,7 @@ from tenet.spec.base import SpecModel
 __all__ = ["TRANSFORMS", "TransformSpec", "ScratchpadSpec", "LayoutSpec", "Layouts"]
 
 Op = Literal["row_major", "column_major", "permute", "split", "interleave", "pad"]
-TRANSFORMS: tuple[Op, ...] = ("row_major", "column_major", "permute", "split", "interleave", "pad")
+TRANSFORMS: tuple[Op, ...] = get_args(Op)
 """The layout transforms, in the order the docs list them."""
 
 _NEEDS: dict[str, tuple[str, ...]] = {
