@@ -24,11 +24,9 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import islpy as isl
-import yaml
 
 from tenet.api import load_problem
 from tenet.dse.constructive import construct_tilings, rank_mappings
@@ -37,10 +35,8 @@ from tenet.dse.worker import Context, evaluate_tasks
 from tenet.metrics.memory import tensor_relations
 from tenet.model.problem import Problem
 from tenet.model.tiling import tile_levels
-from tenet.spec import ArchitectureSpec, load_architecture, load_network, load_workload
+from tenet.spec import load_architecture, load_network, load_workload
 
-HERE = Path(__file__).resolve().parent
-LEVELS = HERE.parent / "tests" / "constructive" / "systolic-levels-8x8.yaml"
 TOP = 10
 TOP_MAPPINGS = 3
 TOP_TILINGS = 3
@@ -104,15 +100,8 @@ def _quality(
     )
 
 
-def _hierarchy(rows: int) -> ArchitectureSpec:
-    data = yaml.safe_load(LEVELS.read_text())
-    data["name"] = f"systolic-levels-{rows}x{rows}"
-    data["pe"] = f"{{PE[i, j]: 0 <= i < {rows} and 0 <= j < {rows}}}"
-    return ArchitectureSpec.from_mapping(data)
-
-
 def _speed(limit: int | None) -> None:
-    arch = _hierarchy(16)
+    arch = load_architecture("systolic-levels-16x16")
     network = load_network("resnet50")
     distinct: dict[tuple[str, tuple[tuple[str, int], ...]], str] = {}
     for layer in network.layers:

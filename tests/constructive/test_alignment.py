@@ -5,7 +5,6 @@ divide its extent, evaluated exactly and equal to brute force."""
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import islpy as isl
@@ -30,7 +29,7 @@ from tenet.oracle_tiles import reference_memory
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_dataflow, load_workload
 from tenet.spec.layout import ScratchpadSpec
 
-SYSTOLIC = str(Path(__file__).parent / "systolic-levels-8x8.yaml")
+SYSTOLIC = "systolic-levels-8x8"
 DIMS = ("i", "j", "k")
 
 

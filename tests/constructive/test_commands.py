@@ -58,7 +58,7 @@ def test_sweep_network_per_layer(capsys: pytest.CaptureFixture[str], tmp_path: P
     plot = tmp_path / "layers.png"
     code, out, err = run(
         capsys,
-        *("sweep", "-n", str(HERE / "tiny-net.yaml"), "-a", str(HERE / "systolic-levels-8x8.yaml")),
+        *("sweep", "-n", str(HERE / "tiny-net.yaml"), "-a", "systolic-levels-8x8"),
         *("--strategy", "constructive", "--top-k", "3", "--workers", "1"),
         *("--layers-plot", str(plot), "--format", "json"),
     )
