@@ -14,6 +14,9 @@ DATA = Path(__file__).parent / "data"
 BLOCK = DATA / "block.yaml"
 COLUMNS = DATA / "columns.yaml"
 THREE = DATA / "three-pes.yaml"
+BLOCK_ON_THREE = ("layout", "-w", str(BLOCK), "-a", str(THREE), "-d", str(COLUMNS))
+ROLLER = (*BLOCK_ON_THREE, "--banks", "4")
+"""Roller's bank example: a [3, 4] block read column by column over 4 banks."""
 
 
 def test_layout_command_reports_roller_conflicts_as_json(
@@ -21,15 +24,7 @@ def test_layout_command_reports_roller_conflicts_as_json(
 ) -> None:
     code, out, _ = run(
         capsys,
-        "layout",
-        "-w",
-        str(BLOCK),
-        "-a",
-        str(THREE),
-        "-d",
-        str(COLUMNS),
-        "--banks",
-        "4",
+        *ROLLER,
         "--format",
         "json",
     )
@@ -47,15 +42,7 @@ def test_layout_command_searches_saves_and_plots(
     saved, image = tmp_path / "found.yaml", tmp_path / "banks.png"
     code, out, _ = run(
         capsys,
-        "layout",
-        "-w",
-        str(BLOCK),
-        "-a",
-        str(THREE),
-        "-d",
-        str(COLUMNS),
-        "--banks",
-        "4",
+        *ROLLER,
         "--search",
         "exhaustive",
         "--depth",
@@ -71,15 +58,7 @@ def test_layout_command_searches_saves_and_plots(
     assert image.stat().st_size > 0
     code, out, _ = run(
         capsys,
-        "layout",
-        "-w",
-        str(BLOCK),
-        "-a",
-        str(THREE),
-        "-d",
-        str(COLUMNS),
-        "--banks",
-        "4",
+        *ROLLER,
         "--layout",
         str(saved),
         "--format",
@@ -148,13 +127,7 @@ def test_layout_plot_of_a_tensor_without_reads_is_refused(
 ) -> None:
     code, _, err = run(
         capsys,
-        "layout",
-        "-w",
-        str(BLOCK),
-        "-a",
-        str(THREE),
-        "-d",
-        str(COLUMNS),
+        *BLOCK_ON_THREE,
         "--plot",
         str(tmp_path / "b.png"),
         "--plot-tensor",

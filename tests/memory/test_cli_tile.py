@@ -3,37 +3,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import run
+from tests.memory import HERE, LINE4, gemm_tiled_on
 
-HERE = Path(__file__).parent
+TILE_IJ = ("tile", *gemm_tiled_on(LINE4), "-l", "glb", "--dim", "i", "--dim", "j")
 
 
 def test_cli_tile_prints_the_best_tiling(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys,
-        "tile",
-        "-w",
-        "gemm",
-        "-a",
-        str(HERE / "line4.yaml"),
-        "-d",
-        str(HERE / "gemm-tiled.yaml"),
-        "-p",
-        "M=4",
-        "-p",
-        "N=4",
-        "-p",
-        "K=4",
-        "-l",
-        "glb",
-        "--dim",
-        "i",
-        "--dim",
-        "j",
+        *TILE_IJ,
     )
     assert code == 0
     assert "tiles:" in out and 'glb: "{S[i, j, k] -> GLB[' in out
@@ -43,25 +25,7 @@ def test_cli_tile_prints_the_best_tiling(capsys: pytest.CaptureFixture[str]) -> 
 def test_cli_tile_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys,
-        "tile",
-        "-w",
-        "gemm",
-        "-a",
-        str(HERE / "line4.yaml"),
-        "-d",
-        str(HERE / "gemm-tiled.yaml"),
-        "-p",
-        "M=4",
-        "-p",
-        "N=4",
-        "-p",
-        "K=4",
-        "-l",
-        "glb",
-        "--dim",
-        "i",
-        "--dim",
-        "j",
+        *TILE_IJ,
         "--objective",
         "energy",
         "--format",

@@ -14,8 +14,7 @@ from tenet.errors import SpecError
 from tenet.model import Architecture
 from tenet.model.memory import IMPLIED_DRAM, memory_levels
 from tenet.spec import ArchitectureSpec, load_architecture
-
-HERE = Path(__file__).parent
+from tests.memory import HERE, LINE4, gemm_tiled_on
 
 
 def _write(tmp_path: Path, levels: str) -> str:
@@ -25,7 +24,7 @@ def _write(tmp_path: Path, levels: str) -> str:
 
 
 def test_levels_loaded_in_order() -> None:
-    levels = memory_levels(load_architecture(str(HERE / "line4.yaml")))
+    levels = memory_levels(load_architecture(LINE4))
     assert [v.name for v in levels] == ["dram", "glb", "rf"]
     assert [v.feeds_array for v in levels] == [False, True, False]
     assert levels[2].per_pe and levels[1].read_bandwidth == Fraction(4)
@@ -68,58 +67,50 @@ def test_levels_tenet_pe_array_keeps_working(tmp_path: Path) -> None:
     assert arch.levels == (IMPLIED_DRAM,)
 
 
-def test_levels_error_names_duplicate(tmp_path: Path) -> None:
-    path = _write(tmp_path, "  - {name: dram}\n  - {name: dram}\n")
-    with pytest.raises(SpecError, match=r"arch\.yaml: levels\.1\.name \(line 5\): .*listed twice"):
-        memory_levels(load_architecture(path))
-
-
-def test_levels_error_both_capacities(tmp_path: Path) -> None:
-    path = _write(tmp_path, "  - {name: dram}\n  - {name: glb, capacity: 4, capacity_bytes: 8}\n")
-    with pytest.raises(
-        SpecError, match=r"arch\.yaml: levels\.1\.capacity_bytes \(line 5\): .*not both"
-    ):
-        memory_levels(load_architecture(path))
-
-
-def test_levels_error_too_few_bytes(tmp_path: Path) -> None:
-    path = _write(tmp_path, "  - {name: dram}\n  - {name: glb, capacity_bytes: 1}\n")
-    with pytest.raises(SpecError, match="holds no element of 16 bits"):
-        memory_levels(load_architecture(path))
-
-
-def test_levels_error_per_pe_outermost(tmp_path: Path) -> None:
-    path = _write(tmp_path, "  - {name: dram, per_pe: true}\n")
-    with pytest.raises(SpecError, match=r"levels\.0\.per_pe \(line 4\): the outermost level"):
-        memory_levels(load_architecture(path))
-
-
-def test_levels_error_shared_inside_per_pe(tmp_path: Path) -> None:
-    path = _write(tmp_path, "  - {name: dram}\n  - {name: rf, per_pe: true}\n  - {name: glb}\n")
-    with pytest.raises(SpecError, match=r"levels\.2\.per_pe.*cannot sit inside"):
-        memory_levels(load_architecture(path))
-
-
-def test_levels_error_two_feed_the_array(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path, "  - {name: dram, feeds_array: true}\n  - {name: glb, feeds_array: true}\n"
-    )
-    with pytest.raises(SpecError, match=r"levels\.1\.feeds_array \(line 5\): only one level"):
-        memory_levels(load_architecture(path))
-
-
-def test_levels_error_per_pe_feeds_array(tmp_path: Path) -> None:
-    path = _write(tmp_path, "  - {name: dram}\n  - {name: rf, per_pe: true, feeds_array: true}\n")
-    with pytest.raises(SpecError, match=r"levels\.1\.feeds_array \(line 5\): .*shared"):
-        memory_levels(load_architecture(path))
-
-
-def test_levels_error_negative_split(tmp_path: Path) -> None:
-    path = _write(tmp_path, "  - {name: dram}\n  - {name: glb, split: {A: -1}}\n")
-    with pytest.raises(
-        SpecError, match=r"levels\.1\.split\.A \(line 5\): capacity of A must be >= 0"
-    ):
-        memory_levels(load_architecture(path))
+@pytest.mark.parametrize(
+    ("levels", "message"),
+    [
+        (
+            "  - {name: dram}\n  - {name: dram}\n",
+            r"arch\.yaml: levels\.1\.name \(line 5\): .*listed twice",
+        ),
+        (
+            "  - {name: dram}\n  - {name: glb, capacity: 4, capacity_bytes: 8}\n",
+            r"arch\.yaml: levels\.1\.capacity_bytes \(line 5\): .*not both",
+        ),
+        ("  - {name: dram}\n  - {name: glb, capacity_bytes: 1}\n", "holds no element of 16 bits"),
+        ("  - {name: dram, per_pe: true}\n", r"levels\.0\.per_pe \(line 4\): the outermost level"),
+        (
+            "  - {name: dram}\n  - {name: rf, per_pe: true}\n  - {name: glb}\n",
+            r"levels\.2\.per_pe.*cannot sit inside",
+        ),
+        (
+            "  - {name: dram, feeds_array: true}\n  - {name: glb, feeds_array: true}\n",
+            r"levels\.1\.feeds_array \(line 5\): only one level",
+        ),
+        (
+            "  - {name: dram}\n  - {name: rf, per_pe: true, feeds_array: true}\n",
+            r"levels\.1\.feeds_array \(line 5\): .*shared",
+        ),
+        (
+            "  - {name: dram}\n  - {name: glb, split: {A: -1}}\n",
+            r"levels\.1\.split\.A \(line 5\): capacity of A must be >= 0",
+        ),
+    ],
+    ids=[
+        "duplicate",
+        "both-capacities",
+        "too-few-bytes",
+        "per-pe-outermost",
+        "shared-inside-per-pe",
+        "two-feed-the-array",
+        "per-pe-feeds-array",
+        "negative-split",
+    ],
+)
+def test_levels_error_names_file_and_field(tmp_path: Path, levels: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        memory_levels(load_architecture(_write(tmp_path, levels)))
 
 
 def test_levels_error_bad_field(tmp_path: Path) -> None:
@@ -133,18 +124,7 @@ def test_levels_in_eval_json() -> None:
         cli,
         [
             "eval",
-            "-w",
-            "gemm",
-            "-a",
-            str(HERE / "line4.yaml"),
-            "-d",
-            str(HERE / "gemm-tiled.yaml"),
-            "-p",
-            "M=4",
-            "-p",
-            "N=4",
-            "-p",
-            "K=4",
+            *gemm_tiled_on(LINE4),
             "--format",
             "json",
         ],
@@ -166,18 +146,7 @@ def test_levels_capacity_violation_in_eval_legality(tmp_path: Path) -> None:
         cli,
         [
             "eval",
-            "-w",
-            "gemm",
-            "-a",
-            str(tmp_path / "small.yaml"),
-            "-d",
-            str(HERE / "gemm-tiled.yaml"),
-            "-p",
-            "M=4",
-            "-p",
-            "N=4",
-            "-p",
-            "K=4",
+            *gemm_tiled_on(str(tmp_path / "small.yaml")),
         ],
     )
     assert result.exit_code == 0, result.output
