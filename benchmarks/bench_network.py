@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tenet.dse import cache as row_cache
-from tenet.dse.engines import Engine
+from tenet.dse.engines import InProcessEngine, Job
 from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import Sweep, sweep
 from tenet.dse.space import SpaceOptions
@@ -35,24 +35,20 @@ ARRAY = "systolic-2d-16x16"
 SPACE = SpaceOptions(order_depth=1, skew=(0,))
 
 
-class InProcess(Engine):
+class InProcess(InProcessEngine):
     """Runs every job in this process; ``fresh``: with the workers' row cache emptied first."""
-
-    workers = 1
 
     def __init__(self, fresh: bool = False) -> None:
         self.fresh = fresh
 
-    def __exit__(self, *exc: object) -> None:
-        return None
-
     def run(
-        self, function: Callable[..., Any], jobs: Iterator[tuple[Any, ...]], deadline: Any = None
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
     ) -> Iterator[Any]:
-        for job in jobs:
-            if self.fresh:
-                row_cache._CACHES.clear()
-            yield function(*job)
+        def emptied_first(*job: Any) -> Any:
+            row_cache._CACHES.clear()
+            return function(*job)
+
+        return super().run(emptied_first if self.fresh else function, jobs, deadline)
 
 
 def _run(network: str, cache: CountCache | None) -> tuple[float, int]:

@@ -4,7 +4,6 @@ of an uncached sweep and counts each distinct layer's design points once."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ from click.testing import CliRunner
 
 from tenet.cli import cli
 from tenet.dse.cache import _CACHES, RowCache, row_key, worker_cache
-from tenet.dse.engines import Engine
+from tenet.dse.engines import InProcessEngine
 from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import sweep
 from tenet.dse.worker import Context, evaluate_tasks
@@ -20,21 +19,6 @@ from tenet.spec import load_architecture, load_network, load_workload
 
 NETWORK = Path(__file__).parent.parent / "data" / "networks" / "repeated.yaml"
 ARRAY = "systolic-2d:rows=2,cols=2"
-
-
-class InProcess(Engine):
-    """Runs every job in this process, so that its cache can be read."""
-
-    workers = 1
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def run(
-        self, function: Callable[..., Any], jobs: Iterator[tuple[Any, ...]], deadline: Any = None
-    ) -> Iterator[Any]:
-        for job in jobs:
-            yield function(*job)
 
 
 def _figures(result: Any) -> list[list[object]]:
@@ -51,7 +35,9 @@ def test_sweep_with_cache_equals_uncached_and_counts_each_layer_once(tmp_path: P
     layers.append(("renamed", renamed, dict(spec.layers[0].params)))
     plain = sweep(layers, [ARRAY], execution=ExecutionOptions(workers=1))
     folder = tmp_path / "counts"
-    cached = sweep(layers, [ARRAY], execution=ExecutionOptions(engine=InProcess(), cache=folder))
+    cached = sweep(
+        layers, [ARRAY], execution=ExecutionOptions(engine=InProcessEngine(), cache=folder)
+    )
     assert _figures(cached) == _figures(plain)
     first, again, other, named = cached.explorations
     assert _figures(first) == _figures(again) == _figures(named)
@@ -66,7 +52,7 @@ def test_sweep_with_cache_equals_uncached_and_counts_each_layer_once(tmp_path: P
         layers,
         [ARRAY],
         best=("latency", 1),
-        execution=ExecutionOptions(engine=InProcess(), cache=folder),
+        execution=ExecutionOptions(engine=InProcessEngine(), cache=folder),
     )
     assert later.best("latency").values.tolist() == plain.best("latency").values.tolist()
     assert worker_cache(str(folder.resolve())).misses == 0
@@ -128,7 +114,7 @@ def test_pruned_search_with_cache_ranks_as_without(tmp_path: Path):
             layers,
             [ARRAY],
             best=("latency", top),
-            execution=ExecutionOptions(engine=InProcess(), cache=folder),
+            execution=ExecutionOptions(engine=InProcessEngine(), cache=folder),
         )
         for ours, theirs in zip(cached.explorations, plain.explorations, strict=True):
             columns = ["name", "latency_cycles"]
@@ -140,7 +126,7 @@ def test_pruned_search_with_cache_ranks_as_without(tmp_path: Path):
         layers,
         [ARRAY],
         best=("latency", 2),
-        execution=ExecutionOptions(engine=InProcess(), cache=folder),
+        execution=ExecutionOptions(engine=InProcessEngine(), cache=folder),
     )
     assert worker_cache(str(folder.resolve())).misses == 0
 
