@@ -16,7 +16,7 @@ import time
 import islpy as isl
 
 from tenet.api import load_problem
-from tenet.dse.tiling import search_tiling
+from tenet.dse.tiling import TilingSpace, search_tiling
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory
 from tenet.model.problem import Problem
 
@@ -54,7 +54,7 @@ def conv3_search(quick: bool) -> None:
     choices = [1, 2, 4, 16, 64, 128]
     sizes = {"k": choices, "c": choices} if quick else None
     start = time.process_time()
-    found = search_tiling(problem, ["glb", "rf"], dims=["k", "c"], sizes=sizes)
+    found = search_tiling(problem, TilingSpace(["glb", "rf"], ["k", "c"], sizes))
     seconds = time.process_time() - start
     best = found.best
     print(
@@ -79,7 +79,7 @@ def gemm_traffic(quick: bool) -> None:
     problem = load_problem("gemm", "simba", "gemm-os", params={"M": n, "N": n, "K": n})
     choices = [64, 128, 256] if quick else [16, 32, 64, 128, 256, 512, 1024]
     start = time.process_time()
-    found = search_tiling(problem, ["glb"], sizes={"i": choices, "j": choices, "k": choices})
+    found = search_tiling(problem, TilingSpace(["glb"], sizes=dict.fromkeys("ijk", choices)))
     seconds = time.process_time() - start
     untiled = _untiled(problem)
     best = found.best.traffic_dram

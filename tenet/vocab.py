@@ -15,6 +15,10 @@ __all__ = [
     "Access",
     "Neighbourhood",
     "NEIGHBOURHOODS",
+    "Strategy",
+    "STRATEGIES",
+    "MemoryObjective",
+    "MEMORY_OBJECTIVES",
     "UNITS",
     "DESCRIPTIONS",
     "FIELDS",
@@ -45,6 +49,13 @@ Neighbourhood = Literal["window", "links"]
 ``"links"`` (what the array delivers: same PE one occupied time-stamp earlier, or a linked PE
 at the link's delay)."""
 NEIGHBOURHOODS: tuple[Neighbourhood, ...] = get_args(Neighbourhood)
+Strategy = Literal["auto", "exhaustive", "constructive"]
+"""How a design-space search finds its candidates: enumerate them, build them from the
+workload's reuse (:mod:`tenet.dse.constructive`), or ``auto`` (build above a size)."""
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+MemoryObjective = Literal["latency", "energy", "edp"]
+"""What a tiling search minimises: cycles, energy, or their product."""
+MEMORY_OBJECTIVES: tuple[MemoryObjective, ...] = get_args(MemoryObjective)
 
 ENERGY_MAC, ENERGY_L1, ENERGY_L2 = 1.0, 1.68, 18.61
 """The original tool's energy of one MAC, one L1 (PE buffer) access and one L2 (scratchpad)

@@ -33,7 +33,6 @@ from tenet.cli.options import (
     record_options,
 )
 from tenet.cli.plot import image_path, save_axes
-from tenet.dse.constructive import STRATEGIES, Strategy
 from tenet.dse.execution import ExecutionOptions, Progress
 from tenet.dse.objectives import (
     ALIASES,
@@ -48,7 +47,7 @@ from tenet.dse.store import ROW_COLUMNS, ResultStore
 from tenet.errors import SpecError
 from tenet.spec import WorkloadSpec, load_network, load_workload
 from tenet.spec.io import strict_json
-from tenet.vocab import Neighbourhood, column
+from tenet.vocab import STRATEGIES, Neighbourhood, Strategy, column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -448,6 +447,7 @@ def _tile_best(
     """Print the best tiling of ``levels`` for each of the best array mappings (its tile
     stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
     latency; ties: the better ranked mapping)."""
+    from tenet.dse.tiling import TilingSpace
     from tenet.dse.tiling_run import tile_mappings
 
     run = request.execution
@@ -461,9 +461,9 @@ def _tile_best(
     lines = []
     for exploration in result.explorations:
         rows = exploration.ranked(request.objective, request.top, request.constraints)
-        found = tile_mappings(
-            spec, arch, rows.to_dict("records"), request.params, levels, execution=execution
-        )
+        records = rows.to_dict("records")
+        space = TilingSpace(levels)
+        found = tile_mappings(spec, arch, records, request.params, space, execution=execution)
         lines.append(f"\nbest tiling of {', '.join(levels)} for each mapping (least latency):")
         for name, search in found:
             best = search.best

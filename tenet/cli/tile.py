@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import replace
-from typing import Any, get_args
+from typing import Any
 
 import click
 
@@ -20,7 +20,8 @@ from tenet.cli.options import (
     problem_options,
 )
 from tenet.dse.execution import ExecutionOptions
-from tenet.dse.tiling import Objective, TilingSearch
+from tenet.dse.tiling import TilingSearch
+from tenet.vocab import MEMORY_OBJECTIVES, MemoryObjective
 
 __all__ = ["tile_command"]
 
@@ -59,7 +60,7 @@ def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
     type=click.IntRange(min=1),
     help="Also try tile sizes that are multiples of this, dividing the loop or not.",
 )
-@choice_option("--objective", get_args(Objective), "latency", "What the search minimises.")
+@choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
 @execution_options(workers=1)  # as `tenet dse`, but one worker (this process) by default
 @output_options()
 def tile_command(
@@ -69,7 +70,7 @@ def tile_command(
     levels: tuple[str, ...],
     dims: tuple[str, ...],
     aligned: int | None,
-    objective: Objective,
+    objective: MemoryObjective,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
@@ -77,6 +78,7 @@ def tile_command(
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
     finished choice of tile sizes is kept and a search started again resumes."""
     check_before_work((), execution, None, None, out.path)
+    from tenet.dse.tiling import TilingSpace
     from tenet.dse.tiling_run import run_tiling
 
     start = time.process_time()
@@ -84,10 +86,8 @@ def tile_command(
     found = run_tiling(
         *problem.names(),
         problem.params(),
-        list(levels) or None,
+        TilingSpace(levels or None, dims or None, aligned=aligned),
         objective=objective,
-        dims=list(dims) or None,
-        aligned=aligned,
         execution=replace(
             execution,
             engine=None if in_process else execution.engine,

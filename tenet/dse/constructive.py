@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, lcm, prod
-from typing import Literal, get_args
+from typing import Literal
 
 from tenet.counting import count
 from tenet.dse.alignment import (
@@ -60,10 +60,9 @@ from tenet.model import Workload
 from tenet.model.problem import Problem
 from tenet.spec.layout import ScratchpadSpec
 from tenet.spec.tiling import Band, Tiling
+from tenet.vocab import MemoryObjective, Strategy
 
 __all__ = [
-    "Strategy",
-    "STRATEGIES",
     "AUTO_LIMIT",
     "Estimate",
     "estimate",
@@ -73,8 +72,6 @@ __all__ = [
     "construct_tilings",
 ]
 
-Strategy = Literal["auto", "exhaustive", "constructive"]
-STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 AUTO_LIMIT = 500
 """Above this many design points, ``auto`` builds instead of enumerating."""
 
@@ -351,7 +348,7 @@ def construct_tilings(
     problem: Problem,
     start: Sequence[int] | None = None,
     top_k: int = 10,
-    objective: Literal["latency", "energy", "edp"] = "latency",
+    objective: MemoryObjective = "latency",
 ) -> list[TilingResult]:
     """Return the first ``top_k`` fitting tilings of :func:`build_tilings`, each evaluated
     exactly, best first by ``objective`` (ties: less DRAM traffic).

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from tenet.dse.constructive import Strategy, choose_strategy, rank_mappings
+from tenet.dse.constructive import choose_strategy, rank_mappings
 from tenet.dse.engines import Engine, InProcessEngine, make_engine
 from tenet.dse.execution import ExecutionOptions, Progress
 from tenet.dse.figures import BOUNDED, Bound
@@ -25,7 +25,7 @@ from tenet.dse.store import ResultStore, run_key
 from tenet.dse.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
 from tenet.spec.params import check_param_names, check_sizes, param_names
-from tenet.vocab import Neighbourhood, Source
+from tenet.vocab import Neighbourhood, Source, Strategy
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -10,10 +10,10 @@ trip or in the point loops (no tile stamp depends on them).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import permutations, product
-from typing import Any, Literal, cast, get_args
+from typing import Any, cast
 
 import islpy as isl
 
@@ -25,10 +25,10 @@ from tenet.metrics.latency import schedule
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
 from tenet.model.problem import Problem
 from tenet.spec.tiling import Band, Tiling, nested_sizes
+from tenet.vocab import MemoryObjective
 
 __all__ = [
-    "Objective",
-    "OBJECTIVES",
+    "TilingSpace",
     "TilingResult",
     "TilingSearch",
     "loop_extents",
@@ -41,8 +41,46 @@ __all__ = [
     "combine",
 ]
 
-Objective = Literal["latency", "energy", "edp"]
-OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
+
+@dataclass(frozen=True)
+class TilingSpace:
+    """The tilings a search enumerates: the tiled ``levels`` (outermost first; None: every
+    level inside the outermost), the tiled loop ``dims`` (None: all; the others stay whole),
+    ``sizes`` restricting some dimensions' tile sizes, and ``aligned``: also the multiples of
+    it that do not divide the loop (see :func:`tenet.spec.tiling.nested_sizes`)."""
+
+    levels: Sequence[str] | None = None
+    dims: Sequence[str] | None = None
+    sizes: Mapping[str, Sequence[int]] | None = None
+    aligned: int | None = None
+
+    def checked(self, problem: Problem) -> TilingSpace:
+        """Return this space with its levels named (the default filled in) and checked.
+
+        Raises
+        ------
+        SpecError
+            A level that is not inside the outermost, or a loop that ``problem`` has not.
+        """
+        names = [level.name for level in problem.architecture.levels]
+        levels = list(self.levels) if self.levels is not None else names[1:]
+        for name in levels:
+            if name not in names[1:]:
+                raise SpecError(
+                    f"no memory level {name!r} to tile (levels inside the outermost: "
+                    f"{', '.join(names[1:]) or 'none'})"
+                )
+        _tiled(loop_extents(problem)[0], self.dims)
+        return replace(self, levels=tuple(levels))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the space as JSON-ready values (lists for sequences)."""
+        return {
+            "levels": None if self.levels is None else list(self.levels),
+            "dims": None if self.dims is None else list(self.dims),
+            "sizes": None if self.sizes is None else {d: list(v) for d, v in self.sizes.items()},
+            "aligned": self.aligned,
+        }
 
 
 @dataclass(frozen=True)
@@ -79,31 +117,24 @@ def loop_extents(problem: Problem) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return box_extents(problem.workload)
 
 
-def tilings(
-    problem: Problem,
-    levels: Sequence[str],
-    dims: Sequence[str] | None = None,
-    sizes: Mapping[str, Sequence[int]] | None = None,
-    aligned: int | None = None,
-) -> Iterator[Tiling]:
-    """Yield every tiling of ``problem`` over ``levels`` (outermost first): nested divisor
-    tile sizes of the tiled ``dims`` (default: all; ``sizes`` restricts a dimension's
-    choices; the others stay whole; ``aligned`` adds non-dividing multiples, as in
-    :func:`size_choices`) times every order of the tiled dimensions in each band
-    and in the point loops, ``(d!)^(levels + 1)`` orders for ``d`` tiled dimensions.
+def tilings(problem: Problem, space: TilingSpace | None = None) -> Iterator[Tiling]:
+    """Yield every tiling of ``problem`` in ``space`` (default: every inner level, every
+    loop): the tile sizes of :func:`size_choices` times every order of the tiled dimensions
+    in each band and in the point loops, ``(d!)^(levels + 1)`` orders for ``d`` tiled
+    dimensions.
 
     Examples
     --------
     >>> from tenet.api import load_problem
-    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
+    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
     ...                  params={"M": 4, "N": 4, "K": 4})
-    >>> sum(1 for t in tilings(p, ["glb", "rf"]) if [b.sizes for b in t.bands] == [(4,) * 3,
-    ...     (2,) * 3])
+    >>> space = TilingSpace(["glb", "rf"])
+    >>> sum(1 for t in tilings(p, space) if [b.sizes for b in t.bands] == [(4,) * 3, (2,) * 3])
     216
     """
-    names, extents = loop_extents(problem)
-    for chosen in size_choices(problem, levels, dims, sizes, aligned):
-        yield from _orders(names, extents, levels, dims, chosen)
+    space = (space or TilingSpace()).checked(problem)
+    for chosen in size_choices(problem, space):
+        yield from _orders(problem, space, chosen)
 
 
 def _tiled(names: Sequence[str], dims: Sequence[str] | None) -> list[int]:
@@ -115,33 +146,28 @@ def _tiled(names: Sequence[str], dims: Sequence[str] | None) -> list[int]:
 
 
 def size_choices(
-    problem: Problem,
-    levels: Sequence[str],
-    dims: Sequence[str] | None = None,
-    sizes: Mapping[str, Sequence[int]] | None = None,
-    aligned: int | None = None,
+    problem: Problem, space: TilingSpace | None = None
 ) -> list[tuple[tuple[int, ...], ...]]:
-    """Return the tile sizes of ``problem`` over ``levels`` (one tuple per level, outermost
-    first), in the order :func:`tilings` enumerates them; with ``aligned``, multiples of it
-    that do not divide the loop too (see :func:`tenet.spec.tiling.nested_sizes`)."""
+    """Return the tile sizes of ``problem`` in ``space`` (one tuple per level, outermost
+    first), nested divisors of the loop extents in the order :func:`tilings` enumerates
+    them."""
+    space = (space or TilingSpace()).checked(problem)
     names, extents = loop_extents(problem)
-    indices = _tiled(names, dims)
+    indices = _tiled(names, space.dims)
     restrict: dict[int, list[int]] = {k: [] for k in range(len(names)) if k not in indices}
-    restrict.update({names.index(d): list(v) for d, v in (sizes or {}).items()})
-    chosen = nested_sizes(extents, len(levels), restrict, aligned)
+    restrict.update({names.index(d): list(v) for d, v in (space.sizes or {}).items()})
+    chosen = nested_sizes(extents, len(space.levels or ()), restrict, space.aligned)
     return [tuple(map(tuple, c)) for c in chosen]
 
 
 def _orders(
-    names: Sequence[str],
-    extents: Sequence[int],
-    levels: Sequence[str],
-    dims: Sequence[str] | None,
-    chosen: Sequence[Sequence[int]],
+    problem: Problem, space: TilingSpace, chosen: Sequence[Sequence[int]]
 ) -> Iterator[Tiling]:
-    """Yield the tilings of the tile sizes ``chosen``: every loop order of each band and of
-    the point loops."""
-    indices = _tiled(names, dims)
+    """Yield the tilings of the tile sizes ``chosen`` in the checked ``space``: every loop
+    order of each band and of the point loops."""
+    names, extents = loop_extents(problem)
+    levels = space.levels or ()
+    indices = _tiled(names, space.dims)
     orders = list(permutations(indices))
     rest = tuple(k for k in range(len(names)) if k not in indices)
     for combo in product(orders, repeat=len(levels) + 1):
@@ -149,7 +175,7 @@ def _orders(
         yield Tiling(tuple(names), tuple(extents), bands, combo[-1] + rest)
 
 
-def objective_value(metrics: MemoryMetrics, objective: Objective) -> Fraction:
+def objective_value(metrics: MemoryMetrics, objective: MemoryObjective) -> Fraction:
     """Return the value ``objective`` minimises: cycles, energy, or their product."""
     energy = Fraction(metrics.energy).limit_denominator(10**9)
     if objective == "latency":
@@ -165,53 +191,32 @@ def _stamps(tiling: Tiling) -> list[tuple[str, isl.Map]]:
 
 def search_tiling(
     problem: Problem,
-    levels: Sequence[str] | None = None,
+    space: TilingSpace | None = None,
     *,
-    objective: Objective = "latency",
-    dims: Sequence[str] | None = None,
-    sizes: Mapping[str, Sequence[int]] | None = None,
-    aligned: int | None = None,
+    objective: MemoryObjective = "latency",
     progress: Progress | None = None,
 ) -> TilingSearch:
-    """Return the tiling of ``problem`` that fits every level and minimises ``objective``
-    (ties: less DRAM traffic, then the first enumerated). ``levels`` are the tiled levels
-    (default: every level inside the outermost); ``dims`` and ``sizes`` as in
-    :func:`tilings`, ``aligned`` as in :func:`size_choices`; ``progress`` (none: no display)
-    wraps the choices of tile sizes (called with ``total=``).
+    """Return the tiling of ``problem`` in ``space`` (see :class:`TilingSpace`) that fits
+    every level and minimises ``objective`` (ties: less DRAM traffic, then the first
+    enumerated); ``progress`` (none: no display) wraps the choices of tile sizes (called
+    with ``total=``).
 
     Raises
     ------
     CapacityError
         No tiling fits; the message names the level and its smallest need.
+    SpecError
+        A level or loop that is not the problem's.
     """
-    levels = check_levels(problem, levels)
+    space = (space or TilingSpace()).checked(problem)
     compute = schedule(problem).latency_compute
-    choices = size_choices(problem, levels, dims, sizes, aligned)
+    choices = size_choices(problem, space)
     shown = choices if progress is None else progress(choices, total=len(choices))
     results = (
-        search_sizes(problem, compute, levels, dims, chosen, objective, position)
+        search_sizes(problem, compute, space, chosen, objective, position)
         for position, chosen in enumerate(shown)
     )
     return combine(problem, results)
-
-
-def check_levels(problem: Problem, levels: Sequence[str] | None) -> list[str]:
-    """Return the tiled ``levels`` (default: every level inside the outermost).
-
-    Raises
-    ------
-    SpecError
-        A name that is not a level inside the outermost.
-    """
-    names = [level.name for level in problem.architecture.levels]
-    levels = list(levels) if levels is not None else names[1:]
-    for name in levels:
-        if name not in names[1:]:
-            raise SpecError(
-                f"no memory level {name!r} to tile (levels inside the outermost: "
-                f"{', '.join(names[1:]) or 'none'})"
-            )
-    return levels
 
 
 @dataclass(frozen=True)
@@ -232,17 +237,15 @@ class SizesResult:
 def search_sizes(
     problem: Problem,
     compute: int,
-    levels: Sequence[str],
-    dims: Sequence[str] | None,
+    space: TilingSpace,
     chosen: Sequence[Sequence[int]],
-    objective: Objective,
+    objective: MemoryObjective,
     position: int = 0,
 ) -> SizesResult:
-    """Return the best loop orders for the tile sizes ``chosen`` (one tuple per level);
-    ``compute`` is the compute latency in cycles, ``position`` the index of ``chosen`` in
-    :func:`size_choices` (ties go to the first enumerated candidate)."""
-    names, extents = loop_extents(problem)
-    tilings_ = list(_orders(names, extents, levels, dims, chosen))
+    """Return the best loop orders for the tile sizes ``chosen`` (one tuple per level of
+    ``space``); ``compute`` is the compute latency in cycles, ``position`` the index of
+    ``chosen`` in :func:`size_choices` (ties go to the first enumerated candidate)."""
+    tilings_ = list(_orders(problem, space.checked(problem), chosen))
     first = position * len(tilings_)
     needs, fits = level_needs(problem, _stamps(tilings_[0]))
     if not fits:

@@ -18,11 +18,10 @@ from tenet.dse.engines import Engine, make_engine
 from tenet.dse.execution import ExecutionOptions
 from tenet.dse.store import ResultStore, run_key
 from tenet.dse.tiling import (
-    Objective,
     SizesResult,
     TilingResult,
     TilingSearch,
-    check_levels,
+    TilingSpace,
     combine,
     search_sizes,
     size_choices,
@@ -32,6 +31,7 @@ from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, M
 from tenet.model.problem import Problem
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.tiling import Band, Tiling
+from tenet.vocab import MemoryObjective
 
 __all__ = ["run_tiling", "tile_mappings", "evaluate_sizes", "encode", "decode"]
 
@@ -121,7 +121,9 @@ def evaluate_sizes(context: str, position: int, chosen: list[list[int]]) -> tupl
     :class:`SizesResult`."""
     problem, compute = _problem(context)
     c = json.loads(context)
-    found = search_sizes(problem, compute, c["levels"], c["dims"], chosen, c["objective"], position)
+    found = search_sizes(
+        problem, compute, TilingSpace(**c["space"]), chosen, c["objective"], position
+    )
     return position, encode(found)
 
 
@@ -134,41 +136,37 @@ def run_tiling(
     arch: str,
     dataflow: str | DataflowSpec,
     params: Mapping[str, int] | None = None,
-    levels: Sequence[str] | None = None,
+    space: TilingSpace | None = None,
     *,
-    objective: Objective = "latency",
-    dims: Sequence[str] | None = None,
-    aligned: int | None = None,
+    objective: MemoryObjective = "latency",
     execution: ExecutionOptions | None = None,
 ) -> TilingSearch:
-    """Search the tilings of ``workload`` on ``arch`` with ``dataflow`` (files or zoo names)
-    as :func:`tenet.dse.tiling.search_tiling` does, each choice of tile sizes evaluated on
-    the engine of ``execution`` (:class:`ExecutionOptions`; None: in this process, nothing
-    stored) and kept in its store (a SQLite file or :class:`ResultStore`), from which a new
-    run resumes. Its time budget, batch and cache are not used.
+    """Search the tilings in ``space`` of ``workload`` on ``arch`` with ``dataflow`` (files
+    or zoo names) as :func:`tenet.dse.tiling.search_tiling` does, each choice of tile sizes
+    evaluated on the engine of ``execution`` (:class:`ExecutionOptions`; None: in this
+    process, nothing stored) and kept in its store (a SQLite file or :class:`ResultStore`),
+    from which a new run resumes. Its time budget, batch and cache are not used.
 
     Examples
     --------
     >>> found = run_tiling("gemm", "simba", "gemm-os-systolic",
-    ...                    {"M": 4, "N": 4, "K": 4}, ["glb"], dims=["k"])
+    ...                    {"M": 4, "N": 4, "K": 4}, TilingSpace(["glb"], dims=["k"]))
     >>> found.candidates  # the divisors 1, 2, 4 of K = 4, one loop order each
     3
     """
     w, a, d = load_specs(workload, arch, dataflow)
     problem = load_problem(w, a, d, params)
-    levels = check_levels(problem, levels)
-    choices = size_choices(problem, levels, dims, aligned=aligned)
+    space = (space or TilingSpace()).checked(problem)
     arguments = {
         "workload": w.model_dump_json(),
         "architecture": a.model_dump_json(),
         "dataflow": d.model_dump_json(),
         "params": dict(params or {}),
-        "levels": levels,
-        "dims": None if dims is None else list(dims),
+        "space": space.to_dict(),
         "objective": objective,
-        "aligned": aligned,
     }
     context = json.dumps(arguments, sort_keys=True)
+    choices = size_choices(problem, space)
     results = _resume_and_run(problem, context, choices, execution or ExecutionOptions(None))
     return combine(problem, results)
 
@@ -233,11 +231,9 @@ def tile_mappings(
     arch: str,
     mappings: Sequence[Mapping[str, Any]],
     params: Mapping[str, int] | None,
-    levels: Sequence[str],
+    space: TilingSpace | None = None,
     *,
-    objective: Objective = "latency",
-    dims: Sequence[str] | None = None,
-    aligned: int | None = None,
+    objective: MemoryObjective = "latency",
     execution: ExecutionOptions | None = None,
 ) -> list[tuple[str, TilingSearch]]:
     """Search the tilings of ``levels`` for each array mapping of ``mappings`` (rows of a
@@ -258,10 +254,8 @@ def tile_mappings(
                     arch,
                     dataflow,
                     params,
-                    levels,
+                    space,
                     objective=objective,
-                    dims=dims,
-                    aligned=aligned,
                     execution=execution,
                 ),
             )

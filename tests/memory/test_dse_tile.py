@@ -10,7 +10,7 @@ import pytest
 from tenet.api import load_problem
 from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import sweep
-from tenet.dse.tiling import tilings
+from tenet.dse.tiling import TilingSpace, tilings
 from tenet.dse.tiling_run import tile_mappings
 from tenet.isl_utils import parse_map
 from tenet.metrics.latency import schedule
@@ -33,7 +33,7 @@ def _brute_force(
     problem = load_problem("gemm", "simba", dataflow, params)
     compute = schedule(problem).latency_compute
     best = None
-    for tiling in tilings(problem, ["glb"], dims):
+    for tiling in tilings(problem, TilingSpace(["glb"], dims)):
         stamps = [(level, parse_map(text)) for level, text in tiling.stamps().items()]
         metrics = evaluate_memory(problem, compute, stamps)
         if metrics.fits and (best is None or metrics.latency < best):
@@ -57,7 +57,7 @@ def test_mappings_and_tilings_together_match_brute_force(
         [workload], ["simba"], params=params, execution=ExecutionOptions(workers=1)
     ).explorations[0]
     rows = exploration.ranked("latency", top, []).to_dict("records")
-    found = tile_mappings(workload, "simba", rows, params, ["glb"], dims=dims)
+    found = tile_mappings(workload, "simba", rows, params, TilingSpace(["glb"], dims))
     assert [name for name, _ in found] == [row["name"] for row in rows]
     expected = [_brute_force(row, params, dims) for row in rows]
     assert [search.best.metrics.latency for _, search in found] == expected

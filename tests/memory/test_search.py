@@ -3,6 +3,7 @@ order; 216 orders for a two-level tiled GEMM; a hierarchy where nothing fits."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -10,12 +11,13 @@ import islpy as isl
 import pytest
 
 from tenet.api import load_problem
-from tenet.dse.tiling import Objective, objective_value, search_tiling, tilings
+from tenet.dse.tiling import TilingSpace, objective_value, search_tiling, tilings
 from tenet.errors import CapacityError, SpecError
 from tenet.metrics.latency import schedule
 from tenet.metrics.memory import evaluate_memory
 from tenet.model.problem import Problem
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
+from tenet.vocab import MemoryObjective
 
 
 def _arch(glb: int, rf: int | None = None) -> ArchitectureSpec:
@@ -42,7 +44,7 @@ def _gemm(n: int, arch: ArchitectureSpec) -> Problem:
 def _brute_force(
     problem: Problem,
     levels: list[str],
-    objective: Objective,
+    objective: MemoryObjective,
     dims: list[str] | None = None,
     aligned: int | None = None,
 ) -> tuple[Fraction, int, str]:
@@ -50,7 +52,8 @@ def _brute_force(
     compute = schedule(problem).latency_compute
     seen: dict[tuple[tuple[str, str], ...], Any] = {}
     best: tuple[Fraction, int, int, str] | None = None
-    for index, tiling in enumerate(tilings(problem, levels, dims, aligned=aligned)):
+    space = TilingSpace(levels, dims, aligned=aligned)
+    for index, tiling in enumerate(tilings(problem, space)):
         stamps = tuple(tiling.stamps().items())
         if stamps not in seen:
             seen[stamps] = evaluate_memory(
@@ -69,11 +72,15 @@ def _brute_force(
     return best[0], best[1], best[3]
 
 
-def check_search(problem: Problem, levels: list[str], objective: Objective, **kw: Any) -> None:
-    found = search_tiling(problem, levels, objective=objective, **kw)
-    value, dram, described = _brute_force(
-        problem, levels, objective, kw.get("dims"), kw.get("aligned")
-    )
+def check_search(
+    problem: Problem,
+    levels: list[str],
+    objective: MemoryObjective,
+    dims: list[str] | None = None,
+    aligned: int | None = None,
+) -> None:
+    found = search_tiling(problem, TilingSpace(levels, dims, aligned=aligned), objective=objective)
+    value, dram, described = _brute_force(problem, levels, objective, dims, aligned)
     assert (found.best.value, found.best.traffic_dram) == (value, dram)
     assert found.best.tiling.describe() == described
     assert found.evaluated <= found.fitting <= found.candidates
@@ -83,7 +90,7 @@ def test_search_two_level_gemm_has_216_orders() -> None:
     problem = _gemm(4, _arch(64, 8))
     orders = [
         t
-        for t in tilings(problem, ["glb", "rf"])
+        for t in tilings(problem, TilingSpace(["glb", "rf"]))
         if t.bands[0].sizes == (4, 4, 4) and t.bands[1].sizes == (2, 2, 2)
     ]
     assert len(orders) == 3 * 2 * 3 * 2 * 3 * 2
@@ -98,7 +105,7 @@ def test_search_two_level_gemm_has_216_orders() -> None:
         pytest.param("edp", marks=pytest.mark.slow),
     ],
 )
-def test_search_equals_brute_force_small_gemm(objective: Objective) -> None:
+def test_search_equals_brute_force_small_gemm(objective: MemoryObjective) -> None:
     # glb holds 12 elements: tiles up to 2x2x2 (or 4x1x1-like shapes) fit, not 4x4x4.
     check_search(_gemm(4, _arch(12)), ["glb"], objective)
 
@@ -139,12 +146,12 @@ def test_search_nothing_fits_names_smallest_need() -> None:
 
 def test_search_unknown_level() -> None:
     with pytest.raises(SpecError, match="no memory level 'l3' to tile"):
-        search_tiling(_gemm(2, _arch(8)), ["l3"])
+        search_tiling(_gemm(2, _arch(8)), TilingSpace(["l3"]))
 
 
 def test_search_unknown_loop() -> None:
     with pytest.raises(SpecError, match="no loop 'x' to tile"):
-        search_tiling(_gemm(2, _arch(8)), dims=["x"])
+        search_tiling(_gemm(2, _arch(8)), TilingSpace(dims=["x"]))
 
 
 def test_search_with_aligned_sizes_equals_brute_force() -> None:
@@ -152,8 +159,9 @@ def test_search_with_aligned_sizes_equals_brute_force() -> None:
     # (3 and 6, whose last tile is partial); the search over them equals brute force, and its
     # optimum is at least as good as the divisors-only one (a superset of tilings)
     problem = _gemm(8, _arch(40))
-    sizes = {t.bands[0].sizes for t in tilings(problem, ["glb"], ["i", "k"], aligned=3)}
+    space = TilingSpace(["glb"], ["i", "k"], aligned=3)
+    sizes = {t.bands[0].sizes for t in tilings(problem, space)}
     assert {s[0] for s in sizes} == {1, 2, 3, 4, 6, 8}
     check_search(problem, ["glb"], "latency", dims=["i", "k"], aligned=3)
-    with_aligned = search_tiling(problem, ["glb"], dims=["i", "k"], aligned=3).best.value
-    assert with_aligned <= search_tiling(problem, ["glb"], dims=["i", "k"]).best.value
+    with_aligned = search_tiling(problem, space).best.value
+    assert with_aligned <= search_tiling(problem, replace(space, aligned=None)).best.value

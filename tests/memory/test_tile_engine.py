@@ -11,20 +11,20 @@ import pytest
 
 from tenet.api import load_problem
 from tenet.dse.execution import ExecutionOptions
-from tenet.dse.tiling import search_tiling
+from tenet.dse.tiling import TilingSpace, search_tiling
 from tenet.dse.tiling_run import decode, encode, run_tiling
 from tests.conftest import run
 
 ARGS = ("gemm", "simba", "gemm-os")
 PARAMS = {"M": 4, "N": 4, "K": 4}
+GLB = TilingSpace(["glb"])
 
 
 def test_engine_and_store_match_in_process(tmp_path: Path) -> None:
-    expected = search_tiling(load_problem(*ARGS, PARAMS), ["glb"])
+    expected = search_tiling(load_problem(*ARGS, PARAMS), GLB)
     store = tmp_path / "tiles.db"
-    first = run_tiling(
-        *ARGS, PARAMS, ["glb"], execution=ExecutionOptions(engine="local", workers=2, store=store)
-    )
+    execution = ExecutionOptions(engine="local", workers=2, store=store)
+    first = run_tiling(*ARGS, PARAMS, GLB, execution=execution)
     assert first.best == expected.best
     assert (first.candidates, first.fitting, first.evaluated) == (
         expected.candidates,
@@ -37,9 +37,7 @@ def test_engine_and_store_match_in_process(tmp_path: Path) -> None:
         totals.append(total)
         return list(items)
 
-    again = run_tiling(
-        *ARGS, PARAMS, ["glb"], execution=ExecutionOptions(store=store, progress=seen)
-    )
+    again = run_tiling(*ARGS, PARAMS, GLB, execution=ExecutionOptions(store=store, progress=seen))
     assert totals == [0]  # every choice of tile sizes was stored: nothing is counted again
     assert again.best == expected.best
     assert again.evaluated == expected.evaluated
@@ -51,8 +49,8 @@ def test_encode_round_trip() -> None:
 
     problem = load_problem(*ARGS, PARAMS)
     compute = schedule(problem).latency_compute
-    for position, chosen in enumerate(size_choices(problem, ["glb"])[:4]):
-        found = search_sizes(problem, compute, ["glb"], None, chosen, "edp", position)
+    for position, chosen in enumerate(size_choices(problem, GLB)[:4]):
+        found = search_sizes(problem, compute, GLB, chosen, "edp", position)
         assert decode(encode(found)) == found
 
 
