@@ -4,7 +4,7 @@ experiments, against the original C++ TENET's CPU time on the same experiment.
 The original's figures are ``analysis_cpu_ms_median`` of ``tenet-timing.csv`` (all 52
 experiments; a copy is in ``tests/data/reference/``): the CPU time of all its metrics for one
 experiment, process start excluded. Ours is ``time.process_time`` (and any child process) of
-``tenet.analyze(experiment=...)``, reading and parsing the three text files included; the
+``tenet.analyze_experiment(...)``, reading and parsing the three text files included; the
 median of ``--repeats`` runs. Prints each experiment's ratio (ours / original; below 1 is
 faster), the maximum and the median ratio, the totals, and the size-independence check (GEMM
 64³ against 4096³). The experiment files are the original's, in ``../shared/tenet-data``.
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from cputime import median_cpu_ms
 
-from tenet import analyze
+from tenet import analyze, analyze_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "tenet-data"
@@ -45,13 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: TENET's experiment files are not in {DATA} (../shared beside the repo)")
         return 0
     original = _original_cpu_ms()
-    analyze(experiment=DATA / "reuse_factor_experiment/experiment/experiment_11")  # warm-up
+    analyze_experiment(DATA / "reuse_factor_experiment/experiment/experiment_11")  # warm-up
     print(f"{'experiment':40} {'tenet CPU ms':>12} {'TENET CPU ms':>12} {'ratio':>7}")
     ours: dict[str, float] = {}
     for key in sorted(original, key=lambda k: (k.split("/")[0], int(k.split("_")[-1]))):
         folder, name = key.split("/")
         path = DATA / folder / "experiment" / name
-        ours[key] = median_cpu_ms(lambda path=path: analyze(experiment=path), args.repeats)
+        ours[key] = median_cpu_ms(lambda path=path: analyze_experiment(path), args.repeats)
         print(f"{key:40} {ours[key]:12.1f} {original[key]:12.1f} {ours[key] / original[key]:7.3f}")
     ratios = [ours[k] / original[k] for k in ours]
     worst = max(ours, key=lambda k: ours[k] / original[k])

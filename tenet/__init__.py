@@ -7,7 +7,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from tenet import compare
-from tenet.api import analyze, check, load_experiment, load_problem
+from tenet.api import (
+    analyze,
+    analyze_experiment,
+    analyze_symbolic,
+    check,
+    load_experiment,
+    load_problem,
+)
 from tenet.counting import count
 from tenet.errors import (
     CountingError,
@@ -45,6 +52,8 @@ __all__ = [
     "Workload",
     "__version__",
     "analyze",
+    "analyze_experiment",
+    "analyze_symbolic",
     "check",
     "arch",
     "compare",

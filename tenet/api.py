@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Literal, overload
+from typing import TYPE_CHECKING, TypedDict
 
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.metrics.symbolic import SymbolicMetrics, symbolic_metrics
@@ -21,7 +21,44 @@ from tenet.spec import (
 from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood, Source, TensorName
 
-__all__ = ["load_specs", "load_problem", "load_experiment", "analyze", "check"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = [
+    "CheckKeywords",
+    "ProblemKeywords",
+    "SymbolicKeywords",
+    "load_specs",
+    "load_problem",
+    "load_experiment",
+    "analyze",
+    "analyze_experiment",
+    "analyze_symbolic",
+    "check",
+]
+
+
+class SymbolicKeywords(TypedDict, total=False):
+    """The keyword options of a problem counted as formulas (:func:`analyze_symbolic`)."""
+
+    params: Mapping[str, int] | None
+    neighbourhood: Neighbourhood
+
+
+class CheckKeywords(TypedDict, total=False):
+    """The keyword options of :func:`check`: size parameters, the tensors whose updates
+    commute (default: the workload's reductions), instances a PE runs per step (default: the
+    architecture's)."""
+
+    params: Mapping[str, int] | None
+    reductions: Collection[TensorName] | None
+    instances_per_step: int | None
+
+
+class ProblemKeywords(SymbolicKeywords, total=False):
+    """The keyword options of a problem, as :func:`load_problem` takes them."""
+
+    tensors: Sequence[str] | None
 
 
 def load_specs(
@@ -93,116 +130,73 @@ def check(
     workload: Source | WorkloadSpec,
     architecture: Source | ArchitectureSpec,
     dataflow: Source | DataflowSpec,
-    params: Mapping[str, int] | None = None,
-    *,
-    reductions: Collection[TensorName] | None = None,
-    instances_per_step: int | None = None,
+    **options: Unpack[CheckKeywords],
 ) -> Legality:
     """Check the legality of a dataflow given by specs, files or zoo names, collecting every
-    violation with a witness (see :mod:`tenet.model.legality`). ``reductions`` defaults to
-    the workload's, ``instances_per_step`` to the architecture's.
+    violation with a witness (see :mod:`tenet.model.legality`); ``options`` as in
+    :class:`CheckKeywords`.
 
     Examples
     --------
-    >>> check("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 16, "N": 16, "K": 16}).legal
+    >>> sizes = {"M": 16, "N": 16, "K": 16}
+    >>> check("gemm", "systolic-2d-8x8", "gemm-os-systolic", params=sizes).legal
     True
     """
     return check_dataflow(
-        *_build(workload, architecture, dataflow, params),
-        reductions=reductions,
-        instances_per_step=instances_per_step,
+        *_build(workload, architecture, dataflow, options.get("params")),
+        reductions=options.get("reductions"),
+        instances_per_step=options.get("instances_per_step"),
     )
 
 
-def load_experiment(
-    path: Source,
-    params: Mapping[str, int] | None = None,
-    tensors: Sequence[str] | None = None,
-    neighbourhood: Neighbourhood = "window",
-) -> Problem:
-    """Build the :class:`Problem` of a TENET ``experiment_N`` file."""
+def load_experiment(path: Source, **options: Unpack[ProblemKeywords]) -> Problem:
+    """Build the :class:`Problem` of a TENET ``experiment_N`` file; ``options`` as in
+    :func:`load_problem`."""
     experiment = read_experiment(path)
     return load_problem(
-        experiment.workload,
-        experiment.architecture,
-        experiment.dataflow,
-        params,
-        tensors,
-        neighbourhood,
+        experiment.workload, experiment.architecture, experiment.dataflow, **options
     )
 
 
-@overload
 def analyze(
     workload: Source | WorkloadSpec,
     architecture: Source | ArchitectureSpec,
     dataflow: Source | DataflowSpec,
-    *,
-    params: Mapping[str, int] | None = None,
-    tensors: Sequence[str] | None = None,
-    neighbourhood: Neighbourhood = "window",
-    symbolic: Literal[False] = False,
-) -> Metrics: ...
-
-
-@overload
-def analyze(
-    *,
-    experiment: Source,
-    params: Mapping[str, int] | None = None,
-    tensors: Sequence[str] | None = None,
-    neighbourhood: Neighbourhood = "window",
-) -> Metrics: ...
-
-
-@overload
-def analyze(
-    workload: Source | WorkloadSpec,
-    architecture: Source | ArchitectureSpec,
-    dataflow: Source | DataflowSpec,
-    *,
-    params: Mapping[str, int] | None = None,
-    neighbourhood: Neighbourhood = "window",
-    symbolic: Literal[True],
-) -> SymbolicMetrics: ...
-
-
-def analyze(
-    workload: Source | WorkloadSpec | None = None,
-    architecture: Source | ArchitectureSpec | None = None,
-    dataflow: Source | DataflowSpec | None = None,
-    *,
-    experiment: Source | None = None,
-    params: Mapping[str, int] | None = None,
-    tensors: Sequence[str] | None = None,
-    neighbourhood: Neighbourhood = "window",
-    symbolic: bool = False,
-) -> Metrics | SymbolicMetrics:
-    """Evaluate a dataflow exactly: give ``workload``, ``architecture`` and ``dataflow``, or a
-    TENET ``experiment``. The result has a pandas ``table()`` and ``to_dict()``; options as
-    in :func:`load_problem`. With ``symbolic``, every count is a formula in the workload's
-    size parameters not given in ``params`` (:mod:`tenet.metrics.symbolic`; all tensors).
+    **options: Unpack[ProblemKeywords],
+) -> Metrics:
+    """Evaluate a dataflow exactly; the result has a pandas ``table()`` and ``to_dict()``;
+    arguments as in :func:`load_problem`.
 
     Examples
     --------
     >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "N": 8, "K": 8})
     >>> int(m.table().loc[("A", "read"), "volume_unique"])
     64
-    >>> s = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", symbolic=True)
+    """
+    return evaluate(load_problem(workload, architecture, dataflow, **options))
+
+
+def analyze_experiment(path: Source, **options: Unpack[ProblemKeywords]) -> Metrics:
+    """Evaluate the dataflow of a TENET ``experiment_N`` file exactly, named by its path;
+    ``options`` as in :func:`load_problem`."""
+    return evaluate(load_experiment(path, **options), name=str(path))
+
+
+def analyze_symbolic(
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    dataflow: Source | DataflowSpec,
+    **options: Unpack[SymbolicKeywords],
+) -> SymbolicMetrics:
+    """Count every metric of a dataflow (all tensors) once, as formulas in the workload's
+    size parameters not given in ``params`` (:mod:`tenet.metrics.symbolic`); ``options`` as
+    in :func:`load_problem`, but for ``tensors``.
+
+    Examples
+    --------
+    >>> s = analyze_symbolic("gemm", "systolic-2d-8x8", "gemm-os-systolic")
     >>> s.at(M=8, N=8, K=8)["volume_unique[A.read]"]
     64
     """
-    if symbolic:
-        if workload is None or architecture is None or dataflow is None:
-            raise TypeError("symbolic metrics need workload, architecture and dataflow")
-        return symbolic_metrics(
-            *load_specs(workload, architecture, dataflow), params, neighbourhood
-        )
-    if experiment is not None:
-        if any(x is not None for x in (workload, architecture, dataflow)):
-            raise TypeError("give either experiment or workload/architecture/dataflow")
-        problem = load_experiment(experiment, params, tensors, neighbourhood)
-        return evaluate(problem, name=str(experiment))
-    if workload is None or architecture is None or dataflow is None:
-        raise TypeError("workload, architecture and dataflow are all needed")
-    return evaluate(load_problem(workload, architecture, dataflow, params, tensors, neighbourhood))
+    specs = load_specs(workload, architecture, dataflow)
+    return symbolic_metrics(*specs, options.get("params"), options.get("neighbourhood", "window"))

@@ -240,7 +240,7 @@ def test_errors_experiment_with_missing_data_root(tmp_path: Path) -> None:
 
 
 def test_errors_analyze_needs_all_three_specs() -> None:
-    with pytest.raises(TypeError, match="all needed"):
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'dataflow'"):
         analyze("gemm", "systolic-2d-8x8")
 
 

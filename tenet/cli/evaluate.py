@@ -114,17 +114,18 @@ def eval_command(
     if symbolic:
         if experiments:
             raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")
-        from tenet.api import analyze
+        from tenet.api import analyze_symbolic
 
-        formulas = analyze(
-            *problem.names(), params=params, neighbourhood=neighbourhood, symbolic=True
-        )
+        formulas = analyze_symbolic(*problem.names(), params=params, neighbourhood=neighbourhood)
         text = formulas.to_json() if out.fmt == "json" else str(formulas)
         out.write(formulas.to_latex() if latex else text)
         return
     if experiments:
         results = [
-            _assess(load_experiment(e, params, tensors, neighbourhood), name=str(e))
+            _assess(
+                load_experiment(e, params=params, tensors=tensors, neighbourhood=neighbourhood),
+                name=str(e),
+            )
             for e in progress(experiments)
         ]
     else:
@@ -158,7 +159,7 @@ def check_command(
         spec,
         arch,
         dataflow,
-        problem.params(),
+        params=problem.params(),
         reductions=(*spec.reductions, *reduction),
         instances_per_step=instances_per_step,
     )

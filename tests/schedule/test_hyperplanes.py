@@ -53,7 +53,7 @@ def test_schedule_worked_example_interchange_rejected_with_witness() -> None:
     interchange = DataflowSpec.from_mapping(
         {"name": "ji", "space_stamp": "{S[i, j] -> PE[0]}", "time_stamp": "{S[i, j] -> T[j, i]}"}
     )
-    result = check(spec, ONE_PE, interchange, {"N": 4})
+    result = check(spec, ONE_PE, interchange, params={"N": 4})
     [violation] = result.violations
     # S[1, 0] reads a[1][1] (its a[i][j + 1]), written by S[0, 1] (a[i + 1][j]) which the
     # interchange runs later: T[1, 0] after T[0, 1].

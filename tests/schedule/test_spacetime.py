@@ -118,7 +118,7 @@ def test_spacetime_mappings_evaluate(name: str) -> None:
     params = _small(name)
     spec, arch = load_workload(name), load_architecture("systolic-1d:pes=3")
     for mapping in spacetime_mappings(spec, arch, params)[:2]:
-        assert check(spec, arch, mapping.spec(), params).legal
+        assert check(spec, arch, mapping.spec(), params=params).legal
         metrics = tenet.analyze(spec, arch, mapping.spec(), params=params)
         assert metrics.macs == tenet.count(tenet.Workload.from_spec(spec, params).domain)
         assert 0 < metrics.utilisation <= 1
@@ -128,7 +128,7 @@ def test_spacetime_mappings_evaluate(name: str) -> None:
 def test_zoo_skewed_dataflows_are_legal_for_other_array_sizes(name: str) -> None:
     params = _small(name)
     for pes in (2, 5):
-        result = check(name, f"systolic-1d:pes={pes}", f"{name}-skewed:pes={pes}", params)
+        result = check(name, f"systolic-1d:pes={pes}", f"{name}-skewed:pes={pes}", params=params)
         assert result.legal, str(result)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tenet import analyze
+from tenet import analyze, analyze_experiment
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tests.conftest import ROOT
 
@@ -29,7 +29,7 @@ def test_yaml_documented_examples_load(block: str) -> None:
 
 def test_yaml_zoo_gemm_equals_tenet_text_experiment(tenet_data: Path) -> None:
     # experiment_11: matmul 256³, output-stationary systolic mapping, systolic.p.
-    text = analyze(experiment=tenet_data / "reuse_factor_experiment/experiment/experiment_11")
+    text = analyze_experiment(tenet_data / "reuse_factor_experiment/experiment/experiment_11")
     zoo = analyze(
         "gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 256, "N": 256, "K": 256}
     )

@@ -221,7 +221,7 @@ def test_zoo_tenet_experiment_by_name_equals_text(key: str) -> None:
     need_shared()
     folder, name = key.split("/")
     workload, params, arch, dataflow = EXPERIMENTS[key]
-    text = tenet.analyze(experiment=TENET_DATA / folder / "experiment" / name)
+    text = tenet.analyze_experiment(TENET_DATA / folder / "experiment" / name)
     by_name = tenet.analyze(workload, arch, dataflow, params=params)
     assert by_name.to_dict() | {"name": ""} == text.to_dict() | {"name": ""}
 
