@@ -12,7 +12,7 @@ from tenet.cli.options import YAML_FILES, OutputOptions, ProblemOptions, problem
 
 if TYPE_CHECKING:
     from tenet.peers.loopnest import LoopNest
-    from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+    from tenet.peers.specs import ProblemSpecs
 
 __all__ = ["import_group", "export_group", "compare_with_peer"]
 
@@ -82,10 +82,11 @@ def export_group() -> None:
     dataflow (skewed or modulo placements are refused, with the reason)."""
 
 
-def _specs(problem: ProblemOptions) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
+def _specs(problem: ProblemOptions) -> ProblemSpecs:
     from tenet.api import load_specs
+    from tenet.peers.specs import ProblemSpecs
 
-    return load_specs(*problem.names())
+    return ProblemSpecs(*load_specs(*problem.names()), problem.params())
 
 
 @export_group.command("accelforge")
@@ -96,7 +97,7 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     from tenet.peers.accelforge import write_accelforge
     from tenet.peers.files import dump
 
-    doc = write_accelforge(*_specs(problem), problem.params())
+    doc = write_accelforge(_specs(problem))
     write_output(dump(doc).rstrip(), output)
 
 
@@ -108,7 +109,7 @@ def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     from tenet.peers.files import write_specs
     from tenet.peers.zigzag import write_zigzag
 
-    docs = write_zigzag(*_specs(problem), problem.params())
+    docs = write_zigzag(_specs(problem))
     paths = write_specs(directory, docs)
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
 

@@ -17,8 +17,6 @@ from tenet.errors import SpecError
 from tenet.peers import specs
 from tenet.peers.files import need, need_known, read_yaml
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
-from tenet.spec.architecture import ArchitectureSpec
-from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
 
 __all__ = ["read_accelforge", "write_accelforge"]
@@ -260,12 +258,7 @@ def read_accelforge(path: str | Path) -> specs.Imported:
     return specs.imported(einsum.lower(), dims, extents, operands, arch, nest, src)
 
 
-def write_accelforge(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    dataflow: DataflowSpec,
-    params: Mapping[str, int] | None = None,
-) -> dict[str, Any]:
+def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
     """Return the AccelForge document of a tenet problem whose dataflow a loop nest expresses.
 
     Raises
@@ -273,12 +266,13 @@ def write_accelforge(
     NotALoopNestError
         A skewed or modulo placement, or spatial loops inside a per-PE level.
     """
-    nest = specs.recover_nest(workload, architecture, dataflow, params)
+    nest = specs.recover_nest(problem)
+    workload, architecture = problem.workload, problem.architecture
     bits = architecture.bits_per_element
     arch_nodes: list[dict[str, Any]] = []
     per_pe = [lv for lv in architecture.levels if lv.per_pe]
     levels = architecture.levels or ()
-    pe_sizes = specs.pe_extents(architecture, {**workload.params, **(params or {})})
+    pe_sizes = specs.pe_extents(architecture, problem.bound)
     for lv in levels:
         if lv.per_pe and lv is per_pe[0]:
             arch_nodes.append(_container(pe_sizes))
@@ -323,7 +317,7 @@ def write_accelforge(
             if loop.spatial is not None:
                 if k == len(nest.levels) - 1 and per_pe:
                     raise NotALoopNestError(
-                        f"{dataflow.source or dataflow.name}: a spatial loop over "
+                        f"{problem.dataflow.source or problem.dataflow.name}: a spatial loop over "
                         f"{loop.dim!r} sits inside the per-PE level {level.level!r} (the PE "
                         "index is a low-order digit of the loop), which a fanout above the "
                         "PE buffers cannot express"

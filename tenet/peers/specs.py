@@ -7,7 +7,7 @@ import ast
 import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import ceil
 from pathlib import Path
 from typing import Any, cast
@@ -32,6 +32,7 @@ __all__ = [
     "pe_extents",
     "capacity_elements",
     "projection",
+    "ProblemSpecs",
     "recover_nest",
     "same_relations",
 ]
@@ -205,12 +206,22 @@ def _loop(term: str, dims: Sequence[str], where: str) -> tuple[str, int, int | N
     return dim, int(m.group("s") or 1), size
 
 
-def recover_nest(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    dataflow: DataflowSpec,
-    params: Mapping[str, int] | None = None,
-) -> LoopNest:
+@dataclass(frozen=True)
+class ProblemSpecs:
+    """A tenet problem as the peers' writers take it: its three specs and size parameters."""
+
+    workload: WorkloadSpec
+    architecture: ArchitectureSpec
+    dataflow: DataflowSpec
+    params: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def bound(self) -> dict[str, int]:
+        """Every size parameter: the workload's defaults, the dataflow's values, ``params``."""
+        return {**self.workload.params, **self.dataflow.params, **self.params}
+
+
+def recover_nest(problem: ProblemSpecs) -> LoopNest:
     """Return the per-level loop nest of a tenet dataflow, checked to give the same placement,
     time order and tiles (isl equality of the relations they induce).
 
@@ -219,7 +230,8 @@ def recover_nest(
     NotALoopNestError
         A stamp term that is not a loop index, or a nest whose relations differ.
     """
-    bound = {**workload.params, **dataflow.params, **(params or {})}
+    workload, architecture, dataflow = problem.workload, problem.architecture, problem.dataflow
+    bound = problem.bound
     domain = bind_params(parse_set(workload.domain), bound)
     dims = [
         domain.get_dim_name(isl.dim_type.set, k) or f"i{k}"

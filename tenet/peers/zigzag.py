@@ -22,9 +22,6 @@ from tenet.errors import SpecError
 from tenet.peers import specs
 from tenet.peers.files import need, read_yaml
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
-from tenet.spec.architecture import ArchitectureSpec
-from tenet.spec.dataflow import DataflowSpec
-from tenet.spec.workload import WorkloadSpec
 
 __all__ = [
     "Layer",
@@ -430,12 +427,7 @@ def read_zigzag(
     )
 
 
-def write_zigzag(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    dataflow: DataflowSpec,
-    params: Mapping[str, int] | None = None,
-) -> dict[str, Any]:
+def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
     """Return ZigZag's three documents (``workload``, ``accelerator``, ``mapping``) for a tenet
     problem whose dataflow a loop nest expresses; tensors become O (the output), I and W.
 
@@ -444,7 +436,8 @@ def write_zigzag(
     NotALoopNestError
         A skewed or modulo placement, a workload that is not one output and two inputs.
     """
-    nest = specs.recover_nest(workload, architecture, dataflow, params)
+    nest = specs.recover_nest(problem)
+    workload, architecture = problem.workload, problem.architecture
     outputs = [t for t, a in workload.accesses.items() if a.write]
     inputs = [t for t, a in workload.accesses.items() if not a.write]
     if len(outputs) != 1 or len(inputs) != 2:
@@ -507,7 +500,7 @@ def write_zigzag(
             "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"},
         }
     ]
-    pe_sizes = specs.pe_extents(architecture, {**workload.params, **(params or {})})
+    pe_sizes = specs.pe_extents(architecture, problem.bound)
     array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
     memories: dict[str, Any] = {}
     for lv in reversed(architecture.levels):

@@ -15,7 +15,7 @@ from tenet.oracle_tiles import reference_memory
 from tenet.peers.accelforge import read_accelforge, write_accelforge
 from tenet.peers.files import dump, read_yaml, write_specs
 from tenet.peers.loopnest import NotALoopNestError, evaluate_nest
-from tenet.peers.specs import Imported
+from tenet.peers.specs import Imported, ProblemSpecs
 from tenet.peers.zigzag import read_zigzag, write_zigzag
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
 
@@ -100,7 +100,7 @@ def _same(a: dict, b: dict) -> None:
 @pytest.mark.parametrize("path", [AF_GEMM, AF_CONV])
 def test_accelforge_round_trip(path: Path, tmp_path: Path) -> None:
     first = read_accelforge(path)
-    doc = write_accelforge(*_specs(first))
+    doc = write_accelforge(ProblemSpecs(*_specs(first)))
     (tmp_path / "spec.yaml").write_text(dump(doc))
     again = read_accelforge(tmp_path / "spec.yaml")
     _same(first.dataflow, again.dataflow)
@@ -113,7 +113,7 @@ def test_zigzag_round_trip(files: tuple[Path, Path, Path], tiles: bool, tmp_path
     # operand (tenet's levels do), so the tiles come back equal only when that allocation is
     # the same (the GEMM's; the conv's register, shared by three operands, holds less).
     first = read_zigzag(*files)
-    docs = write_zigzag(*_specs(first))
+    docs = write_zigzag(ProblemSpecs(*_specs(first)))
     write_specs(tmp_path, docs)
     again = read_zigzag(
         tmp_path / "workload.yaml", tmp_path / "accelerator.yaml", tmp_path / "mapping.yaml"
@@ -130,7 +130,7 @@ def test_export_refuses_a_skew() -> None:
     a = load_architecture("systolic-2d-8x8")
     d = load_dataflow("gemm-os-systolic", architecture=a)
     with pytest.raises(NotALoopNestError, match="skewed or modulo placement"):
-        write_accelforge(load_workload("gemm"), a, d, {"M": 8, "N": 8, "K": 4})
+        write_accelforge(ProblemSpecs(load_workload("gemm"), a, d, {"M": 8, "N": 8, "K": 4}))
 
 
 def test_accelforge_missing_key(tmp_path: Path) -> None:
