@@ -57,9 +57,7 @@ def _evaluate(space: DesignSpace, candidates: list[Candidate]) -> list[dict[str,
         tuple(space.workload_spec.reductions),
         "links",
     )
-    tasks = [
-        (c.index, c.name, c.mapping.space_stamp_text, c.mapping.time_stamp_text) for c in candidates
-    ]
+    tasks = [(c.index, c.name, *c.mapping.stamp_texts) for c in candidates]
     rows = []
     for start in range(0, len(tasks), 16):
         rows += evaluate_tasks(context.text, tasks[start : start + 16])

@@ -43,9 +43,7 @@ def _space(workload: str, arch: str, params: dict[str, int]) -> pd.DataFrame:
     space = DesignSpace.build(workload, arch, params, SpaceOptions(skew=(-1, 0, 1)))
     spec = space.workload_spec
     context = Context.make(spec, space.architecture_spec, dict(space.params), spec.reductions)
-    tasks = [
-        (c.index, c.name, c.mapping.space_stamp_text, c.mapping.time_stamp_text) for c in space
-    ]
+    tasks = [(c.index, c.name, *c.mapping.stamp_texts) for c in space]
     return pd.DataFrame(evaluate_tasks(context.text, tasks))
 
 

@@ -99,12 +99,12 @@ class Sweep:
 
 
 def _metadata(candidate: Candidate) -> dict[str, Any]:
-    mapping = candidate.mapping
+    space_stamp, time_stamp = candidate.mapping.stamp_texts
     return {
         "idx": candidate.index,
         "name": candidate.name,
-        "space_stamp": mapping.space_stamp_text,
-        "time_stamp": mapping.time_stamp_text,
+        "space_stamp": space_stamp,
+        "time_stamp": time_stamp,
         "data_centric": candidate.data_centric,
         "scratchpad": ",".join(candidate.scratchpad),
         "movement": ",".join(f"{t}:{m}" for t, m in candidate.movement),
@@ -148,10 +148,7 @@ def _batches(
         chunk = candidates[start : start + size]
         yield (
             context,
-            [
-                (c.index, c.name, c.mapping.space_stamp_text, c.mapping.time_stamp_text)
-                for c in chunk
-            ],
+            [(c.index, c.name, *c.mapping.stamp_texts) for c in chunk],
             threshold.bound(),
             cache,
         )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from tenet.spec import DataflowSpec
+from tenet.spec.dataflow import stamp_texts
 from tenet.vocab import PE, TIME
 
 __all__ = ["Digit", "AffineMapping"]
@@ -67,9 +68,10 @@ class AffineMapping:
     >>> i8, j8 = Digit(0, 1, 8, 8), Digit(1, 1, 8, 8)
     >>> m = AffineMapping("S", ("i", "j", "k"), (((i8, 1),), ((j8, 1),)),
     ...     (Digit(0, 8, None, 2), Digit(1, 8, None, 2)), (1, 1), Digit(2, 1, None, 4), ())
-    >>> m.space_stamp_text
+    >>> space, time = m.stamp_texts
+    >>> space
     '{ S[i, j, k] -> PE[i % 8, j % 8] }'
-    >>> m.time_stamp_text
+    >>> time
     '{ S[i, j, k] -> T[floor(i/8), floor(j/8), i % 8 + j % 8 + k] }'
     >>> m.stamps((9, 3, 2))
     ((1, 3), (1, 0, 6))
@@ -154,10 +156,6 @@ class AffineMapping:
         return text
 
     @property
-    def _head(self) -> str:
-        return f"{self.statement}[{', '.join(self.loops)}]"
-
-    @property
     def pe_text(self) -> str:
         """The PE tuple, e.g. ``PE[i % 8, j % 8]``."""
         return f"{PE}[{', '.join(self._coordinate(terms) for terms in self.space)}]"
@@ -171,14 +169,10 @@ class AffineMapping:
         return f"{TIME}[{', '.join(dims) or '0'}]"
 
     @property
-    def space_stamp_text(self) -> str:
-        """The isl text of the space-stamp ``{ S[...] -> PE[...] }``."""
-        return f"{{ {self._head} -> {self.pe_text} }}"
-
-    @property
-    def time_stamp_text(self) -> str:
-        """The isl text of the time-stamp ``{ S[...] -> T[...] }``."""
-        return f"{{ {self._head} -> {self.time_text} }}"
+    def stamp_texts(self) -> tuple[str, str]:
+        """The isl texts of the space-stamp ``{ S[...] -> PE[...] }`` and the time-stamp
+        ``{ S[...] -> T[...] }``."""
+        return stamp_texts(self.statement, self.loops, self.pe_text, self.time_text)
 
     @property
     def name(self) -> str:
@@ -187,13 +181,7 @@ class AffineMapping:
 
     def spec(self) -> DataflowSpec:
         """Return the dataflow as a :class:`~tenet.spec.DataflowSpec` (isl text)."""
-        return DataflowSpec.from_mapping(
-            {
-                "name": self.name,
-                "space_stamp": self.space_stamp_text,
-                "time_stamp": self.time_stamp_text,
-            }
-        )
+        return DataflowSpec.from_tuples(self.statement, self.loops, self.pe_text, self.time_text)
 
     # -- evaluation -------------------------------------------------------------------------
     def _place(self, value: Callable[[Digit], int]) -> tuple[tuple[int, ...], tuple[int, ...]]:

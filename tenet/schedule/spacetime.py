@@ -106,14 +106,7 @@ class SpaceTimeMapping:
 
     def spec(self) -> DataflowSpec:
         """Return the dataflow as a :class:`~tenet.spec.DataflowSpec`."""
-        head = f"{self.statement}[{', '.join(self.loops)}]"
-        return DataflowSpec.from_mapping(
-            {
-                "name": self.name,
-                "space_stamp": f"{{ {head} -> {self.pe_text} }}",
-                "time_stamp": f"{{ {head} -> {self.time_text} }}",
-            }
-        )
+        return DataflowSpec.from_tuples(self.statement, self.loops, self.pe_text, self.time_text)
 
 
 def _grouped(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from pydantic import Field
@@ -9,7 +10,20 @@ from pydantic import Field
 from tenet.spec.base import SpecModel
 from tenet.spec.layout import Layouts
 
-__all__ = ["DataflowSpec"]
+__all__ = ["DataflowSpec", "stamp_texts"]
+
+
+def stamp_texts(statement: str, loops: Sequence[str], pe: str, time: str) -> tuple[str, str]:
+    """Return the isl texts of the space-stamp and the time-stamp whose tuples are ``pe`` and
+    ``time`` (text such as ``PE[i % 8]`` and ``T[floor(i/8)]``) over ``statement[loops]``.
+
+    Examples
+    --------
+    >>> stamp_texts("S", ("i",), "PE[i % 2]", "T[floor(i/2)]")
+    ('{ S[i] -> PE[i % 2] }', '{ S[i] -> T[floor(i/2)] }')
+    """
+    head = f"{statement}[{', '.join(loops)}]"
+    return f"{{ {head} -> {pe} }}", f"{{ {head} -> {time} }}"
 
 
 class DataflowSpec(SpecModel):
@@ -41,3 +55,12 @@ class DataflowSpec(SpecModel):
     layout: Layouts = Field(
         default_factory=dict, description="Scratchpad layout per tensor (default: row-major)."
     )
+
+    @classmethod
+    def from_tuples(cls, statement: str, loops: Sequence[str], pe: str, time: str) -> DataflowSpec:
+        """Return the dataflow whose stamps have the tuples ``pe`` and ``time`` over
+        ``statement[loops]`` (:func:`stamp_texts`), named ``"PE[...] T[...]"``."""
+        space_stamp, time_stamp = stamp_texts(statement, loops, pe, time)
+        return cls.from_mapping(
+            {"name": f"{pe} {time}", "space_stamp": space_stamp, "time_stamp": time_stamp}
+        )

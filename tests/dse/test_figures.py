@@ -24,12 +24,9 @@ def _problems(params: dict[str, int], arch: str, around: Neighbourhood, step: in
     workload, architecture = load_workload("gemm"), load_architecture(arch)
     w, a = Workload.from_spec(workload, params), Architecture.from_spec(architecture, params)
     for candidate in list(DesignSpace(workload, architecture, params, SpaceOptions()))[::step]:
+        space_stamp, time_stamp = candidate.mapping.stamp_texts
         spec = DataflowSpec.from_mapping(
-            {
-                "name": candidate.name,
-                "space_stamp": candidate.mapping.space_stamp_text,
-                "time_stamp": candidate.mapping.time_stamp_text,
-            }
+            {"name": candidate.name, "space_stamp": space_stamp, "time_stamp": time_stamp}
         )
         yield Problem(w, a, Dataflow.from_spec(spec, params), neighbourhood=around)
 
