@@ -42,17 +42,12 @@ def _gemm(n: int, arch: ArchitectureSpec) -> Problem:
 
 
 def _brute_force(
-    problem: Problem,
-    levels: list[str],
-    objective: MemoryObjective,
-    dims: list[str] | None = None,
-    aligned: int | None = None,
+    problem: Problem, space: TilingSpace, objective: MemoryObjective
 ) -> tuple[Fraction, int, str]:
     """Evaluate every tiling in full (the same stamp text once), keep the best that fits."""
     compute = schedule(problem).latency_compute
     seen: dict[tuple[tuple[str, str], ...], Any] = {}
     best: tuple[Fraction, int, int, str] | None = None
-    space = TilingSpace(levels, dims, aligned=aligned)
     for index, tiling in enumerate(tilings(problem, space)):
         stamps = tuple(tiling.stamps().items())
         if stamps not in seen:
@@ -72,15 +67,9 @@ def _brute_force(
     return best[0], best[1], best[3]
 
 
-def check_search(
-    problem: Problem,
-    levels: list[str],
-    objective: MemoryObjective,
-    dims: list[str] | None = None,
-    aligned: int | None = None,
-) -> None:
-    found = search_tiling(problem, TilingSpace(levels, dims, aligned=aligned), objective=objective)
-    value, dram, described = _brute_force(problem, levels, objective, dims, aligned)
+def check_search(problem: Problem, space: TilingSpace, objective: MemoryObjective) -> None:
+    found = search_tiling(problem, space, objective=objective)
+    value, dram, described = _brute_force(problem, space, objective)
     assert (found.best.value, found.best.traffic_dram) == (value, dram)
     assert found.best.tiling.describe() == described
     assert found.evaluated <= found.fitting <= found.candidates
@@ -107,20 +96,20 @@ def test_search_two_level_gemm_has_216_orders() -> None:
 )
 def test_search_equals_brute_force_small_gemm(objective: MemoryObjective) -> None:
     # glb holds 12 elements: tiles up to 2x2x2 (or 4x1x1-like shapes) fit, not 4x4x4.
-    check_search(_gemm(4, _arch(12)), ["glb"], objective)
+    check_search(_gemm(4, _arch(12)), TilingSpace(["glb"]), objective)
 
 
 @pytest.mark.slow
 def test_search_equals_brute_force_gemm_32() -> None:
     # GEMM 32^3 on DRAM -> global buffer of 768 elements: 6^3 divisor tile sizes x 3! x 3!
     # orders (band and point loops).
-    check_search(_gemm(32, _arch(768)), ["glb"], "latency")
+    check_search(_gemm(32, _arch(768)), TilingSpace(["glb"]), "latency")
 
 
 @pytest.mark.slow
 def test_search_equals_brute_force_gemm_two_tiled_levels() -> None:
     # rf tiles keep j whole: the smallest needs 1 + 4 + 4 = 9 elements.
-    check_search(_gemm(4, _arch(24, 12)), ["glb", "rf"], "energy", dims=["i", "k"])
+    check_search(_gemm(4, _arch(24, 12)), TilingSpace(["glb", "rf"], ["i", "k"]), "energy")
 
 
 @pytest.mark.slow
@@ -135,7 +124,7 @@ def test_search_equals_brute_force_small_conv() -> None:
     )
     params = {"K": 4, "C": 2, "OX": 4, "OY": 1, "RX": 3, "RY": 1}
     problem = load_problem(load_workload("conv2d:stride=2"), arch, dataflow, params=params)
-    check_search(problem, ["glb"], "latency", dims=["k", "c", "ox"])
+    check_search(problem, TilingSpace(["glb"], ["k", "c", "ox"]), "latency")
 
 
 def test_search_nothing_fits_names_smallest_need() -> None:
@@ -162,6 +151,6 @@ def test_search_with_aligned_sizes_equals_brute_force() -> None:
     space = TilingSpace(["glb"], ["i", "k"], aligned=3)
     sizes = {t.bands[0].sizes for t in tilings(problem, space)}
     assert {s[0] for s in sizes} == {1, 2, 3, 4, 6, 8}
-    check_search(problem, ["glb"], "latency", dims=["i", "k"], aligned=3)
+    check_search(problem, space, "latency")
     with_aligned = search_tiling(problem, space).best.value
     assert with_aligned <= search_tiling(problem, replace(space, aligned=None)).best.value
