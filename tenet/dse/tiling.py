@@ -242,10 +242,11 @@ def search_sizes(
     objective: MemoryObjective,
     position: int = 0,
 ) -> SizesResult:
-    """Return the best loop orders for the tile sizes ``chosen`` (one tuple per level of
-    ``space``); ``compute`` is the compute latency in cycles, ``position`` the index of
-    ``chosen`` in :func:`size_choices` (ties go to the first enumerated candidate)."""
-    tilings_ = list(_orders(problem, space.checked(problem), chosen))
+    """Return the best loop orders for the tile sizes ``chosen`` (one tuple per level of the
+    checked ``space``, see :meth:`TilingSpace.checked`); ``compute`` is the compute latency in
+    cycles, ``position`` the index of ``chosen`` in :func:`size_choices` (ties go to the first
+    enumerated candidate)."""
+    tilings_ = list(_orders(problem, space, chosen))
     first = position * len(tilings_)
     needs, fits = level_needs(problem, _stamps(tilings_[0]))
     if not fits:
