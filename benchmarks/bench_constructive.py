@@ -29,9 +29,9 @@ from typing import Any
 import islpy as isl
 
 from tenet.api import load_problem
-from tenet.dse.constructive import construct_tilings, rank_mappings
-from tenet.dse.space import Candidate, DesignSpace, SpaceOptions
-from tenet.dse.worker import Context, evaluate_tasks
+from tenet.dse.run.worker import Context, evaluate_tasks
+from tenet.dse.space.design import Candidate, DesignSpace, SpaceOptions
+from tenet.dse.tiling.constructive import construct_tilings, rank_mappings
 from tenet.metrics.memory import tensor_relations
 from tenet.model.problem import Problem
 from tenet.model.tiling import tile_levels

@@ -14,10 +14,10 @@ import sys
 
 from cputime import cpu_seconds
 
-from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import Exploration, explore
-from tenet.dse.objectives import rank
-from tenet.dse.space import DesignSpace, SpaceOptions
+from tenet.dse.ranking.objectives import rank
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.spec import WorkloadSpec, load_architecture, load_workload
 from tenet.vocab import Neighbourhood
 

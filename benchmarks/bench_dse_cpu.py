@@ -14,9 +14,9 @@ import sys
 import time
 from typing import Any
 
-from tenet.dse.engines import InProcessEngine
-from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import Exploration, explore
+from tenet.dse.run.engines import InProcessEngine
+from tenet.dse.run.execution import ExecutionOptions
 from tenet.spec import WorkloadSpec, load_workload
 
 CONV_PARAMS = {"K": 128, "C": 64, "OX": 112, "OY": 112, "RX": 3, "RY": 3}

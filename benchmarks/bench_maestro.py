@@ -29,7 +29,7 @@ from pathlib import Path
 
 from cputime import cpu_seconds, median_cpu_ms
 
-from tenet.compare import compare_layer, estimate, estimate_network, load_hardware, load_mapping
+from tenet.maestro import compare_layer, estimate, estimate_network, load_hardware, load_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = ROOT / "tests" / "data" / "maestro"

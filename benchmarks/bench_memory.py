@@ -16,7 +16,7 @@ import time
 import islpy as isl
 
 from tenet.api import load_problem
-from tenet.dse.tiling import TilingSpace, search_tiling
+from tenet.dse.tiling.search import TilingSpace, search_tiling
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory
 from tenet.model.problem import Problem
 

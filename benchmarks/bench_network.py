@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tenet.dse import cache as row_cache
-from tenet.dse.engines import InProcessEngine, Job
-from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import Sweep, sweep
-from tenet.dse.space import SpaceOptions
+from tenet.dse.run.engines import InProcessEngine, Job
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.space.design import SpaceOptions
 from tenet.metrics.cache import CountCache
 from tenet.networks import evaluate_network
 from tenet.spec import load_network

@@ -3,7 +3,7 @@ convolution mappings written in the peers' own formats: output-stationary regist
 reduction loop outermost (partial sums back to main memory), weight-stationary registers, a
 3x3 convolution, a convolution whose buffer tiles overlap (halo) and a tile that does not
 divide its loop. Where the figures differ, the reason is printed and tenet's figure is checked
-against the brute-force walk of the tiles (``tenet.oracle_tiles``).
+against the brute-force walk of the tiles (``tenet.oracle.tiles``).
 
 The peers run in their own virtual environment, never tenet's:
 
@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tenet.oracle_tiles import reference_memory
+from tenet.oracle.tiles import reference_memory
 from tenet.peers.compare import (
+    CounterRow,
     PeerError,
-    Row,
     compare_accelforge,
     compare_zigzag,
     peer_python,
@@ -212,7 +212,7 @@ ZIGZAG = {
 }
 
 
-def _oracle_check(imported: Imported, rows: list[Row]) -> str:
+def _oracle_check(imported: Imported, rows: list[CounterRow]) -> str:
     """Compare tenet's figures of the differing rows with the brute-force walk of the tiles
     (each tensor alone, on the levels that keep it)."""
     work = WorkloadSpec.from_mapping(imported.workload)
@@ -237,7 +237,7 @@ def _oracle_check(imported: Imported, rows: list[Row]) -> str:
     return f"oracle agrees on {checked} differing row(s)" if checked else "all equal"
 
 
-def _print(name: str, peer: str, rows: list[Row], note: str, seconds: float) -> None:
+def _print(name: str, peer: str, rows: list[CounterRow], note: str, seconds: float) -> None:
     print(f"\n{peer} / {name}  (tenet {seconds:.2f} s CPU; {note})")
     print(f"  {'level':<13}{'tensor':<7}{'fills':>7}{'peer':>7}{'wback':>7}{'peer':>7}  reason")
     for r in rows:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from tenet import compare
+from tenet import maestro
 from tenet.api import (
     analyze,
     analyze_experiment,
@@ -56,7 +56,7 @@ __all__ = [
     "analyze_symbolic",
     "check",
     "arch",
-    "compare",
+    "maestro",
     "count",
     "dataflow",
     "evaluate",
@@ -69,11 +69,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from tenet.dse.execution import ExecutionOptions
     from tenet.dse.explore import explore
+    from tenet.dse.run.execution import ExecutionOptions
 
 #: Re-exports imported on first use (they need pandas, slow to import for every command).
-_LAZY = {"explore": "tenet.dse.explore", "ExecutionOptions": "tenet.dse.execution"}
+_LAZY = {"explore": "tenet.dse.explore", "ExecutionOptions": "tenet.dse.run.execution"}
 
 
 def _version() -> str:

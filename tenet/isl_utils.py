@@ -22,7 +22,7 @@ __all__ = [
     "parse_set",
     "parse_map",
     "bind_params",
-    "param_names",
+    "parameters_of",
     "single_map",
     "coalesce",
     "point_text",
@@ -149,7 +149,7 @@ def parse_map(text: str, params: ParamBinding | None = None, **where: Unpack[Loc
     return parsed if params is None else bind_params(parsed, params, **where)
 
 
-def param_names(obj: isl.Set | isl.Map) -> list[str]:
+def parameters_of(obj: isl.Set | isl.Map) -> list[str]:
     """Return the names of the parameters of ``obj``."""
     return [str(name) for name in obj.get_var_names(isl.dim_type.param)]
 
@@ -168,7 +168,7 @@ def bind_params(obj: Relation, params: ParamBinding, **where: Unpack[Located]) -
     >>> bind_params(parse_set("[N] -> {S[i]: 0 <= i < N}"), {"N": 2})
     Set("{ S[i] : 0 <= i <= 1 }")
     """
-    names = param_names(obj)
+    names = parameters_of(obj)
     missing = [n for n in names if n not in params]
     if missing:
         raise CountingError(

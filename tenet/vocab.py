@@ -51,7 +51,7 @@ at the link's delay)."""
 NEIGHBOURHOODS: tuple[Neighbourhood, ...] = get_args(Neighbourhood)
 Strategy = Literal["auto", "exhaustive", "constructive"]
 """How a design-space search finds its candidates: enumerate them, build them from the
-workload's reuse (:mod:`tenet.dse.constructive`), or ``auto`` (build above a size)."""
+workload's reuse (:mod:`tenet.dse.tiling.constructive`), or ``auto`` (build above a size)."""
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 MemoryObjective = Literal["latency", "energy", "edp"]
 """What a tiling search minimises: cycles, energy, or their product."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tenet.dse.store import ResultStore
+from tenet.dse.run.store import ResultStore
 from tests.test_cli import run
 
 SMALL = ("-p", "M=4", "-p", "N=4", "-p", "K=4")
@@ -183,7 +183,7 @@ def test_cli_unreachable_dask_scheduler_fails_fast(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("distributed")
-    monkeypatch.setattr("tenet.dse.engines.CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("tenet.dse.run.engines.CONNECT_TIMEOUT", "1s")
     code, out, err = run(capsys, *DSE, "--engine", "dask", "--address", "tcp://127.0.0.1:1")
     assert code == 2 and out == ""
     assert err.startswith("error: --address: cannot reach the Dask scheduler at ")

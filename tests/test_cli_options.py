@@ -21,7 +21,7 @@ from tenet.cli.options import (
     record_options,
     scratchpad_options,
 )
-from tenet.dse.execution import ExecutionOptions
+from tenet.dse.run.execution import ExecutionOptions
 from tenet.spec.layout import ScratchpadSpec
 from tests.test_cli import run
 

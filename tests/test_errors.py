@@ -20,7 +20,7 @@ from tenet import (
     evaluate,
     load_problem,
 )
-from tenet.dse.execution import ExecutionOptions
+from tenet.dse.run.execution import ExecutionOptions
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,

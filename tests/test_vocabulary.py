@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tenet.api import analyze
-from tenet.dse.execution import ExecutionOptions
+from tenet.dse.run.execution import ExecutionOptions
 from tenet.metrics.evaluate import Metrics
 from tenet.report.tables import comparison_table, reuse_table
 from tenet.vocab import DESCRIPTIONS, FIELDS, UNIT_SUFFIXES, UNITS, column, metric_of_column
@@ -64,10 +64,10 @@ def _is_vocabulary_name(name: str) -> bool:
 def test_every_design_space_column_is_a_vocabulary_name() -> None:
     from tenet.cli.dse import SHOWN
     from tenet.dse.layers import LAYER_COLUMNS
-    from tenet.dse.layout import LAYOUT_COLUMN
-    from tenet.dse.objectives import ALIASES, OBJECTIVES
-    from tenet.dse.store import ROW_COLUMNS
-    from tenet.dse.worker import METRIC_COLUMNS
+    from tenet.dse.ranking.layout import LAYOUT_COLUMN
+    from tenet.dse.ranking.objectives import ALIASES, OBJECTIVES
+    from tenet.dse.run.store import ROW_COLUMNS
+    from tenet.dse.run.worker import METRIC_COLUMNS
 
     names = [
         *ROW_COLUMNS,
@@ -104,11 +104,11 @@ def test_every_design_label_column_is_a_field() -> None:
 
 
 def test_every_comparison_column_is_a_vocabulary_name() -> None:
-    from tenet.compare.directives import Hardware
-    from tenet.compare.lowering import lower
-    from tenet.compare.maestro import estimate
-    from tenet.compare.reader import parse_mapping
-    from tenet.compare.table import COLUMNS, comparison_rows
+    from tenet.maestro.directives import Hardware
+    from tenet.maestro.estimate import estimate
+    from tenet.maestro.lowering import lower
+    from tenet.maestro.reader import parse_mapping
+    from tenet.maestro.table import COLUMNS, comparison_rows
 
     layer = parse_mapping(
         "Network n { Layer g { Type: GEMM Dimensions { M 4 N 4 K 4 }"

@@ -33,8 +33,7 @@ from tenet.cli.options import (
     record_options,
 )
 from tenet.cli.plot import image_path, save_axes
-from tenet.dse.execution import ExecutionOptions, Progress
-from tenet.dse.objectives import (
+from tenet.dse.ranking.objectives import (
     ALIASES,
     OBJECTIVES,
     Constraint,
@@ -42,8 +41,9 @@ from tenet.dse.objectives import (
     parse_constraint,
     rank,
 )
-from tenet.dse.space import SpaceOptions
-from tenet.dse.store import ROW_COLUMNS, ResultStore
+from tenet.dse.run.execution import ExecutionOptions, Progress
+from tenet.dse.run.store import ROW_COLUMNS, ResultStore
+from tenet.dse.space.design import SpaceOptions
 from tenet.errors import SpecError
 from tenet.spec import WorkloadSpec, load_network, load_workload
 from tenet.spec.io import strict_json
@@ -256,7 +256,7 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
             raise click.UsageError("--pareto needs --plot FILE")
         return
     x, _, y = (pareto or "latency,energy").partition(",")
-    from tenet.dse.pareto import draw_pareto
+    from tenet.dse.ranking.pareto import draw_pareto
 
     ax = draw_pareto(results, x.strip(), y.strip() or "energy")
     save_axes(ax, plot, "--plot")
@@ -417,7 +417,7 @@ def dse_command(
     if reuse and not from_schedule:
         raise click.UsageError("--reuse needs --from-schedule")
     if from_schedule:
-        from tenet.dse.schedules import explore_schedule
+        from tenet.dse.space.schedules import explore_schedule
 
         scheduled = explore_schedule(
             spec,
@@ -432,7 +432,7 @@ def dse_command(
         request = replace(request, every_figure=True)
     result = _search([spec], [arch], reductions, request, scheduled)
     if vs_data_centric:
-        from tenet.dse.headline import compare_data_centric
+        from tenet.dse.ranking.headline import compare_data_centric
 
         for exploration in result.explorations:
             comparison = compare_data_centric(exploration.results, request.objective)
@@ -447,8 +447,8 @@ def _tile_best(
     """Print the best tiling of ``levels`` for each of the best array mappings (its tile
     stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
     latency; ties: the better ranked mapping)."""
-    from tenet.dse.tiling import TilingSpace
-    from tenet.dse.tiling_run import tile_mappings
+    from tenet.dse.tiling.run import tile_mappings
+    from tenet.dse.tiling.search import TilingSpace
 
     run = request.execution
     in_process = run.workers == 1 and run.engine == "local"

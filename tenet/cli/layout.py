@@ -181,9 +181,9 @@ def layout_rank_command(
 ) -> None:
     """Explore the design space of --workload on --arch, keep the --top points by
     --objective, and rank them by the layout-aware ingress latency."""
-    from tenet.dse.execution import ExecutionOptions
     from tenet.dse.explore import explore
-    from tenet.dse.layout import LAYOUT_COLUMN, rank_by_layout
+    from tenet.dse.ranking.layout import LAYOUT_COLUMN, rank_by_layout
+    from tenet.dse.run.execution import ExecutionOptions
 
     assert problem.workload and problem.architecture  # required options
     workload_spec = load_workload(problem.workload)

@@ -11,7 +11,8 @@ from tenet.api import load_problem
 from tenet.cli.app import choice_option, cli, progress
 from tenet.cli.options import OutputOptions, ProblemOptions, output_options, problem_options
 from tenet.cli.plot import image_path, save_axes
-from tenet.compare import (
+from tenet.errors import SpecError, TenetError
+from tenet.maestro import (
     compare_network,
     compare_problem,
     compare_problem_with_layer,
@@ -19,12 +20,11 @@ from tenet.compare import (
     load_hardware,
     load_mapping,
 )
-from tenet.compare.maestro import MaestroEstimate
-from tenet.errors import SpecError, TenetError
+from tenet.maestro.estimate import MaestroEstimate
 from tenet.spec.io import strict_json
 
 if TYPE_CHECKING:
-    from tenet.compare.lowering import Interconnect
+    from tenet.maestro.lowering import Interconnect
 
 __all__ = ["maestro_command", "compare_command"]
 

@@ -26,7 +26,7 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.checks import writable_path
-from tenet.dse.execution import ExecutionOptions
+from tenet.dse.run.execution import ExecutionOptions
 from tenet.errors import SpecError
 from tenet.spec.layout import ScratchpadSpec
 

@@ -27,7 +27,7 @@ from tenet.schedule import (
     parametric_workload,
 )
 from tenet.schedule.hyperplanes import hyperplane_text
-from tenet.schedule.spacetime import spacetime_mappings, time_candidates
+from tenet.schedule.projection import spacetime_mappings, time_candidates
 from tenet.spec import WorkloadSpec, load_architecture, load_workload
 
 if TYPE_CHECKING:

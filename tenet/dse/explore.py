@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from tenet.dse.constructive import choose_strategy, rank_mappings
-from tenet.dse.engines import Engine, InProcessEngine, make_engine
-from tenet.dse.execution import ExecutionOptions, Progress
-from tenet.dse.figures import BOUNDED, Bound
-from tenet.dse.objectives import Constraint, objective, pareto_front, rank
-from tenet.dse.space import Candidate, DesignSpace, SpaceOptions, SpaceSizes
-from tenet.dse.store import ResultStore, run_key
-from tenet.dse.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
+from tenet.dse.ranking.objectives import Constraint, objective, pareto_front, rank
+from tenet.dse.run.engines import Engine, InProcessEngine, make_engine
+from tenet.dse.run.execution import ExecutionOptions, Progress
+from tenet.dse.run.figures import BOUNDED, Bound
+from tenet.dse.run.store import ResultStore, run_key
+from tenet.dse.run.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
+from tenet.dse.space.design import Candidate, DesignSpace, SpaceOptions, SpaceSizes
+from tenet.dse.tiling.constructive import choose_strategy, rank_mappings
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
 from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood, Source, Strategy
@@ -182,7 +182,7 @@ class _Session:
         if cache is not None:
             Path(cache).mkdir(parents=True, exist_ok=True)
         self.cache = None if cache is None else str(Path(cache).resolve())
-        """Folder of the workers' count cache (:mod:`tenet.dse.cache`), made here, or None."""
+        """Folder of the workers' count cache (:mod:`tenet.dse.run.cache`), made here, or None."""
         self.own_engine = not isinstance(engine, Engine)
         self.engine = (
             engine
@@ -341,8 +341,8 @@ def sweep(
         evaluation. None (the default): every figure of every candidate.
     strategy, top_k
         ``exhaustive`` evaluates every candidate; ``constructive`` only the ``top_k`` that the
-        micro model of :mod:`tenet.dse.constructive` ranks best; ``auto`` does so above
-        :data:`~tenet.dse.constructive.AUTO_LIMIT` candidates.
+        micro model of :mod:`tenet.dse.tiling.constructive` ranks best; ``auto`` does so above
+        :data:`~tenet.dse.tiling.constructive.AUTO_LIMIT` candidates.
 
     Examples
     --------

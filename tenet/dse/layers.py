@@ -3,7 +3,7 @@ exploration and its DRAM traffic under the tiles built for the architecture's me
 (drawn per layer by :func:`tenet.report.plot_layers`).
 
 DRAM traffic is the elements moved between the outermost level and the next (fills and
-writebacks) under the best of the tilings :func:`~tenet.dse.constructive.construct_tilings`
+writebacks) under the best of the tilings :func:`~tenet.dse.tiling.constructive.construct_tilings`
 builds; an architecture without levels inside DRAM moves each tensor's distinct elements
 once.
 """
@@ -17,7 +17,7 @@ import pandas as pd
 
 from tenet.api import load_problem
 from tenet.counting import count
-from tenet.dse.constructive import construct_tilings
+from tenet.dse.tiling.constructive import construct_tilings
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.vocab import column
 

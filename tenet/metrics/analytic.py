@@ -104,8 +104,8 @@ def analytic_figures(
 
     Examples
     --------
-    >>> from tenet.spec.tiling import Band
-    >>> t = Tiling(("i", "j", "k"), (4, 4, 4), (Band("glb", (2, 2, 2), (0, 1, 2)),), (0, 1, 2))
+    >>> from tenet.spec.tiling import TileBand
+    >>> t = Tiling(("i", "j", "k"), (4, 4, 4), (TileBand("glb", (2, 2, 2), (0, 1, 2)),), (0, 1, 2))
     >>> idx = {"A": frozenset("ik"), "B": frozenset("kj"), "C": frozenset("ij")}
     >>> f = analytic_figures(t, idx, [AnalyticLevel("glb", 16, Fraction(1))])
     >>> f.movement

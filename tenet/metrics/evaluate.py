@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from tenet.counting import count
 from tenet.metrics.bandwidth import bandwidth
 from tenet.metrics.energy import energy
-from tenet.metrics.latency import schedule, transfer_latency
+from tenet.metrics.latency import occupancy, transfer_latency
 from tenet.metrics.original import OriginalReport, original_report
 from tenet.metrics.utilisation import active_pes_avg, utilisation
 from tenet.metrics.volume import TensorCounts, count_tensor
@@ -139,7 +139,7 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
     pe_count = count(arch.pe_set)
     unique_in = sum(c.unique for c in counts if c.access == "read")
     unique_out = sum(c.unique for c in counts if c.access == "write")
-    timing = schedule(problem)
+    timing = occupancy(problem)
     compute = timing.latency_compute
     ingress = transfer_latency(unique_in, arch.bits_per_element, arch.bandwidth, arch.latency)
     egress = transfer_latency(unique_out, arch.bits_per_element, arch.bandwidth, arch.latency)

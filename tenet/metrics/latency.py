@@ -1,5 +1,6 @@
-"""Schedule figures, in cycles: how many instances share a (PE, time-stamp), the exact compute
-latency of the schedule (one instance per PE per cycle), and transfer latencies."""
+"""Latency figures, in cycles: the occupancy of the array (how many instances share a (PE,
+time-stamp)), the exact compute latency it gives (one instance per PE per cycle), and transfer
+latencies."""
 
 from __future__ import annotations
 
@@ -13,15 +14,15 @@ from tenet.errors import CountingError
 from tenet.isl_utils import Relation, coalesce
 from tenet.model.problem import Problem
 
-__all__ = ["Schedule", "ENUMERATION_LIMIT", "schedule", "transfer_latency"]
+__all__ = ["Occupancy", "ENUMERATION_LIMIT", "occupancy", "transfer_latency"]
 
 ENUMERATION_LIMIT = 2_000_000
-"""Most occupied (PE, time-stamp) points the exact fallback of :func:`schedule` walks."""
+"""Most occupied (PE, time-stamp) points the exact fallback of :func:`occupancy` walks."""
 
 
 @dataclass(frozen=True)
-class Schedule:
-    """Figures of the schedule: compute latency in cycles, instances per (PE, time-stamp)."""
+class Occupancy:
+    """Figures of the occupancy: compute latency in cycles, instances per (PE, time-stamp)."""
 
     latency_compute: int
     """Σ over time-stamps of the busiest PE's instance count."""
@@ -45,7 +46,7 @@ def _drop(obj: Relation, dims: list[int], kind: isl.dim_type) -> Relation:
     return obj
 
 
-def _by_pieces(problem: Problem) -> Schedule | None:
+def _by_pieces(problem: Problem) -> Occupancy | None:
     """Count per instance the instances on its (PE, time-stamp) (on Θ⁻¹∘Θ, which barvinok
     counts much faster than the per-point preimage Θ⁻¹); None unless piecewise constant.
 
@@ -78,10 +79,10 @@ def _by_pieces(problem: Problem) -> Schedule | None:
         busy = coalesce(time_stamp.intersect_domain(instances).range())
         total += (value - below) * factor * count(busy)
         below = value
-    return Schedule(total, below * factor)
+    return Occupancy(total, below * factor)
 
 
-def _by_points(problem: Problem) -> Schedule:
+def _by_points(problem: Problem) -> Occupancy:
     """Walk the occupied (PE, time-stamp) points and evaluate the per-point instance count."""
     occupied = problem.occupied
     size = count(occupied)
@@ -103,10 +104,10 @@ def _by_points(problem: Problem) -> Schedule:
         busiest[time] = max(busiest[time], int(per_point.eval(point).to_python()))
 
     occupied.foreach_point(visit)
-    return Schedule(sum(busiest.values()), max(busiest.values(), default=0))
+    return Occupancy(sum(busiest.values()), max(busiest.values(), default=0))
 
 
-def schedule(problem: Problem) -> Schedule:
+def occupancy(problem: Problem) -> Occupancy:
     """Return the compute latency and the most instances on one (PE, time-stamp), exactly.
 
     Piecewise-constant occupancies (every rectangular quasi-affine dataflow) are counted

@@ -15,7 +15,7 @@ import islpy as isl
 from tenet.counting import constant_pieces, count
 from tenet.errors import CountingError, UnknownTensorError
 from tenet.isl_utils import witness
-from tenet.metrics.latency import schedule
+from tenet.metrics.latency import occupancy
 from tenet.model.memory import MemoryLevel
 from tenet.model.problem import Problem
 from tenet.model.tiling import TiledLevel, tile_levels
@@ -256,7 +256,7 @@ def evaluate_memory(
                     name, problem.workload.tensors, source=problem.architecture.source
                 )
     if latency_compute is None:
-        latency_compute = schedule(problem).latency_compute
+        latency_compute = occupancy(problem).latency_compute
     records: list[LevelTensor] = [
         LevelTensor(levels[0].name, t, count(r.union(w).range()), 0, 0, None, True)
         for t, (r, w) in relations.items()

@@ -21,8 +21,8 @@ from typing import Any
 import islpy as isl
 
 from tenet.errors import CountingError
-from tenet.isl_utils import param_names, parse_map, parse_set
-from tenet.metrics.latency import schedule, transfer_latency
+from tenet.isl_utils import parameters_of, parse_map, parse_set
+from tenet.metrics.latency import occupancy, transfer_latency
 from tenet.metrics.volume import reused
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
@@ -87,7 +87,7 @@ class Formula:
     @property
     def symbols(self) -> list[str]:
         """The size parameters, in isl's order."""
-        return param_names(self.polynomial.domain())
+        return parameters_of(self.polynomial.domain())
 
     def pieces(self) -> list[tuple[str, str]]:
         """Return (condition on the sizes, value) of each piece, as isl writes them."""
@@ -175,7 +175,7 @@ class SymbolicMetrics:
             Dataflow.from_spec(dataflow, params),
             neighbourhood=self.neighbourhood,
         )
-        timing = schedule(problem)
+        timing = occupancy(problem)
         arch = problem.architecture
 
         def moved(kind: str) -> int:
@@ -218,7 +218,7 @@ class SymbolicMetrics:
 
 def _keep(obj: Any, values: Mapping[str, int]) -> Any:
     """Bind the parameters of ``obj`` that ``values`` gives; leave the others symbolic."""
-    names = param_names(obj)
+    names = parameters_of(obj)
     fixed = {n: values[n] for n in names if n in values}
     if not fixed:
         return obj
@@ -271,7 +271,7 @@ def symbolic_metrics(
     bound = {**dataflow.params, **(params or {})}
     every = {**workload.params, **bound}
     w = _workload(workload, bound)
-    symbols = tuple(param_names(w.domain))
+    symbols = tuple(parameters_of(w.domain))
     arch = Architecture.from_spec(architecture, every)
     flow = Dataflow(
         dataflow.name,

@@ -15,7 +15,7 @@ from typing import Any
 
 from tenet.errors import SpecError
 from tenet.peers import specs
-from tenet.peers.files import need, need_known, read_yaml
+from tenet.peers.files import need, need_known, read_peer_yaml
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 from tenet.spec.workload import WorkloadSpec
 
@@ -248,7 +248,7 @@ def read_accelforge(path: str | Path) -> specs.Imported:
         An inner tile that does not divide its loop, storage nodes out of the hierarchy's order.
     """
     src = str(path)
-    doc = read_yaml(path)
+    doc = read_peer_yaml(path)
     if not isinstance(doc, dict):
         raise SpecError("expected a mapping with arch, workload and mapping", source=src)
     dims, extents, operands, einsum, width = _workload(doc, src)
@@ -272,7 +272,7 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
     arch_nodes: list[dict[str, Any]] = []
     per_pe = [lv for lv in architecture.levels if lv.per_pe]
     levels = architecture.levels or ()
-    pe_sizes = specs.pe_extents(architecture, problem.bound)
+    pe_sizes = specs.bound_pe_extents(architecture, problem.bound)
     for lv in levels:
         if lv.per_pe and lv is per_pe[0]:
             arch_nodes.append(_container(pe_sizes))

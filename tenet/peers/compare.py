@@ -31,8 +31,8 @@ from tenet.peers.zigzag import (
     nest_of_allocation,
     read_accelerator,
     read_layer,
-    read_mapping,
     read_zigzag,
+    read_zigzag_mapping,
 )
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
@@ -40,7 +40,7 @@ from tenet.spec.workload import WorkloadSpec
 
 __all__ = [
     "PeerError",
-    "Row",
+    "CounterRow",
     "peer_python",
     "run_zigzag",
     "run_accelforge",
@@ -57,7 +57,7 @@ class PeerError(TenetError, RuntimeError):
 
 
 @dataclass(frozen=True)
-class Row:
+class CounterRow:
     """One level and tensor: tenet's fills and writebacks beside the peer's (elements)."""
 
     level: str
@@ -213,12 +213,14 @@ def _reason(
     return "; ".join(reasons) or "the peer's model differs (see docs/peers.md)"
 
 
-def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping: str) -> list[Row]:
+def compare_zigzag(
+    python: str | None, workload: str, accelerator: str, mapping: str
+) -> list[CounterRow]:
     """Return tenet's figures beside ZigZag's, on ZigZag's own allocation of loops."""
     peer = run_zigzag(python, workload, accelerator, mapping)
     layer = read_layer(workload)
     _, memories, _, _ = read_accelerator(accelerator)
-    spatial, _, links = read_mapping(mapping, layer)
+    spatial, _, links = read_zigzag_mapping(mapping, layer)
     imported = read_zigzag(workload, accelerator, mapping)
     temporal: list[tuple[str, int]] = []
     allocation: dict[str, dict[str, int]] = {}
@@ -244,7 +246,7 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
             fills, writebacks = moves["wr_in_by_high"], moves["rd_out_to_high"]
             r = mine[key]
             reason = _reason(key, r, fills, writebacks, None, causes, _partial(nest))
-            rows.append(Row(name, op, r.fills, fills, r.writebacks, writebacks, reason))
+            rows.append(CounterRow(name, op, r.fills, fills, r.writebacks, writebacks, reason))
     return rows
 
 
@@ -259,16 +261,16 @@ def _bits(spec: Mapping[str, Any]) -> tuple[dict[str, float], int]:
     return per, width
 
 
-def compare_accelforge(python: str | None, spec: str) -> list[Row]:
+def compare_accelforge(python: str | None, spec: str) -> list[CounterRow]:
     """Return tenet's figures beside AccelForge's (tenet under both retention rules)."""
-    from tenet.peers.files import read_yaml
+    from tenet.peers.files import read_peer_yaml
 
     peer = run_accelforge(python, spec)
     imported = read_accelforge(spec)
     mine = tenet_figures(imported)
     refetch = tenet_figures(imported, "refetch")
     causes = _causes(imported)
-    per_action, width = _bits(read_yaml(spec))
+    per_action, width = _bits(read_peer_yaml(spec))
     order = [lv.level for lv in imported.nest.levels]
     rows = []
     for tensor in {t for _, t in mine}:
@@ -297,12 +299,12 @@ def compare_accelforge(python: str | None, spec: str) -> list[Row]:
                 key, r, fills[k], writebacks[k], refetch, causes, _partial(imported.nest)
             )
             rows.append(
-                Row(chain[k], tensor, r.fills, fills[k], r.writebacks, writebacks[k], reason)
+                CounterRow(chain[k], tensor, r.fills, fills[k], r.writebacks, writebacks[k], reason)
             )
     return sorted(rows, key=lambda row: (order.index(row.level), row.tensor))
 
 
-def render(rows: Sequence[Row], peer: str) -> str:
+def render(rows: Sequence[CounterRow], peer: str) -> str:
     """Return the side-by-side table as text."""
     head = f"{'level':<14}{'tensor':<8}{'fills':>8}{peer:>10}{'wbacks':>8}{peer:>10}  reason"
     lines = [head]

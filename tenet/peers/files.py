@@ -12,7 +12,7 @@ import yaml
 from tenet.errors import SpecError
 from tenet.files import write_atomically
 
-__all__ = ["read_yaml", "need", "need_known", "write_specs", "dump"]
+__all__ = ["read_peer_yaml", "need", "need_known", "write_specs", "dump"]
 
 
 class _Loader(yaml.SafeLoader):
@@ -30,7 +30,7 @@ def _tagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
 _Loader.add_multi_constructor("!", _tagged)
 
 
-def read_yaml(path: str | Path) -> Any:
+def read_peer_yaml(path: str | Path) -> Any:
     """Return the YAML document of ``path`` (tags kept as ``kind``).
 
     Raises

@@ -29,7 +29,7 @@ __all__ = [
     "dataflow_document",
     "imported",
     "number",
-    "pe_extents",
+    "bound_pe_extents",
     "capacity_elements",
     "projection",
     "ProblemSpecs",
@@ -263,7 +263,7 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
             continue
         terms = [_loop(x, dims, f"{src}: tiles.{name}") for x in _terms(tile)]
         runs[name] = len([t for t in terms if t is not None])
-    pe_extent = pe_extents(architecture, bound)
+    pe_extent = bound_pe_extents(architecture, bound)
     shared = [k for k, name in enumerate(levels) if name not in per_pe]
     host = shared[-1] if shared[-1] + 1 < len(levels) else len(levels) - 1
     # Temporal loops in time-stamp order, each at the level whose tiles it iterates over.
@@ -332,7 +332,7 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
     return nest
 
 
-def pe_extents(architecture: ArchitectureSpec, bound: Mapping[str, int]) -> list[int]:
+def bound_pe_extents(architecture: ArchitectureSpec, bound: Mapping[str, int]) -> list[int]:
     """Return the number of PEs along each axis of the array."""
     pes = bind_params(parse_set(architecture.pe), bound)
     return [

@@ -20,11 +20,11 @@ from typing import Any
 
 from tenet.errors import SpecError
 from tenet.peers import specs
-from tenet.peers.files import need, read_yaml
+from tenet.peers.files import need, read_peer_yaml
 from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 
 __all__ = [
-    "Layer",
+    "ZigZagLayer",
     "Memory",
     "LayerMapping",
     "read_zigzag",
@@ -42,7 +42,7 @@ _RELATION = re.compile(
 
 
 @dataclass(frozen=True)
-class Layer:
+class ZigZagLayer:
     """A ZigZag layer: loop dimensions (upper case) and sizes, operands with subscripts."""
 
     name: str
@@ -71,7 +71,7 @@ class LayerMapping:
     size, array axis), its temporal loops (innermost first, every trip given) and the links
     from layer operands to memory operands."""
 
-    layer: Layer
+    layer: ZigZagLayer
     memories: Sequence[Memory]
     spatial: Sequence[tuple[str, int, int]]
     temporal: Sequence[tuple[str, int]]
@@ -87,10 +87,10 @@ def _split(subscripts: str) -> list[str]:
     return [s for s in re.findall(r"\[(\w*)\]", subscripts) if s]
 
 
-def read_layer(path: str | Path) -> Layer:
+def read_layer(path: str | Path) -> ZigZagLayer:
     """Read the first layer of a ZigZag workload file."""
     src = str(path)
-    doc = read_yaml(path)
+    doc = read_peer_yaml(path)
     layers = doc if isinstance(doc, list) else [doc]
     layer = need(layers, 0, dict, src, "")
     equation = need(layer, "equation", str, src, "0")
@@ -139,7 +139,7 @@ def read_layer(path: str | Path) -> Layer:
                 )
         operands.append(specs.Operand(name, tuple(parts), output))
     precision = need(layer, "operand_precision", dict, src, "0")
-    return Layer(
+    return ZigZagLayer(
         str(layer.get("name") or f"layer{layer.get('id', 0)}"),
         tuple(dims),
         tuple(sizes),
@@ -151,7 +151,7 @@ def read_layer(path: str | Path) -> Layer:
 def read_accelerator(path: str | Path) -> tuple[str, list[Memory], list[int], float]:
     """Read a ZigZag accelerator: memories (innermost first), array sizes, MAC energy."""
     src = str(path)
-    doc = need({"doc": read_yaml(path)}, "doc", dict, src, "")
+    doc = need({"doc": read_peer_yaml(path)}, "doc", dict, src, "")
     memories = need(doc, "memories", dict, src, "")
     array = need(doc, "operational_array", dict, src, "")
     dims = [str(d) for d in need(array, "dimensions", list, src, "operational_array")]
@@ -196,14 +196,14 @@ def _word(mem: Mapping[str, Any], src: str, where: str) -> float:
     return float(specs.number(mem.get("r_bw", 1), src, f"{where}.r_bw") or 1)
 
 
-def read_mapping(
-    path: str | Path, layer: Layer
+def read_zigzag_mapping(
+    path: str | Path, layer: ZigZagLayer
 ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int | None]], dict[str, str]]:
     """Read the ``default`` mapping: spatial loops (dim, size, axis), temporal loops
     innermost first (``None`` size: the rest), operand links (layer operand -> memory
     operand)."""
     src = str(path)
-    doc = read_yaml(path)
+    doc = read_peer_yaml(path)
     entries = doc if isinstance(doc, list) else [doc]
     chosen = next(
         (e for e in entries if isinstance(e, dict) and e.get("name") in (layer.name, "default")),
@@ -241,7 +241,7 @@ def read_mapping(
 
 
 def _complete(
-    layer: Layer,
+    layer: ZigZagLayer,
     spatial: Sequence[tuple[str, int, int]],
     temporal: Sequence[tuple[str, int | None]],
 ) -> list[tuple[str, int]]:
@@ -328,7 +328,7 @@ def nest_of_allocation(
     )
 
 
-def _footprint(layer: Layer, operand: specs.Operand, extent: Mapping[str, int]) -> int:
+def _footprint(layer: ZigZagLayer, operand: specs.Operand, extent: Mapping[str, int]) -> int:
     """Elements of ``operand`` touched by a box of ``extent`` per dimension."""
     total = 1
     for sub in operand.subscripts:
@@ -384,7 +384,7 @@ def read_zigzag(
     memories greedily, as ZigZag does)."""
     layer = read_layer(workload)
     name, memories, sizes, mac = read_accelerator(accelerator)
-    spatial, temporal_given, links = read_mapping(mapping, layer)
+    spatial, temporal_given, links = read_zigzag_mapping(mapping, layer)
     for d, _, axis in spatial:
         if axis >= len(sizes):
             raise SpecError(
@@ -500,7 +500,7 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
             "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"},
         }
     ]
-    pe_sizes = specs.pe_extents(architecture, problem.bound)
+    pe_sizes = specs.bound_pe_extents(architecture, problem.bound)
     array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
     memories: dict[str, Any] = {}
     for lv in reversed(architecture.levels):

@@ -1,6 +1,6 @@
 """Reports: tidy pandas tables of metrics and their exports, and every matplotlib plot of the
 package. Plots take a table (or plain data) and an optional ``ax`` and return the Axes; the
-clients (:mod:`tenet.dse`, :mod:`tenet.compare`, :mod:`tenet.cli`) compute what they draw."""
+clients (:mod:`tenet.dse`, :mod:`tenet.maestro`, :mod:`tenet.cli`) compute what they draw."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from tenet.report.axes import new_axes
 from tenet.report.banks import bank_use, plot_bank_use
 from tenet.report.comparison import plot_comparison
 from tenet.report.designspace import plot_layers, plot_pareto
+from tenet.report.diagram import space_time_table, utilisation_table
 from tenet.report.export import read_table, render_table, write_table
 from tenet.report.memory import plot_level_latency, plot_traffic
 from tenet.report.plots import (
@@ -18,7 +19,6 @@ from tenet.report.plots import (
     plot_utilisation,
     space_time_size,
 )
-from tenet.report.spacetime import space_time_table, utilisation_table
 from tenet.report.tables import DESIGN_COLUMNS, comparison_table, reuse_table
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Grouped bar plot of a comparison table (exact counts vs MAESTRO-style estimates).
 
-Takes the DataFrame of one of the :mod:`tenet.compare` entry points (columns ``dataflow,
+Takes the DataFrame of one of the :mod:`tenet.maestro` entry points (columns ``dataflow,
 quantity, tensor, exact, estimate``) and an optional matplotlib ``ax``; returns the Axes.
 Values are shown relative to the exact count (exact = 1) on a logarithmic axis, so quantities
 of different units share one plot.

@@ -1,6 +1,6 @@
 """Report tables -> matplotlib Axes: reuse factors, latency breakdown, bandwidths, PE
 utilisation over time and the space-time diagram. Each plot takes a DataFrame of
-:mod:`tenet.report.tables` or :mod:`tenet.report.spacetime` and an optional ``ax`` (a new
+:mod:`tenet.report.tables` or :mod:`tenet.report.diagram` and an optional ``ax`` (a new
 figure without pyplot otherwise) and returns the Axes; saving is the caller's (the CLI's) job.
 matplotlib is imported inside the functions, so importing tenet never loads it."""
 

@@ -11,7 +11,7 @@ from tenet.schedule.dependences import (
     reuse_chains,
 )
 from tenet.schedule.hyperplanes import (
-    Band,
+    PermutableBand,
     Row,
     Schedule,
     SchedulingError,
@@ -20,7 +20,7 @@ from tenet.schedule.hyperplanes import (
 )
 
 __all__ = [
-    "Band",
+    "PermutableBand",
     "DependencePolyhedron",
     "Row",
     "Schedule",

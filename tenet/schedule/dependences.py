@@ -19,7 +19,7 @@ from typing import Literal, TypeVar
 
 import islpy as isl
 
-from tenet.isl_utils import param_names, parse_map, parse_set
+from tenet.isl_utils import parameters_of, parse_map, parse_set
 from tenet.model.legality import dependences
 from tenet.model.workload import Workload
 from tenet.spec.workload import WorkloadSpec
@@ -39,8 +39,8 @@ Relation = TypeVar("Relation", isl.Set, isl.Map)
 
 def _bind_some(obj: Relation, params: Mapping[str, int]) -> Relation:
     """Fix the parameters of ``obj`` named in ``params`` and drop them; keep the others."""
-    for name in [n for n in param_names(obj) if n in params]:
-        k = param_names(obj).index(name)
+    for name in [n for n in parameters_of(obj) if n in params]:
+        k = parameters_of(obj).index(name)
         obj = obj.fix_val(isl.dim_type.param, k, isl.Val(str(int(params[name])), obj.get_ctx()))
         obj = obj.project_out(isl.dim_type.param, k, 1)
     return obj

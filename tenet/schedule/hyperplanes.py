@@ -41,7 +41,7 @@ from tenet.vocab import STATEMENT
 
 __all__ = [
     "Row",
-    "Band",
+    "PermutableBand",
     "Schedule",
     "SchedulingError",
     "find_schedule",
@@ -71,7 +71,7 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Band:
+class PermutableBand:
     """Consecutive rows found against the same dependences: permutable (tileable)."""
 
     rows: tuple[Row, ...]
@@ -86,7 +86,7 @@ class Schedule:
     loops: tuple[str, ...]
     params: tuple[str, ...]
     domain: isl.Set
-    bands: tuple[Band, ...]
+    bands: tuple[PermutableBand, ...]
     dependences: tuple[DependencePolyhedron, ...] = field(repr=False)
 
     @property
@@ -379,7 +379,7 @@ def find_schedule(domain: isl.Set, dependences: Sequence[DependencePolyhedron]) 
     m = len(loops)
     relations = [d.relation for d in dependences]
     live = list(range(len(dependences)))
-    bands: list[Band] = []
+    bands: list[PermutableBand] = []
     rows: list[tuple[int, ...]] = []
     while len(rows) < m:
         band: list[Row] = []
@@ -401,7 +401,7 @@ def find_schedule(domain: isl.Set, dependences: Sequence[DependencePolyhedron]) 
             if not kept.is_empty():
                 rest.append(k)
         satisfied = tuple(dependences[k].name for k in live if k not in rest)
-        bands.append(Band(tuple(band), tuple(dict.fromkeys(satisfied))))
+        bands.append(PermutableBand(tuple(band), tuple(dict.fromkeys(satisfied))))
         rows += [r.c for r in band]
         live = rest
     return Schedule(loops, params, domain, tuple(bands), tuple(dependences))

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from itertools import permutations, product
 from math import ceil
 
-__all__ = ["Band", "Tiling", "band_orders", "divisors", "nested_sizes"]
+__all__ = ["TileBand", "Tiling", "band_orders", "divisors", "nested_sizes"]
 
 
 @dataclass(frozen=True)
-class Band:
+class TileBand:
     """The tiles of one memory level: tile size per dimension, loop order (outermost first)."""
 
     level: str
@@ -31,7 +31,7 @@ class Tiling:
 
     dims: tuple[str, ...]
     extents: tuple[int, ...]
-    bands: tuple[Band, ...]
+    bands: tuple[TileBand, ...]
     point_order: tuple[int, ...]
 
     def ranges(self, band: int) -> tuple[int, ...]:
@@ -46,7 +46,7 @@ class Tiling:
 
         Examples
         --------
-        >>> t = Tiling(("i", "j"), (8, 8), (Band("glb", (4, 2), (1, 0)),), (0, 1))
+        >>> t = Tiling(("i", "j"), (8, 8), (TileBand("glb", (4, 2), (1, 0)),), (0, 1))
         >>> t.stamps()
         {'glb': '{S[i, j] -> GLB[floor(j / 2), floor(i / 4)]}'}
         """

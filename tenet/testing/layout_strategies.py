@@ -1,5 +1,5 @@
 """Hypothesis strategies for layouts and banked scratchpads (small, so that
-:mod:`tenet.oracle_layout` can enumerate them). Needs the ``hypothesis`` package."""
+:mod:`tenet.oracle.layout` can enumerate them). Needs the ``hypothesis`` package."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Hypothesis strategies for small random problems: workloads, PE arrays with random links,
 and dataflows that place every instance inside the array.
 
-Sizes are kept small (a few hundred instances at most) so that :mod:`tenet.oracle` can
+Sizes are kept small (a few hundred instances at most) so that :mod:`tenet.oracle.metrics` can
 enumerate them. Needs the ``hypothesis`` package (the ``test`` extra).
 """
 

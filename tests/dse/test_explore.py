@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import explore, sweep
-from tenet.dse.pareto import draw_pareto
-from tenet.dse.store import ResultStore
+from tenet.dse.ranking.pareto import draw_pareto
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.run.store import ResultStore
 from tenet.errors import SpecError
 
 SMALL = {"M": 8, "N": 8, "K": 8}

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import LayoutMetrics
-from tenet.oracle_layout import reference_layout
+from tenet.oracle.layout import reference_layout
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.layout import ScratchpadSpec, TransformSpec
 

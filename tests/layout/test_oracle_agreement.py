@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tenet.layout.evaluate import load_layout_problem
-from tenet.oracle_layout import reference_layout
+from tenet.oracle.layout import reference_layout
 from tenet.spec import load_architecture, load_dataflow, load_workload
 from tenet.spec.layout import ScratchpadSpec, TransformSpec
 from tenet.testing.layout_strategies import scratchpads, transforms

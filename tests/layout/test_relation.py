@@ -18,7 +18,7 @@ from tenet.layout.relation import (
     build_layout,
     line_map,
 )
-from tenet.oracle_layout import address_function
+from tenet.oracle.layout import address_function
 from tenet.spec import ArchitectureSpec, load_architecture
 from tenet.spec.layout import ScratchpadSpec, TransformSpec
 

@@ -9,16 +9,16 @@ from itertools import permutations, product
 import pytest
 
 from tenet.api import load_problem
-from tenet.compare.tiling import HALO, compare_tiling
 from tenet.metrics.analytic import AnalyticLevel, Loop, analytic_figures, movement
+from tenet.metrics.analytic_gap import HALO, compare_tiling
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
-from tenet.spec.tiling import Band, Tiling
+from tenet.spec.tiling import TileBand, Tiling
 
 GEMM_INDICES = {"A": frozenset("ik"), "B": frozenset("kj"), "C": frozenset("ij")}
 
 
 def _gemm_tiling(n: int, sizes: tuple[int, int, int], order: tuple[int, ...]) -> Tiling:
-    return Tiling(("i", "j", "k"), (n, n, n), (Band("glb", sizes, order),), (0, 1, 2))
+    return Tiling(("i", "j", "k"), (n, n, n), (TileBand("glb", sizes, order),), (0, 1, 2))
 
 
 @pytest.mark.parametrize(("capacity", "expected"), [(64, (128, 128, 64)), (40, (128, 128, 128))])
@@ -82,7 +82,7 @@ def test_analytic_conv_halo_differs_as_stated() -> None:
     tiling = Tiling(
         dims,
         (1, 1, 8, 1, 3, 1),
-        (Band("glb", (1, 1, 4, 1, 3, 1), (0, 1, 2, 3, 4, 5)),),
+        (TileBand("glb", (1, 1, 4, 1, 3, 1), (0, 1, 2, 3, 4, 5)),),
         tuple(range(6)),
     )
     row = compare_tiling(problem, tiling).loc[("glb", "I")]

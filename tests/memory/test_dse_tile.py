@@ -8,12 +8,12 @@ from fractions import Fraction
 import pytest
 
 from tenet.api import load_problem
-from tenet.dse.execution import ExecutionOptions
 from tenet.dse.explore import sweep
-from tenet.dse.tiling import TilingSpace, tilings
-from tenet.dse.tiling_run import tile_mappings
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.tiling.run import tile_mappings
+from tenet.dse.tiling.search import TilingSpace, tilings
 from tenet.isl_utils import parse_map
-from tenet.metrics.latency import schedule
+from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory
 from tenet.spec import DataflowSpec, load_workload
 from tests.conftest import run
@@ -31,7 +31,7 @@ def _brute_force(
         time_stamp=str(row["time_stamp"]),
     )
     problem = load_problem("gemm", "simba", dataflow, params)
-    compute = schedule(problem).latency_compute
+    compute = occupancy(problem).latency_compute
     best = None
     for tiling in tilings(problem, TilingSpace(["glb"], dims)):
         stamps = [(level, parse_map(text)) for level, text in tiling.stamps().items()]

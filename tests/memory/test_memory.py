@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from tenet.api import load_problem
 from tenet.errors import DomainNotCoveredError, NotAFunctionError, SpecError, UnknownTensorError
 from tenet.metrics.memory import evaluate_memory
-from tenet.oracle_tiles import reference_memory
+from tenet.oracle.tiles import reference_memory
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture, load_workload
 from tenet.testing.strategies import RandomProblem, tiled_problems
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tenet import evaluate, load_problem
 from tenet.metrics import Metrics
-from tenet.oracle import reference_metrics
+from tenet.oracle.metrics import reference_metrics
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, read_experiment
 from tenet.testing.strategies import RandomProblem, problems
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood

@@ -1,6 +1,6 @@
 """The collision check finds the largest number of instances per (PE, time-stamp) without
 walking points where the count is constant or quasi-affine, and agrees with the brute-force
-enumeration of :mod:`tenet.oracle` on random problems."""
+enumeration of :mod:`tenet.oracle.metrics` on random problems."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tenet.api import check
 from tenet.errors import CountingError
 from tenet.model import legality
 from tenet.model.legality import _crowded_point
-from tenet.oracle import enumerate_problem
+from tenet.oracle.metrics import enumerate_problem
 from tenet.testing.strategies import RandomProblem, problems
 
 

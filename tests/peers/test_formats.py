@@ -11,9 +11,9 @@ import pytest
 
 from tenet.api import load_problem
 from tenet.errors import SpecError
-from tenet.oracle_tiles import reference_memory
+from tenet.oracle.tiles import reference_memory
 from tenet.peers.accelforge import read_accelforge, write_accelforge
-from tenet.peers.files import dump, read_yaml, write_specs
+from tenet.peers.files import dump, read_peer_yaml, write_specs
 from tenet.peers.loopnest import NotALoopNestError, evaluate_nest
 from tenet.peers.specs import Imported, ProblemSpecs
 from tenet.peers.zigzag import read_zigzag, write_zigzag
@@ -173,7 +173,7 @@ def test_peer_file_not_yaml(tmp_path: Path) -> None:
     bad = tmp_path / "t.yaml"
     bad.write_text("a: [1,\n")
     with pytest.raises(SpecError, match="t.yaml: not YAML"):
-        read_yaml(bad)
+        read_peer_yaml(bad)
 
 
 def test_cli_import_export(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tenet.api import load_problem
 from tenet.errors import SpecError
 from tenet.metrics.memory import evaluate_memory
-from tenet.oracle_tiles import reference_memory
+from tenet.oracle.tiles import reference_memory
 from tenet.peers.loopnest import (
     LevelLoops,
     Loop,

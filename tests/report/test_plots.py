@@ -27,7 +27,7 @@ from tenet.report import (
     utilisation_table,
 )
 from tests.paper_example import MULTICAST, SKEWED, UNSKEWED, problem
-from tests.report.test_spacetime import WORKED_EXAMPLE
+from tests.report.test_diagram import WORKED_EXAMPLE
 
 
 def results() -> dict[str, object]:

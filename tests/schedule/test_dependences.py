@@ -7,7 +7,7 @@ import islpy as isl
 import pytest
 
 from tenet.isl_utils import bind_params
-from tenet.oracle import reference_dependences
+from tenet.oracle.metrics import reference_dependences
 from tenet.schedule import dependence_polyhedra, distance_vectors, parametric_workload
 from tenet.spec import WorkloadSpec, load_workload
 from tenet.zoo import entries

@@ -13,7 +13,7 @@ from tenet.api import check
 from tenet.isl_utils import bind_params
 from tenet.model import Architecture, Dataflow, Workload
 from tenet.model.legality import check_dataflow
-from tenet.oracle import reference_dependences, reference_order_violations
+from tenet.oracle.metrics import reference_dependences, reference_order_violations
 from tenet.schedule import (
     SchedulingError,
     dependence_polyhedra,

@@ -1,0 +1,221 @@
+"""Where design points are evaluated: a pool of local processes (the default) or a Dask
+cluster (a local one of ``workers`` processes, or an existing scheduler at ``address``).
+
+Both take batches of tasks as plain text and hand results back as they finish, keeping a
+bounded number of batches in flight; both stop submitting at a deadline and cancel what is left
+when the caller stops early.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import AbstractContextManager
+from typing import Any, Literal
+
+from tenet.errors import SpecError
+
+__all__ = [
+    "Engine",
+    "LocalEngine",
+    "DaskEngine",
+    "InProcessEngine",
+    "make_engine",
+    "EngineName",
+    "watch_parent",
+]
+
+EngineName = Literal["local", "dask"]
+CONNECT_TIMEOUT = "5s"
+"""How long to try to reach a Dask scheduler before giving up."""
+Job = tuple[Any, ...]
+
+
+WATCH_SECONDS = 0.5
+"""How often a local worker checks that the process that started it is still alive."""
+
+
+def watch_parent(parent: int) -> None:
+    """Start a thread that ends this worker process when process ``parent`` has ended (killed,
+    say), so that no worker (nor the fork server and resource tracker they keep alive) is
+    left behind."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_SECONDS)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # alive, owned by another user after a reuse of its id
+                continue
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+class Engine(AbstractContextManager["Engine"]):
+    """Runs ``function(*job)`` for each job, yielding results in completion order."""
+
+    workers: int
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+    ) -> Iterator[Any]:
+        """Yield ``function(*job)`` for each job as it finishes; stop submitting jobs after
+        ``deadline`` (a ``time.monotonic()`` value) and drop what is still running then."""
+        raise NotImplementedError
+
+    def _in_flight(self) -> int:
+        return 2 * self.workers
+
+
+class InProcessEngine(Engine):
+    """Runs every job in this process, one after the other (no pool to start)."""
+
+    workers = 1
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+    ) -> Iterator[Any]:
+        """Yield ``function(*job)`` for each job; start none after ``deadline``."""
+        for job in jobs:
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            yield function(*job)
+
+
+class LocalEngine(Engine):
+    """A pool of ``workers`` local processes (started by a fork server).
+
+    Examples
+    --------
+    >>> with LocalEngine(1) as engine:
+    ...     sorted(engine.run(pow, iter([(2, 3), (3, 2)])))
+    [8, 9]
+    """
+
+    def __init__(self, workers: int = 2) -> None:
+        self.workers = workers
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["tenet.dse.run.worker"])
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=watch_parent,
+            initargs=(os.getpid(),),
+        )
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:  # stopped by an error or a signal: drop the work in progress
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+    ) -> Iterator[Any]:
+        pending: set[Future[Any]] = set()
+        try:
+            for job in jobs:
+                pending.add(self._pool.submit(function, *job))
+                if len(pending) < self._in_flight():
+                    continue
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+            while pending:
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+                if not done:
+                    return
+                for future in done:
+                    yield future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+class DaskEngine(Engine):
+    """A Dask cluster: a local one with ``workers`` single-threaded processes, or the
+    scheduler at ``address``."""
+
+    def __init__(self, workers: int = 2, address: str | None = None) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:
+            raise SpecError(
+                "the dask engine needs the 'distributed' package: pip install distributed"
+            ) from exc
+        self._cluster = None
+        if address is None:
+            self._cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+            self._client = Client(self._cluster)
+        else:
+            import dask
+
+            try:
+                with dask.config.set({"distributed.comm.timeouts.connect": CONNECT_TIMEOUT}):
+                    self._client = Client(address, timeout=CONNECT_TIMEOUT)
+            except OSError as exc:
+                raise SpecError(
+                    f"cannot reach the Dask scheduler at {address!r} ({exc})",
+                    source="--address",
+                ) from exc
+        self.workers = max(1, len(self._client.scheduler_info()["workers"]))
+
+    def __exit__(self, *exc: object) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def run(
+        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+    ) -> Iterator[Any]:
+        from distributed import as_completed
+
+        running = as_completed()
+        count = 0
+        futures = []
+        try:
+            for job in jobs:
+                future = self._client.submit(function, *job, pure=False)
+                futures.append(future)
+                running.add(future)
+                count += 1
+                if count < self._in_flight():
+                    continue
+                yield next(running).result()
+                count -= 1
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+            for future in running:
+                yield future.result()
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+        finally:
+            self._client.cancel([f for f in futures if not f.done()])
+
+
+def make_engine(name: str, workers: int = 2, address: str | None = None) -> Engine:
+    """Return the engine ``name`` (``local`` or ``dask``) with ``workers`` processes."""
+    if workers < 1:
+        raise SpecError(f"workers must be at least 1, got {workers}")
+    if name == "local":
+        return LocalEngine(workers)
+    if name == "dask":
+        return DaskEngine(workers, address)
+    raise SpecError(f"unknown engine {name!r} (known: local, dask)")

@@ -1,0 +1,75 @@
+"""Where and how a search runs: the engine and its workers, the results store, the time
+budget, the batch size, the progress display and the count cache, as one record shared by
+:func:`tenet.dse.explore.explore`, :func:`tenet.dse.explore.sweep`,
+:func:`tenet.dse.tiling.run.run_tiling` and the command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tenet.dse.run.engines import Engine
+from tenet.dse.run.store import ResultStore
+from tenet.errors import SpecError
+
+__all__ = ["ExecutionOptions", "Progress"]
+
+Progress = Callable[..., Iterable[Any]]
+"""Wraps a stream of results, called as ``progress(items, total=n)`` (e.g. ``tqdm``)."""
+
+ENGINES = ("local", "dask")
+
+
+@dataclass(frozen=True)
+class ExecutionOptions:
+    """How a search is run; none of these options changes its results.
+
+    Examples
+    --------
+    >>> ExecutionOptions(workers=1).engine
+    'local'
+    >>> ExecutionOptions(address="tcp://127.0.0.1:8786")
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: address: address needs engine 'dask', got 'local'
+    """
+
+    engine: str | Engine | None = "local"
+    """``local`` (a process pool), ``dask`` (a local cluster, or the scheduler at
+    ``address``), an :class:`~tenet.dse.run.engines.Engine` to share between calls, or None: in
+    this process."""
+    workers: int = 2
+    """Processes of the pool or local cluster (at least 1)."""
+    address: str | None = None
+    """Address of a running Dask scheduler (only with engine ``dask``)."""
+    store: str | Path | ResultStore | None = None
+    """SQLite file (or open store) for the results (None: in memory); a run found there is
+    resumed."""
+    time_budget: float | None = None
+    """Seconds (wall clock) after which no new task is started; the result is then
+    incomplete. None: no limit."""
+    batch: int = 4
+    """Design points per task sent to a worker (at least 1)."""
+    progress: Progress | None = None
+    """Wraps the stream of results (e.g. ``tqdm``); None: nothing shown."""
+    cache: str | Path | None = None
+    """Folder of the workers' count cache (:mod:`tenet.dse.run.cache`); None: in memory only."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.engine, str) and self.engine not in ENGINES:
+            raise SpecError(
+                f"unknown engine {self.engine!r} (known: {', '.join(ENGINES)})", source="engine"
+            )
+        if self.workers < 1:
+            raise SpecError(f"workers must be at least 1, got {self.workers}", source="workers")
+        if self.address is not None and self.engine != "dask":
+            raise SpecError(f"address needs engine 'dask', got {self.engine!r}", source="address")
+        if self.time_budget is not None and not self.time_budget >= 0:
+            raise SpecError(
+                f"expected seconds >= 0, got {self.time_budget:g}", source="time_budget"
+            )
+        if self.batch < 1:
+            raise SpecError(f"batch must be at least 1, got {self.batch}", source="batch")

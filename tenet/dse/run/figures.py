@@ -1,0 +1,217 @@
+"""The figures of one design point, counting only what they need.
+
+A design point's row (:data:`tenet.dse.run.worker.METRIC_COLUMNS`) needs, per tensor access, the
+total, held, reused (under the exploration's neighbourhood) and spatially reused volumes; the
+window, temporal-only and linked counts of :func:`tenet.metrics.evaluate` (kept there for the
+original's report) are left out. What does not depend on the dataflow (the total volume of each
+access, the MACs, the PE count) is counted once per exploration, and the neighbour relations
+once per distinct (active PEs, time-stamps) (:class:`SharedCounts`, one per worker and
+exploration). The row
+is exactly ``metric_row(evaluate(problem))``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import islpy as isl
+
+from tenet.counting import count
+from tenet.metrics.latency import occupancy, transfer_latency
+from tenet.metrics.volume import reused
+from tenet.model.problem import Problem
+from tenet.vocab import column
+
+__all__ = ["Bound", "BOUNDED", "SharedCounts", "design_row"]
+
+#: Distinct (active PEs, time-stamps) whose neighbour relations a worker keeps.
+NEIGHBOUR_CACHE = 64
+
+
+@dataclass
+class SharedCounts:
+    """Counts and relations that design points of one exploration share."""
+
+    totals: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(tensor, access) -> (instance, element) pairs, whatever the dataflow."""
+    distinct: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(tensor, access) -> elements accessed."""
+    macs: int | None = None
+    pe_count: int | None = None
+    around: OrderedDict[tuple[str, str], dict[str, isl.Map]] = field(default_factory=OrderedDict)
+    """(active PEs, occupied time-stamps) as text -> the neighbour relations built on them,
+    most recent last."""
+
+    def prepare(self, problem: Problem) -> None:
+        """Give ``problem`` the neighbour relations of an earlier point with the same active
+        PEs and time-stamps (they depend on these and the architecture only)."""
+        found = self.around.get(_key(problem))
+        if found is not None:
+            self.around.move_to_end(_key(problem))
+            # cached_property values live in the instance dictionary
+            problem.__dict__.update(found)
+
+    def keep(self, problem: Problem) -> None:
+        """Keep the neighbour relations ``problem`` has built, for later points."""
+        built = {name: problem.__dict__[name] for name in NEIGHBOURS if name in problem.__dict__}
+        if built:
+            self.around.setdefault(_key(problem), {}).update(built)
+            if len(self.around) > NEIGHBOUR_CACHE:
+                self.around.popitem(last=False)
+
+
+#: The cached properties of :class:`Problem` that depend on the active PEs, the time-stamps
+#: and the architecture only.
+NEIGHBOURS = (
+    "time_step",
+    "temporal_neighbours",
+    "spatial_neighbours",
+    "delivery_neighbours",
+    "default_neighbours",
+    "linked_neighbours",
+)
+
+
+def _key(problem: Problem) -> tuple[str, str]:
+    return str(problem.active_pes), str(problem.timestamps)
+
+
+Bound = tuple[str, float]
+"""(objective, value): a design point whose objective is surely worse than ``value`` is not
+counted further. Objectives with a bound: ``latency``, ``energy`` and ``edp`` (all minimised)."""
+
+BOUNDED = ("latency", "energy", "edp")
+
+
+def _strictly_earlier(problem: Problem) -> bool:
+    """Whether every neighbour of a point is at an earlier time-stamp (``links`` with registered
+    links only): then the first point holding an element takes it from outside, and a tensor
+    access brings in at least its distinct elements."""
+    links = problem.architecture.links
+    return (
+        problem.neighbourhood == "links" and bool(links) and all(link.delay >= 1 for link in links)
+    )
+
+
+def design_row(
+    problem: Problem, shared: SharedCounts, bound: Bound | None = None
+) -> dict[str, Any]:
+    """Return the figures of :data:`tenet.dse.run.worker.METRIC_COLUMNS` for ``problem``, or
+    ``{"status": "pruned", "reason": ...}`` when ``bound`` is given and a lower bound of its
+    objective, from the counts made so far, already exceeds the bound's value.
+
+    A lower bound of the compute latency (time-stamps, MACs per active PE) is checked first,
+    then the compute latency is counted, then the unique volume of one tensor access after
+    another (the volumes not yet counted are bounded below by the distinct elements of the
+    access when every neighbour is earlier, by 0 otherwise).
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
+    ...                  params={"M": 8, "N": 8, "K": 4}, neighbourhood="links")
+    >>> row = design_row(p, SharedCounts())
+    >>> row["latency_compute_cycles"], row["active_pes"]
+    (18, 64)
+    >>> design_row(p, SharedCounts(), ("latency", 17))["status"]
+    'pruned'
+    """
+    shared.prepare(problem)
+    try:
+        return _row(problem, shared, bound)
+    finally:
+        shared.keep(problem)
+
+
+def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[str, Any]:
+    arch = problem.architecture
+    if shared.macs is None:
+        shared.macs = count(problem.workload.domain)
+        shared.pe_count = count(arch.pe_set)
+    macs, pe_count = shared.macs, shared.pe_count
+    assert pe_count is not None
+    accesses = problem.accesses
+    for access in accesses:
+        key = (access.tensor, access.access)
+        if key not in shared.totals:
+            shared.totals[key] = count(access.relation)
+            shared.distinct[key] = count(access.relation.range())
+    totals = [shared.totals[(a.tensor, a.access)] for a in accesses]
+    floors = [
+        shared.distinct[(a.tensor, a.access)] if _strictly_earlier(problem) else 0 for a in accesses
+    ]
+    active_pes = count(problem.active_pes)
+    timestamps = count(problem.timestamps)
+    # the busiest PE of each occupied time-stamp runs at least one instance, and at least the
+    # average over the active PEs: compute latency >= max(time-stamps, MACs / active PEs)
+    compute = max(timestamps, -(-macs // active_pes)) if active_pes else 0
+    l1 = 2 * sum(totals)
+
+    def transfer(volume: int) -> int:
+        return transfer_latency(volume, arch.bits_per_element, arch.bandwidth, arch.latency)
+
+    def energy_of(unique: int) -> float:
+        return macs * arch.energy.mac + l1 * arch.energy.l1 + 2 * unique * arch.energy.l2
+
+    def beyond(uniques: list[int]) -> str | None:
+        """Why the point cannot beat ``bound`` with these (lower bounds of) unique volumes."""
+        if bound is None or bound[0] not in BOUNDED:
+            return None
+        reads = sum(u for u, a in zip(uniques, accesses, strict=True) if a.access == "read")
+        latency = max(compute, transfer(reads), transfer(sum(uniques) - reads))
+        energy = energy_of(sum(uniques))
+        low = {"latency": latency, "energy": energy, "edp": energy * latency}[bound[0]]
+        return f"{bound[0]} at least {low}, above {bound[1]}" if low > bound[1] else None
+
+    uniques = list(floors)
+    if (reason := beyond(uniques)) is not None:
+        return {"status": "pruned", "reason": reason}
+    timing = occupancy(problem)
+    compute = timing.latency_compute
+    linked: list[isl.Map] = []
+    for k, access in enumerate(accesses):
+        if (reason := beyond(uniques)) is not None:
+            return {"status": "pruned", "reason": reason}
+        assignment = problem.assignment(access)
+        # one instance per (PE, time-stamp): the (point, element) pairs are the accesses
+        held = totals[k] if timing.instances_per_step_max == 1 else count(assignment)
+        from_links = reused(assignment, problem.spatial_neighbours)
+        linked.append(from_links)
+        # under links, the neighbours are the temporal ones and the linked ones
+        around = (
+            from_links.union(reused(assignment, problem.temporal_neighbours))
+            if problem.neighbourhood == "links"
+            else reused(assignment, problem.reuse_neighbours)
+        )
+        uniques[k] = held - count(around)
+    if (reason := beyond(uniques)) is not None:
+        return {"status": "pruned", "reason": reason}
+    spatial = sum(count(r) for r in linked)
+    unique_in = sum(u for u, a in zip(uniques, accesses, strict=True) if a.access == "read")
+    unique_out = sum(uniques) - unique_in
+    occupied = count(problem.occupied)
+    ingress, egress = transfer(unique_in), transfer(unique_out)
+    latency = max(compute, ingress, egress)
+    energy = energy_of(unique_in + unique_out)
+    return {
+        column("latency"): latency,
+        column("latency_compute"): compute,
+        column("latency_ingress"): ingress,
+        column("latency_egress"): egress,
+        column("energy"): energy,
+        column("edp"): energy * latency,
+        column("bandwidth_scratchpad"): float(Fraction(unique_in + unique_out, latency))
+        if latency
+        else 0.0,
+        column("bandwidth_pe"): float(Fraction(spatial, latency)) if latency else 0.0,
+        column("utilisation"): float(Fraction(occupied, pe_count * timestamps))
+        if timestamps
+        else 0.0,
+        column("active_pes"): active_pes,
+        column("timestamps"): timestamps,
+        column("instances_per_step_max"): timing.instances_per_step_max,
+        column("volume_unique"): unique_in + unique_out,
+    }

@@ -1,0 +1,414 @@
+"""Constructive search: instead of evaluating every design point exactly, build the few that a
+Roller-style micro model ranks best and evaluate only those.
+
+**Scale out (array mapping).** A candidate of the design space (:mod:`tenet.dse.space.design`) cuts
+each loop into a part inside the array tile (its spatial digits and the inner time-stamp) and
+outer time digits. The array tile is an rTile (:mod:`tenet.dse.tiling.rtile`): along each loop, the
+smallest stride of its outer digits (the whole extent when it has none). The micro model
+estimates
+
+- ``steps``: the product of the outer digits' extents times the inner time-stamp's span;
+- ``traffic``: Σ over tensors of (tiles / r) · |data tile| (twice for an output: stored and
+  loaded back), where the data tile is the exact image of the rTile (isl) and r the extent of
+  the innermost outer digits that do not index the tensor (the tensor stays in the array while
+  they run); a tensor the array cannot pass on (fed from the scratchpad, see
+  :mod:`tenet.dse.space.movement`) moves once per instance;
+- ``latency``: ``max(steps, traffic / bandwidth)`` with the array's port in elements per cycle;
+
+and ranks by latency, then fewer reduction loops spread over the array (a reduction kept
+within one PE or one row needs no partial sums between PEs), then higher utilisation. The top K
+distinct programs (candidates the model cannot tell apart count once) are evaluated exactly by
+the exploration engine.
+
+**Scale up (memory levels).** :func:`construct_tilings` builds tile sizes per memory level from
+the innermost level outward: start from the level inside's tile (the array's tile for the
+innermost), grow along the axis of best reuse score ``-ΔQ/ΔF`` to its next aligned size
+(aligned to the PE array, the feeding level's transactions, the banks and the tensor shape:
+:mod:`tenet.dse.tiling.alignment`) until the level's capacity is reached or the traffic per MAC
+falls under what its bandwidth feeds at the array's peak; every tile met on the way is a
+candidate. The loop order of each band puts innermost the loop that indexes the largest data
+tile least. The top K are evaluated exactly (:func:`tenet.metrics.memory.evaluate_memory`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import ceil, lcm, prod
+from typing import Literal
+
+from tenet.counting import count
+from tenet.dse.space.design import Candidate, DesignSpace
+from tenet.dse.space.mapping import AffineMapping
+from tenet.dse.tiling.alignment import (
+    EPSILON,
+    LevelAlignment,
+    growth_sizes,
+    level_alignment,
+    output_loops,
+    padded_footprint,
+    pe_units,
+)
+from tenet.dse.tiling.rtile import RTile, box_extents, reuse_score, traffic
+from tenet.dse.tiling.search import TilingResult, objective_value
+from tenet.errors import CapacityError, SpecError
+from tenet.isl_utils import parse_map
+from tenet.metrics.latency import occupancy
+from tenet.metrics.memory import evaluate_memory, level_needs
+from tenet.model import Workload
+from tenet.model.problem import Problem
+from tenet.spec.layout import ScratchpadSpec
+from tenet.spec.tiling import TileBand, Tiling
+from tenet.vocab import MemoryObjective, Strategy
+
+__all__ = [
+    "AUTO_LIMIT",
+    "Estimate",
+    "micro_estimate",
+    "rank_mappings",
+    "choose_strategy",
+    "build_tilings",
+    "construct_tilings",
+]
+
+AUTO_LIMIT = 500
+"""Above this many design points, ``auto`` builds instead of enumerating."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The micro model's figures for one candidate (cycles and elements)."""
+
+    steps: int
+    traffic: Fraction
+    latency: Fraction
+    spread_reductions: int
+    """Reduction loops with a digit on the array."""
+    utilisation: Fraction
+
+
+def _tile_sizes(mapping: AffineMapping, extents: Sequence[int]) -> tuple[int, ...]:
+    sizes = list(extents)
+    for digit in mapping.outer:
+        sizes[digit.loop] = min(sizes[digit.loop], digit.stride)
+    return tuple(sizes)
+
+
+def _data_sizes(
+    workload: Workload, dims: Sequence[str], sizes: Sequence[int], cache: dict[object, object]
+) -> dict[str, int]:
+    key = ("data", tuple(sizes))
+    if key not in cache:
+        cache[key] = RTile(workload, dict(zip(dims, sizes, strict=True))).data_sizes()
+    found = cache[key]
+    assert isinstance(found, dict)
+    return found
+
+
+def micro_estimate(
+    space: DesignSpace, candidate: Candidate, cache: dict[object, object] | None = None
+) -> Estimate:
+    """Return the micro model's micro_estimate of ``candidate`` (see the module docstring)."""
+    cache = {} if cache is None else cache
+    mapping = candidate.mapping
+    dims, extents = space.loops, space.extents
+    sizes = _tile_sizes(mapping, extents)
+    tiles = prod(ceil(e / s) for e, s in zip(extents, sizes, strict=True))
+    span = 1
+    if mapping.has_inner:
+        span = (mapping.inner.extent if mapping.inner is not None else 1) + sum(
+            abs(s) * (p - 1) for s, p in zip(mapping.skew, space.pe_sizes, strict=True)
+        )
+    steps = prod(d.extent for d in mapping.outer) * span
+    if "indices" not in cache:
+        cache["indices"] = _indices(space.workload, dims)
+    indices = cache["indices"]
+    assert isinstance(indices, dict)
+    moved = Fraction(0)
+    fed = set(candidate.scratchpad)
+    if "instances" not in cache:
+        cache["instances"] = count(space.workload.domain)
+    instances = cache["instances"]
+    assert isinstance(instances, int)
+    for tensor, size in _data_sizes(space.workload, dims, sizes, cache).items():
+        if tensor in fed:
+            moved += instances
+            continue
+        run = 1
+        for digit in reversed(mapping.outer):
+            if dims[digit.loop] in indices[tensor]:
+                break
+            run *= digit.extent
+        reloads = 2 if tensor in space.workload.writes else 1
+        moved += Fraction(tiles * size * reloads, run)
+    arch = space.architecture_spec
+    bandwidth = Fraction(arch.bandwidth, arch.bits_per_element)
+    latency = max(Fraction(steps), moved / bandwidth)
+    reductions = set(space.workload_spec.reductions)
+    reduced = {
+        dims[k]
+        for k in range(len(dims))
+        if all(dims[k] not in indices[t] for t in reductions if t in indices)
+    }
+    spread = len({dims[d.loop] for d in mapping.spatial_digits} & reduced) if reductions else 0
+    used = prod(d.extent for d in mapping.spatial_digits)
+    return Estimate(steps, moved, latency, spread, Fraction(used, prod(space.pe_sizes) or 1))
+
+
+def _indices(workload: Workload, dims: Sequence[str]) -> dict[str, frozenset[str]]:
+    out: dict[str, frozenset[str]] = {}
+    for tensor, _, relation in workload.accesses:
+        used = frozenset().union(*output_loops(relation, dims))
+        out[tensor] = out.get(tensor, frozenset()) | used
+    return out
+
+
+def rank_mappings(
+    space: DesignSpace, candidates: Sequence[Candidate], top_k: int
+) -> list[Candidate]:
+    """Return the ``top_k`` candidates the micro model ranks best, in the space's order.
+
+    Candidates alike to the model (same array placement, skew, array tile and micro_estimate: they
+    differ only in how the outer time digits are split or ordered among equals) count once
+    until every distinct program is in; the rest fill what is left."""
+    cache: dict[object, object] = {}
+    scored = []
+    for c in candidates:
+        e = micro_estimate(space, c, cache)
+        sizes = _tile_sizes(c.mapping, space.extents)
+        group = (c.mapping.space, c.mapping.skew, sizes, e.latency, e.traffic)
+        scored.append(((e.latency, e.spread_reductions, -e.utilisation, c.index), group, c))
+    scored.sort(key=lambda item: item[0])
+    chosen: list[Candidate] = []
+    groups: set[object] = set()
+    rest: list[Candidate] = []
+    for _, group, c in scored:
+        if group in groups:
+            rest.append(c)
+        elif len(chosen) < top_k:
+            groups.add(group)
+            chosen.append(c)
+    chosen += rest[: top_k - len(chosen)]
+    return sorted(chosen, key=lambda c: c.index)
+
+
+def choose_strategy(strategy: Strategy, kept: int) -> Literal["exhaustive", "constructive"]:
+    """Resolve ``auto``: exhaustive up to :data:`AUTO_LIMIT` design points, else constructive.
+
+    Examples
+    --------
+    >>> choose_strategy("auto", 198), choose_strategy("auto", 13020)
+    ('exhaustive', 'constructive')
+    """
+    if strategy != "auto":
+        return strategy
+    return "exhaustive" if kept <= AUTO_LIMIT else "constructive"
+
+
+# -- scale up: tiles per memory level ----------------------------------------------------------
+
+
+def _order(workload: Workload, dims: Sequence[str], sizes: Sequence[int]) -> tuple[int, ...]:
+    """Loop order of a band: innermost the loop that the largest data tile does not use, so
+    that tile stays while it runs (the others in the workload's order)."""
+    data = RTile(workload, dict(zip(dims, sizes, strict=True))).data_sizes()
+    indices = loop_indices_of(workload, dims)
+    largest = max(data, key=lambda t: (data[t], t))
+    free = [k for k, d in enumerate(dims) if d not in indices[largest]]
+    inner = free[-1] if free else len(dims) - 1
+    return (*[k for k in range(len(dims)) if k != inner], inner)
+
+
+def loop_indices_of(workload: Workload, dims: Sequence[str]) -> dict[str, frozenset[str]]:
+    """Return, per tensor, the loop dimensions its accesses depend on."""
+    return _indices(workload, dims)
+
+
+def _grow(
+    workload: Workload,
+    dims: Sequence[str],
+    start: Sequence[int],
+    extents: Sequence[int],
+    capacity: int | None,
+    alignment: LevelAlignment,
+    bound: Fraction | None,
+    share: Sequence[int],
+) -> list[tuple[int, ...]]:
+    """Return the tiles met growing from ``start`` (the level inside's tile) along the best
+    reuse score, each size aligned (:func:`tenet.dse.tiling.alignment.growth_sizes` of the unit
+    times the start's size), until the footprint with its bank padding would pass
+    ``capacity`` or the traffic per MAC falls under ``bound``. When the aligned first tile
+    does not fit, the units are dropped (the sizes are multiples of the start's).
+
+    ``share`` divides each size before the footprint, the traffic and the score are counted:
+    the PEs a per-PE level's tile spreads over along each dimension (all 1 for a shared
+    level), so that they are those of one PE's tile (each PE moves its own data: its traffic
+    over its instances, summed over the PEs, is the share's traffic over every instance)."""
+
+    def held(sizes: Sequence[int]) -> RTile:
+        return RTile(workload, {d: -(-s // p) for d, s, p in zip(dims, sizes, share, strict=True)})
+
+    piece = held(start)
+
+    def need(sizes: Sequence[int]) -> int:
+        return padded_footprint(held(sizes), piece, alignment)
+
+    def choices(units: Sequence[int]) -> list[list[int]]:
+        return [
+            growth_sizes(e, lcm(s, u), alignment.epsilon)
+            for e, s, u in zip(extents, start, units, strict=True)
+        ]
+
+    sizes = choices(alignment.units)
+    current = [c[0] for c in sizes]
+    if capacity is not None and need(current) > capacity:
+        sizes = choices([1] * len(dims))
+        current = [c[0] for c in sizes]
+    path = [tuple(current)]
+    transaction = alignment.transaction
+    instances = count(workload.domain)
+    while True:
+        tile = held(current)
+        if bound is not None and Fraction(traffic(tile, transaction).total, instances) <= bound:
+            return path
+        best: tuple[Fraction, int, int] | None = None
+        for k, d in enumerate(dims):
+            larger = [s for s in sizes[k] if s > current[k]]
+            if not larger:
+                continue
+            grown = [*current[:k], larger[0], *current[k + 1 :]]
+            if capacity is not None and need(grown) > capacity:
+                continue
+            score = reuse_score(tile, d, -(-larger[0] // share[k]), transaction)
+            value = score if score is not None else Fraction(0)
+            if best is None or value > best[0]:
+                best = (value, k, larger[0])
+        if best is None:
+            return path
+        current[best[1]] = best[2]
+        path.append(tuple(current))
+
+
+def build_tilings(
+    problem: Problem,
+    start: Sequence[int] | None = None,
+    compute: int | None = None,
+    *,
+    scratchpad: ScratchpadSpec | None = None,
+    epsilon: Fraction = EPSILON,
+) -> list[Tiling]:
+    """Build tilings of every level inside the outermost, innermost first, in the order they
+    are worth evaluating (none evaluated): the end of every level's growth first, with the
+    band orders of :func:`_orders`, then each level's earlier tiles.
+
+    ``start`` is the innermost tile (default: one instance); ``compute`` the array's compute
+    latency (default: counted from the dataflow). Each level's tile is aligned as
+    :func:`tenet.dse.tiling.alignment.level_alignment` says: ``scratchpad`` gives the banks and the
+    transaction width of the level that feeds the array, ``epsilon`` the padding allowed on
+    a size that does not divide its extent (0: divisors only).
+    """
+    workload = problem.workload
+    domain = workload.domain
+    dims, extents = box_extents(workload)
+    n = len(dims)
+    levels = list(problem.architecture.levels[1:])
+    if not levels:
+        raise SpecError("the architecture has no memory level inside the outermost to tile")
+    compute = occupancy(problem).latency_compute if compute is None else compute
+    peak = Fraction(count(domain), max(compute, 1))
+    paths: list[list[tuple[int, ...]]] = []
+    base = tuple(start) if start is not None else (1,) * n
+    outer_levels = problem.architecture.levels
+    for position in range(len(levels), 0, -1):
+        level, feeding = outer_levels[position], outer_levels[position - 1].read_bandwidth
+        bound = None if feeding is None else Fraction(feeding) / peak
+        alignment = level_alignment(problem, position, dims, scratchpad, epsilon)
+        share = pe_units(problem, dims) if level.per_pe else (1,) * n
+        grown = _grow(workload, dims, base, extents, level.capacity, alignment, bound, share)
+        paths.append(grown)
+        base = grown[-1]
+    paths.reverse()
+    seen: set[tuple[object, ...]] = set()
+    out: list[Tiling] = []
+    for choice in _nested(paths, extents):
+        for orders in _orders(workload, dims, choice):
+            bands = tuple(
+                TileBand(level.name, sizes, order)
+                for level, sizes, order in zip(levels, choice, orders, strict=True)
+            )
+            tiling = Tiling(dims, extents, bands, tuple(range(n)))
+            if tiling.key() not in seen:
+                seen.add(tiling.key())
+                out.append(tiling)
+    return out
+
+
+def construct_tilings(
+    problem: Problem,
+    start: Sequence[int] | None = None,
+    top_k: int = 10,
+    objective: MemoryObjective = "latency",
+) -> list[TilingResult]:
+    """Return the first ``top_k`` fitting tilings of :func:`build_tilings`, each evaluated
+    exactly, best first by ``objective`` (ties: less DRAM traffic).
+
+    Raises
+    ------
+    CapacityError
+        No constructed tiling fits.
+    """
+    compute = occupancy(problem).latency_compute
+    results: list[TilingResult] = []
+    for tiling in build_tilings(problem, start, compute):
+        stamps = [(name, parse_map(text)) for name, text in tiling.stamps().items()]
+        if not level_needs(problem, stamps)[1]:
+            continue
+        metrics = evaluate_memory(problem, compute, stamps)
+        results.append(TilingResult(tiling, metrics, objective_value(metrics, objective)))
+        if len(results) >= top_k:
+            break
+    if not results:
+        raise CapacityError("no constructed tiling fits the memory levels")
+    return sorted(results, key=lambda r: (r.value, r.traffic_dram))
+
+
+def _orders(
+    workload: Workload, dims: Sequence[str], choice: Sequence[tuple[int, ...]]
+) -> list[tuple[tuple[int, ...], ...]]:
+    """TileBand orders to try for the tile sizes ``choice``: first every band with the loop the
+    largest data tile does not use innermost, then each band with each other loop innermost."""
+    first = tuple(_order(workload, dims, sizes) for sizes in choice)
+    out = [first]
+    for k in range(len(choice)):
+        for inner in range(len(dims)):
+            order = (*[d for d in range(len(dims)) if d != inner], inner)
+            if order != first[k]:
+                out.append((*first[:k], order, *first[k + 1 :]))
+    return out
+
+
+def _nested(
+    paths: list[list[tuple[int, ...]]], extents: Sequence[int]
+) -> list[tuple[tuple[int, ...], ...]]:
+    """Tilings from the paths, outermost level first: the end of every path first, then each
+    level's earlier tiles with the others at their ends (each outer tile a multiple of the
+    inner one, or the whole extent)."""
+    ends = tuple(p[-1] for p in paths)
+    out = [ends]
+    for k, path in enumerate(paths):
+        for tile in reversed(path[:-1]):
+            choice = list(ends)
+            choice[k] = tile
+            if _nests(choice, extents):
+                out.append(tuple(choice))
+    return out
+
+
+def _nests(choice: Sequence[tuple[int, ...]], extents: Sequence[int]) -> bool:
+    pairs = zip(choice, choice[1:], strict=False)
+    return all(
+        o % i == 0 or o == e
+        for outer, inner in pairs
+        for o, i, e in zip(outer, inner, extents, strict=True)
+    )

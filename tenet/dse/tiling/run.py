@@ -1,0 +1,263 @@
+"""The tiling search on an engine and in a results store: each choice of tile sizes (with all
+its loop orders) is one task; workers get the specs as JSON text, never isl objects; each
+finished choice is stored as it arrives (its best tiling and exact figures as JSON), so that a
+search started again with the same arguments and store counts only what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from tenet.api import load_problem, load_specs
+from tenet.dse.run.engines import Engine, make_engine
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.run.store import ResultStore, run_key
+from tenet.dse.tiling.search import (
+    SizesResult,
+    TilingResult,
+    TilingSearch,
+    TilingSpace,
+    combine,
+    search_sizes,
+    size_choices,
+)
+from tenet.metrics.latency import occupancy
+from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, MemoryMetrics
+from tenet.model.problem import Problem
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.spec.tiling import TileBand, Tiling
+from tenet.vocab import MemoryObjective
+
+__all__ = ["run_tiling", "tile_mappings", "evaluate_sizes", "encode", "decode"]
+
+
+def _fraction(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
+
+
+def encode(result: SizesResult) -> str:
+    """Return ``result`` as JSON text (fractions as ``p/q``), read back by :func:`decode`."""
+    best = None
+    if result.best is not None:
+        t, m = result.best.tiling, result.best.metrics
+        best = {
+            "tiling": [t.dims, t.extents, [asdict(b) for b in t.bands], t.point_order],
+            "records": [asdict(r) for r in m.records],
+            "levels": [{**asdict(s), "latency": _fraction(s.latency)} for s in m.levels],
+            "latency_compute": m.latency_compute,
+            "latency": _fraction(m.latency),
+            "bottleneck": m.bottleneck,
+            "energy": m.energy,
+            "violations": [asdict(v) for v in m.violations],
+            "value": _fraction(result.best.value),
+        }
+    rank = None if result.rank is None else [_fraction(result.rank[0]), *result.rank[1:]]
+    return json.dumps(
+        {
+            "best": best,
+            "rank": rank,
+            "counts": [result.candidates, result.fitting, result.evaluated],
+            "needs": result.needs,
+        }
+    )
+
+
+def decode(text: str) -> SizesResult:
+    """Return the :class:`SizesResult` written by :func:`encode`."""
+    data = json.loads(text)
+    best = None
+    if data["best"] is not None:
+        b = data["best"]
+        dims, extents, bands, point_order = b["tiling"]
+        tiling = Tiling(
+            tuple(dims),
+            tuple(extents),
+            tuple(TileBand(x["level"], tuple(x["sizes"]), tuple(x["order"])) for x in bands),
+            tuple(point_order),
+        )
+        metrics = MemoryMetrics(
+            tuple(LevelTensor(**r) for r in b["records"]),
+            tuple(LevelSummary(**{**s, "latency": Fraction(s["latency"])}) for s in b["levels"]),
+            b["latency_compute"],
+            Fraction(b["latency"]),
+            b["bottleneck"],
+            b["energy"],
+            tuple(CapacityViolation(**v) for v in b["violations"]),
+        )
+        best = TilingResult(tiling, metrics, Fraction(b["value"]))
+    rank = data["rank"]
+    candidates, fitting, evaluated = data["counts"]
+    return SizesResult(
+        best,
+        None if rank is None else (Fraction(rank[0]), rank[1], rank[2]),
+        candidates,
+        fitting,
+        evaluated,
+        data["needs"],
+    )
+
+
+@lru_cache(maxsize=4)
+def _problem(context: str) -> tuple[Problem, int]:
+    c = json.loads(context)
+    architecture = ArchitectureSpec.model_validate_json(c["architecture"])
+    problem = load_problem(
+        WorkloadSpec.model_validate_json(c["workload"]),
+        architecture,
+        DataflowSpec.model_validate_json(c["dataflow"]),
+        c["params"],
+    )
+    return problem, occupancy(problem).latency_compute
+
+
+def evaluate_sizes(context: str, position: int, chosen: list[list[int]]) -> tuple[int, str]:
+    """Worker task: search the loop orders of the tile sizes ``chosen`` (choice number
+    ``position``) in the search ``context`` (JSON text); return the position and the encoded
+    :class:`SizesResult`."""
+    problem, compute = _problem(context)
+    c = json.loads(context)
+    found = search_sizes(
+        problem, compute, TilingSpace(**c["space"]), chosen, c["objective"], position
+    )
+    return position, encode(found)
+
+
+def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
+    return items
+
+
+def run_tiling(
+    workload: str | WorkloadSpec,
+    arch: str,
+    dataflow: str | DataflowSpec,
+    params: Mapping[str, int] | None = None,
+    space: TilingSpace | None = None,
+    *,
+    objective: MemoryObjective = "latency",
+    execution: ExecutionOptions | None = None,
+) -> TilingSearch:
+    """Search the tilings in ``space`` of ``workload`` on ``arch`` with ``dataflow`` (files
+    or zoo names) as :func:`tenet.dse.tiling.search.search_tiling` does, each choice of tile sizes
+    evaluated on the engine of ``execution`` (:class:`ExecutionOptions`; None: in this
+    process, nothing stored) and kept in its store (a SQLite file or :class:`ResultStore`),
+    from which a new run resumes. Its time budget, batch and cache are not used.
+
+    Examples
+    --------
+    >>> found = run_tiling("gemm", "simba", "gemm-os-systolic",
+    ...                    {"M": 4, "N": 4, "K": 4}, TilingSpace(["glb"], dims=["k"]))
+    >>> found.candidates  # the divisors 1, 2, 4 of K = 4, one loop order each
+    3
+    """
+    w, a, d = load_specs(workload, arch, dataflow)
+    problem = load_problem(w, a, d, params)
+    space = (space or TilingSpace()).checked(problem)
+    arguments = {
+        "workload": w.model_dump_json(),
+        "architecture": a.model_dump_json(),
+        "dataflow": d.model_dump_json(),
+        "params": dict(params or {}),
+        "space": space.to_dict(),
+        "objective": objective,
+    }
+    context = json.dumps(arguments, sort_keys=True)
+    choices = size_choices(problem, space)
+    results = _resume_and_run(problem, context, choices, execution or ExecutionOptions(None))
+    return combine(problem, results)
+
+
+def _resume_and_run(
+    problem: Problem,
+    context: str,
+    choices: list[tuple[tuple[int, ...], ...]],
+    execution: ExecutionOptions,
+) -> list[SizesResult]:
+    store = execution.store
+    own = store is not None and not isinstance(store, ResultStore)
+    db = store if store is None or isinstance(store, ResultStore) else ResultStore(store)
+    progress = execution.progress or _identity
+    run = run_key({"search": "tiling", "context": context})
+    names = {k: json.dumps(chosen) for k, chosen in enumerate(choices)}
+    found: dict[int, SizesResult] = {}
+    try:
+        if isinstance(db, ResultStore):
+            db.open_run(run, {"search": "tiling", "context": context}, total=len(choices))
+            db.check_names(run, names)
+            for _, row in db.rows(run).iterrows():
+                found[int(row["index"])] = decode(row["reason"])
+        todo = [k for k in range(len(choices)) if k not in found]
+        for position, text in progress(
+            _evaluate(problem, context, choices, todo, execution),
+            total=len(todo),
+        ):
+            found[position] = decode(text)
+            if isinstance(db, ResultStore):
+                status = "ok" if found[position].best is not None else "too-big"
+                row = {"idx": position, "name": names[position], "status": status, "reason": text}
+                db.add(run, [row])
+    finally:
+        if own and isinstance(db, ResultStore):
+            db.close()
+    return [found[k] for k in sorted(found)]
+
+
+def _evaluate(
+    problem: Problem,
+    context: str,
+    choices: list[tuple[tuple[int, ...], ...]],
+    todo: list[int],
+    execution: ExecutionOptions,
+) -> Iterator[tuple[int, str]]:
+    engine = execution.engine
+    jobs = ((context, k, [list(s) for s in choices[k]]) for k in todo)
+    if engine is None:
+        for job in jobs:
+            yield evaluate_sizes(*job)
+        return
+    if isinstance(engine, Engine):
+        yield from engine.run(evaluate_sizes, jobs)
+        return
+    with make_engine(engine, execution.workers, execution.address) as running:
+        yield from running.run(evaluate_sizes, jobs)
+
+
+def tile_mappings(
+    workload: str | WorkloadSpec,
+    arch: str,
+    mappings: Sequence[Mapping[str, Any]],
+    params: Mapping[str, int] | None,
+    space: TilingSpace | None = None,
+    *,
+    objective: MemoryObjective = "latency",
+    execution: ExecutionOptions | None = None,
+) -> list[tuple[str, TilingSearch]]:
+    """Search the tilings of ``levels`` for each array mapping of ``mappings`` (rows of a
+    design space exploration: ``name``, ``space_stamp``, ``time_stamp``); return each
+    mapping's name and its search; the other arguments are those of :func:`run_tiling`."""
+    found = []
+    for row in mappings:
+        dataflow = DataflowSpec(
+            name=str(row["name"]),
+            space_stamp=str(row["space_stamp"]),
+            time_stamp=str(row["time_stamp"]),
+        )
+        found.append(
+            (
+                dataflow.name,
+                run_tiling(
+                    workload,
+                    arch,
+                    dataflow,
+                    params,
+                    space,
+                    objective=objective,
+                    execution=execution,
+                ),
+            )
+        )
+    return found

@@ -1,0 +1,303 @@
+"""Tiling search: tile sizes per memory level (nested divisors of the loop extents) times the
+loop order inside each band, under the capacities, minimising the memory latency (or energy,
+or their product), each candidate counted exactly by :mod:`tenet.metrics.memory`.
+
+The search skips what cannot change a figure, never what might: tile sizes whose tiles do not
+fit (checked once per sizes, before any order), and orders that differ only in loops of one
+trip or in the point loops (no tile stamp depends on them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from itertools import permutations, product
+from typing import Any, cast
+
+import islpy as isl
+
+from tenet.dse.run.execution import Progress
+from tenet.dse.tiling.rtile import box_extents
+from tenet.errors import CapacityError, SpecError
+from tenet.isl_utils import parse_map
+from tenet.metrics.latency import occupancy
+from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
+from tenet.model.problem import Problem
+from tenet.spec.tiling import TileBand, Tiling, nested_sizes
+from tenet.vocab import MemoryObjective
+
+__all__ = [
+    "TilingSpace",
+    "TilingResult",
+    "TilingSearch",
+    "loop_extents",
+    "tilings",
+    "search_tiling",
+    "objective_value",
+    "SizesResult",
+    "size_choices",
+    "search_sizes",
+    "combine",
+]
+
+
+@dataclass(frozen=True)
+class TilingSpace:
+    """The tilings a search enumerates: the tiled ``levels`` (outermost first; None: every
+    level inside the outermost), the tiled loop ``dims`` (None: all; the others stay whole),
+    ``sizes`` restricting some dimensions' tile sizes, and ``aligned``: also the multiples of
+    it that do not divide the loop (see :func:`tenet.spec.tiling.nested_sizes`)."""
+
+    levels: Sequence[str] | None = None
+    dims: Sequence[str] | None = None
+    sizes: Mapping[str, Sequence[int]] | None = None
+    aligned: int | None = None
+
+    def checked(self, problem: Problem) -> TilingSpace:
+        """Return this space with its levels named (the default filled in) and checked.
+
+        Raises
+        ------
+        SpecError
+            A level that is not inside the outermost, or a loop that ``problem`` has not.
+        """
+        names = [level.name for level in problem.architecture.levels]
+        levels = list(self.levels) if self.levels is not None else names[1:]
+        for name in levels:
+            if name not in names[1:]:
+                raise SpecError(
+                    f"no memory level {name!r} to tile (levels inside the outermost: "
+                    f"{', '.join(names[1:]) or 'none'})"
+                )
+        _tiled(loop_extents(problem)[0], self.dims)
+        return replace(self, levels=tuple(levels))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the space as JSON-ready values (lists for sequences)."""
+        return {
+            "levels": None if self.levels is None else list(self.levels),
+            "dims": None if self.dims is None else list(self.dims),
+            "sizes": None if self.sizes is None else {d: list(v) for d, v in self.sizes.items()},
+            "aligned": self.aligned,
+        }
+
+
+@dataclass(frozen=True)
+class TilingResult:
+    """One evaluated tiling: its exact memory figures and its objective value."""
+
+    tiling: Tiling
+    metrics: MemoryMetrics
+    value: Fraction
+
+    @property
+    def traffic_dram(self) -> int:
+        """Elements moved between the outermost level and the next (fills + writebacks)."""
+        inner = self.metrics.levels[1].level if len(self.metrics.levels) > 1 else None
+        return sum(r.fills + r.writebacks for r in self.metrics.records if r.level == inner)
+
+
+@dataclass(frozen=True)
+class TilingSearch:
+    """The best tiling and how much was looked at."""
+
+    best: TilingResult
+    candidates: int
+    """Tile sizes times loop orders enumerated."""
+    fitting: int
+    """Of those, the candidates whose tiles fit every level."""
+    evaluated: int
+    """Distinct exact evaluations made."""
+
+
+def loop_extents(problem: Problem) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Return the loop dimensions and their extents; the domain must be a box from 0
+    (:func:`tenet.dse.tiling.rtile.box_extents`)."""
+    return box_extents(problem.workload)
+
+
+def tilings(problem: Problem, space: TilingSpace | None = None) -> Iterator[Tiling]:
+    """Yield every tiling of ``problem`` in ``space`` (default: every inner level, every
+    loop): the tile sizes of :func:`size_choices` times every order of the tiled dimensions
+    in each band and in the point loops, ``(d!)^(levels + 1)`` orders for ``d`` tiled
+    dimensions.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+    ...                  params={"M": 4, "N": 4, "K": 4})
+    >>> space = TilingSpace(["glb", "rf"])
+    >>> sum(1 for t in tilings(p, space) if [b.sizes for b in t.bands] == [(4,) * 3, (2,) * 3])
+    216
+    """
+    space = (space or TilingSpace()).checked(problem)
+    for chosen in size_choices(problem, space):
+        yield from _orders(problem, space, chosen)
+
+
+def _tiled(names: Sequence[str], dims: Sequence[str] | None) -> list[int]:
+    tiled = list(dims) if dims is not None else list(names)
+    for d in tiled:
+        if d not in names:
+            raise SpecError(f"no loop {d!r} to tile (loops: {', '.join(names)})")
+    return [names.index(d) for d in tiled]
+
+
+def size_choices(
+    problem: Problem, space: TilingSpace | None = None
+) -> list[tuple[tuple[int, ...], ...]]:
+    """Return the tile sizes of ``problem`` in ``space`` (one tuple per level, outermost
+    first), nested divisors of the loop extents in the order :func:`tilings` enumerates
+    them."""
+    space = (space or TilingSpace()).checked(problem)
+    names, extents = loop_extents(problem)
+    indices = _tiled(names, space.dims)
+    restrict: dict[int, list[int]] = {k: [] for k in range(len(names)) if k not in indices}
+    restrict.update({names.index(d): list(v) for d, v in (space.sizes or {}).items()})
+    chosen = nested_sizes(extents, len(space.levels or ()), restrict, space.aligned)
+    return [tuple(map(tuple, c)) for c in chosen]
+
+
+def _orders(
+    problem: Problem, space: TilingSpace, chosen: Sequence[Sequence[int]]
+) -> Iterator[Tiling]:
+    """Yield the tilings of the tile sizes ``chosen`` in the checked ``space``: every loop
+    order of each band and of the point loops."""
+    names, extents = loop_extents(problem)
+    levels = space.levels or ()
+    indices = _tiled(names, space.dims)
+    orders = list(permutations(indices))
+    rest = tuple(k for k in range(len(names)) if k not in indices)
+    for combo in product(orders, repeat=len(levels) + 1):
+        bands = tuple(TileBand(level, tuple(chosen[k]), combo[k]) for k, level in enumerate(levels))
+        yield Tiling(tuple(names), tuple(extents), bands, combo[-1] + rest)
+
+
+def objective_value(metrics: MemoryMetrics, objective: MemoryObjective) -> Fraction:
+    """Return the value ``objective`` minimises: cycles, energy, or their product."""
+    energy = Fraction(metrics.energy).limit_denominator(10**9)
+    if objective == "latency":
+        return metrics.latency
+    if objective == "energy":
+        return energy
+    return metrics.latency * energy
+
+
+def _stamps(tiling: Tiling) -> list[tuple[str, isl.Map]]:
+    return [(level, parse_map(text)) for level, text in tiling.stamps().items()]
+
+
+def search_tiling(
+    problem: Problem,
+    space: TilingSpace | None = None,
+    *,
+    objective: MemoryObjective = "latency",
+    progress: Progress | None = None,
+) -> TilingSearch:
+    """Return the tiling of ``problem`` in ``space`` (see :class:`TilingSpace`) that fits
+    every level and minimises ``objective`` (ties: less DRAM traffic, then the first
+    enumerated); ``progress`` (none: no display) wraps the choices of tile sizes (called
+    with ``total=``).
+
+    Raises
+    ------
+    CapacityError
+        No tiling fits; the message names the level and its smallest need.
+    SpecError
+        A level or loop that is not the problem's.
+    """
+    space = (space or TilingSpace()).checked(problem)
+    compute = occupancy(problem).latency_compute
+    choices = size_choices(problem, space)
+    shown = choices if progress is None else progress(choices, total=len(choices))
+    results = (
+        search_sizes(problem, compute, space, chosen, objective, position)
+        for position, chosen in enumerate(shown)
+    )
+    return combine(problem, results)
+
+
+@dataclass(frozen=True)
+class SizesResult:
+    """The best tiling of one choice of tile sizes, over its loop orders."""
+
+    best: TilingResult | None
+    """None when the tiles do not fit."""
+    rank: tuple[Fraction, int, int] | None
+    """Objective value, DRAM traffic, and index of the best among all candidates."""
+    candidates: int
+    fitting: int
+    evaluated: int
+    needs: dict[str, int]
+    """Elements each level needs for these tile sizes."""
+
+
+def search_sizes(
+    problem: Problem,
+    compute: int,
+    space: TilingSpace,
+    chosen: Sequence[Sequence[int]],
+    objective: MemoryObjective,
+    position: int = 0,
+) -> SizesResult:
+    """Return the best loop orders for the tile sizes ``chosen`` (one tuple per level of the
+    checked ``space``, see :meth:`TilingSpace.checked`); ``compute`` is the compute latency in
+    cycles, ``position`` the index of ``chosen`` in :func:`size_choices` (ties go to the first
+    enumerated candidate)."""
+    tilings_ = list(_orders(problem, space, chosen))
+    first = position * len(tilings_)
+    needs, fits = level_needs(problem, _stamps(tilings_[0]))
+    if not fits:
+        return SizesResult(None, None, len(tilings_), 0, 0, dict(needs))
+    done: dict[tuple[tuple[int, ...], ...], TilingResult] = {}
+    best: tuple[tuple[Fraction, int, int], TilingResult] | None = None
+    for index, tiling in enumerate(tilings_, start=first):
+        key = tiling.key()
+        if key not in done:
+            metrics = evaluate_memory(problem, compute, _stamps(tiling))
+            done[key] = TilingResult(tiling, metrics, objective_value(metrics, objective))
+        result = done[key]
+        rank = (result.value, result.traffic_dram, index)
+        if best is None or rank < best[0]:
+            best = (rank, TilingResult(tiling, result.metrics, result.value))
+    assert best is not None
+    return SizesResult(best[1], best[0], len(tilings_), len(tilings_), len(done), dict(needs))
+
+
+def combine(problem: Problem, results: Iterable[SizesResult]) -> TilingSearch:
+    """Return the best of the per-sizes ``results`` and the counts of the whole search.
+
+    Raises
+    ------
+    CapacityError
+        No tiling fits; the message names the level and its smallest need.
+    """
+    smallest: dict[str, int] = {}
+    best: SizesResult | None = None
+    candidates = fitting = evaluated = 0
+    for result in results:
+        candidates += result.candidates
+        fitting += result.fitting
+        evaluated += result.evaluated
+        for level, need in result.needs.items():
+            smallest[level] = min(smallest.get(level, need), need)
+        if result.rank is not None and (
+            best is None or result.rank < cast(tuple[Any, ...], best.rank)
+        ):
+            best = result
+    if best is None or best.best is None:
+        raise CapacityError(_nothing_fits(problem, smallest))
+    return TilingSearch(best.best, candidates, fitting, evaluated)
+
+
+def _nothing_fits(problem: Problem, smallest: Mapping[str, int]) -> str:
+    for level in problem.architecture.levels[1:]:
+        need = smallest.get(level.name)
+        if need is not None and level.capacity is not None and need > level.capacity:
+            return (
+                f"no tiling fits: the smallest tile of {level.name} needs {need} elements, "
+                f"{level.name} holds {level.capacity}"
+            )
+    return "no tiling fits"  # pragma: no cover

@@ -1,0 +1,84 @@
+"""The tiling search on an engine and in a results store gives what the search in this process
+gives; a search started again with the same store counts nothing new."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tenet.api import load_problem
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.tiling.run import decode, encode, run_tiling
+from tenet.dse.tiling.search import TilingSpace, search_tiling
+from tests.conftest import run
+
+ARGS = ("gemm", "simba", "gemm-os")
+PARAMS = {"M": 4, "N": 4, "K": 4}
+GLB = TilingSpace(["glb"])
+
+
+def test_engine_and_store_match_in_process(tmp_path: Path) -> None:
+    expected = search_tiling(load_problem(*ARGS, PARAMS), GLB)
+    store = tmp_path / "tiles.db"
+    execution = ExecutionOptions(engine="local", workers=2, store=store)
+    first = run_tiling(*ARGS, PARAMS, GLB, execution=execution)
+    assert first.best == expected.best
+    assert (first.candidates, first.fitting, first.evaluated) == (
+        expected.candidates,
+        expected.fitting,
+        expected.evaluated,
+    )
+    totals: list[int] = []
+
+    def seen(items: Any, total: int) -> Any:
+        totals.append(total)
+        return list(items)
+
+    again = run_tiling(*ARGS, PARAMS, GLB, execution=ExecutionOptions(store=store, progress=seen))
+    assert totals == [0]  # every choice of tile sizes was stored: nothing is counted again
+    assert again.best == expected.best
+    assert again.evaluated == expected.evaluated
+
+
+def test_encode_round_trip() -> None:
+    from tenet.dse.tiling.search import search_sizes, size_choices
+    from tenet.metrics.latency import occupancy
+
+    problem = load_problem(*ARGS, PARAMS)
+    compute = occupancy(problem).latency_compute
+    for position, chosen in enumerate(size_choices(problem, GLB)[:4]):
+        found = search_sizes(problem, compute, GLB, chosen, "edp", position)
+        assert decode(encode(found)) == found
+
+
+def test_cli_workers_and_store(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = str(tmp_path / "tiles.db")
+    base = ["tile", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "-l", "glb", "--format", "json"]
+    base += [f"-p{k}={v}" for k, v in PARAMS.items()]
+    outputs = []
+    for extra in ([], ["--workers", "2", "--store", store], ["--store", store]):
+        code, out, err = run(capsys, *base, *extra)
+        assert code == 0, err
+        outputs.append({k: v for k, v in json.loads(out).items() if k != "cpu_seconds"})
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_cli_address_needs_dask(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(
+        capsys, "tile", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "--address", "tcp://x:1"
+    )
+    assert code == 2
+    assert "--address needs --engine dask" in err
+
+
+def test_cli_store_not_a_store(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_text("not sqlite at all, just text " * 40)
+    code, _, err = run(
+        capsys, "tile", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "--store", str(bad)
+    )
+    assert code == 2
+    assert "not a tenet results store" in err
