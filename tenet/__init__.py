@@ -30,7 +30,7 @@ from tenet.errors import (
 )
 from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
 from tenet.model import Architecture, Dataflow, Problem, Workload
-from tenet.zoo import arch, dataflow, network, workload
+from tenet.zoo import architecture, dataflow, network, workload
 
 __all__ = [
     "Architecture",
@@ -55,7 +55,7 @@ __all__ = [
     "analyze_experiment",
     "analyze_symbolic",
     "check",
-    "arch",
+    "architecture",
     "maestro",
     "count",
     "dataflow",

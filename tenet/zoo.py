@@ -24,7 +24,7 @@ from tenet.spec.template import Fits, resolve_args, split_arguments
 __all__ = [
     "Kind",
     "ZooEntry",
-    "arch",
+    "architecture",
     "combinations",
     "dataflow",
     "entries",
@@ -38,12 +38,12 @@ __all__ = [
 ]
 
 
-def arch(name: str, **args: int) -> ArchitectureSpec:
+def architecture(name: str, **args: int) -> ArchitectureSpec:
     """Return the architecture ``name`` of the zoo, with template arguments ``args``.
 
     Examples
     --------
-    >>> arch("systolic-2d", rows=16, cols=16).name
+    >>> architecture("systolic-2d", rows=16, cols=16).name
     'systolic-2d-16x16'
     """
     return load_architecture(name, **args)

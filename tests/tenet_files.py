@@ -153,7 +153,7 @@ def mapping_text(dataflow: str, architecture: str | None, params: Mapping[str, i
 
 def pe_array_text(architecture: str) -> str:
     """The ``.p`` text of a zoo architecture: PE set, links as receiver -> sender, numbers."""
-    spec = tenet.arch(architecture)
+    spec = tenet.architecture(architecture)
     links = [str(parse_map(link.link).reverse()) for link in spec.interconnect]
     union = "{" + "; ".join(x.strip().removeprefix("{").removesuffix("}").strip() for x in links)
     numbers = f"{spec.l1_size} {spec.l2_size} {spec.bandwidth} {spec.latency}"

@@ -50,11 +50,11 @@ def _fraction(value: float | None) -> Fraction | None:
     return None if value is None else Fraction(str(value))
 
 
-def _level(spec: LevelSpec, arch: ArchitectureSpec, k: int) -> MemoryLevel:
-    src, bits = arch.source, arch.bits_per_element
+def _level(spec: LevelSpec, architecture: ArchitectureSpec, k: int) -> MemoryLevel:
+    src, bits = architecture.source, architecture.bits_per_element
 
     def where(key: str) -> str:
-        return arch.where(f"levels.{k}.{key}")
+        return architecture.where(f"levels.{k}.{key}")
 
     capacity = spec.capacity
     if spec.capacity_bytes is not None:

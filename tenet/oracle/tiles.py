@@ -66,10 +66,10 @@ class _Level:
     tensors: tuple[str, ...] | None = None
 
 
-def _levels(arch: ArchitectureSpec) -> list[_Level]:
-    if not arch.levels:
+def _levels(architecture: ArchitectureSpec) -> list[_Level]:
+    if not architecture.levels:
         return [_Level("dram", False)]
-    return [_Level(level.name, level.per_pe, level.tensors) for level in arch.levels]
+    return [_Level(level.name, level.per_pe, level.tensors) for level in architecture.levels]
 
 
 def reference_memory(

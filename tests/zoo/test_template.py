@@ -63,10 +63,10 @@ def test_template_gemm_os_systolic_default_is_8x8() -> None:
 
 
 def test_template_presets_and_family_names() -> None:
-    assert tenet.arch("systolic-2d").name == "systolic-2d-8x8"
-    assert tenet.arch("systolic-2d", rows=16, cols=16).name == "systolic-2d-16x16"
-    assert tenet.arch("systolic-2d:rows=4,cols=32").name == "systolic-2d:rows=4,cols=32"
-    assert tenet.arch("systolic-2d-16x64").l2_size == 110592
+    assert tenet.architecture("systolic-2d").name == "systolic-2d-8x8"
+    assert tenet.architecture("systolic-2d", rows=16, cols=16).name == "systolic-2d-16x16"
+    assert tenet.architecture("systolic-2d:rows=4,cols=32").name == "systolic-2d:rows=4,cols=32"
+    assert tenet.architecture("systolic-2d-16x64").l2_size == 110592
     assert tenet.workload("conv2d-dilated").name == "conv2d-dilated"
 
 
@@ -151,7 +151,7 @@ def test_template_array_dim_outside_a_dataflow(tmp_path: Path) -> None:
     with pytest.raises(
         SpecError, match=r"template.params.n: array_dim is meaningful in a dataflow"
     ):
-        tenet.arch(str(_write(tmp_path, text)))
+        tenet.architecture(str(_write(tmp_path, text)))
 
 
 def test_template_fits_outside_a_dataflow(tmp_path: Path) -> None:
@@ -176,7 +176,7 @@ def test_template_unknown_zoo_name_lists_presets() -> None:
     with pytest.raises(
         SpecError, match=r"no architecture named 'systolic-2d-9x9'.*systolic-2d-8x8"
     ):
-        tenet.arch("systolic-2d-9x9")
+        tenet.architecture("systolic-2d-9x9")
 
 
 def test_template_documented_examples_load(tmp_path: Path) -> None:

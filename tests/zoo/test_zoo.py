@@ -264,7 +264,7 @@ def test_zoo_tenet_experiment_by_name_equals_its_text(key: str, tenet_data: Path
 @pytest.mark.parametrize("name", sorted(PE_ARRAYS))
 def test_zoo_architecture_equals_tenet_pe_array(name: str) -> None:
     need_shared()
-    zoo, text = tenet.arch(name), read_pe_array(TENET_DATA / PE_ARRAYS[name])
+    zoo, text = tenet.architecture(name), read_pe_array(TENET_DATA / PE_ARRAYS[name])
     assert isl.Set(zoo.pe).is_equal(isl.Set(text.pe))
     links = [isl.Map(link.link) for link in zoo.interconnect]
     union = links[0]
