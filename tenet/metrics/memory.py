@@ -37,7 +37,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LevelTensor:
-    """Figures of one tensor at one level, in elements (per-PE levels: summed over PEs)."""
+    """Figures of one tensor at one level, in elements (per-PE levels: summed over PEs).
+
+    ``fills`` split by source into ``fills_neighbour`` (taken from a linked PE's instance of
+    the level) and ``fills_parent``; ``reads_parent`` and ``writes_parent`` are the elements
+    read out of and written into the parent on this level's behalf, after the network's
+    multicast and reduction (``docs/memory.md``).
+    """
 
     level: str
     tensor: TensorName
@@ -46,6 +52,10 @@ class LevelTensor:
     writebacks: int
     capacity: int | None
     fits: bool
+    fills_neighbour: int = 0
+    fills_parent: int = 0
+    reads_parent: int = 0
+    writes_parent: int = 0
 
 
 @dataclass(frozen=True)
@@ -204,14 +214,26 @@ class _Traffic:
     footprint: isl.PwQPolynomial
     fills: int
     writebacks: int
+    fills_neighbour: int
+    reads_parent: int
+    writes_parent: int
+
+
+def _per_step(tiled: TiledLevel, pairs: isl.Map, merged: bool) -> int:
+    """Count the (key, element) ``pairs``, or with ``merged`` the (tile, element) pairs they
+    cover: the instances of one step served by one access (multicast or reduction)."""
+    if not merged or not tiled.level.per_pe:
+        return count(pairs)
+    return count(tiled.tile_of_key.reverse().apply_range(pairs))
 
 
 def _traffic(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
-    """Count the footprint per key, fills and writebacks of one tensor at one level."""
+    """Count the footprint per key, fills (by source) and writebacks of one tensor at one
+    level, and what the parent serves for them."""
     accessed = read.union(write)
     held = tiled.key_of.reverse().apply_range(accessed)
     new = held.subtract(tiled.previous.apply_range(held))
-    writebacks = 0
+    leaving_dirty = isl.Map.empty(held.get_space())
     if not write.is_empty():
         written_tile = tiled.tile_of.reverse().apply_range(write)
         written_before = tiled.tile_of_key.apply_range(
@@ -221,8 +243,17 @@ def _traffic(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
         new = new.intersect(needed)
         leaving = held.subtract(tiled.previous.reverse().apply_range(held))
         dirty = tiled.up_to.apply_range(tiled.key_of.reverse().apply_range(write))
-        writebacks = count(leaving.intersect(dirty))
-    return _Traffic(_per_key_count(held), count(new), writebacks)
+        leaving_dirty = leaving.intersect(dirty)
+    from_neighbour = new.intersect(tiled.supply.apply_range(held))
+    fills_neighbour = count(from_neighbour)
+    return _Traffic(
+        _per_key_count(held),
+        count(new),
+        count(leaving_dirty),
+        fills_neighbour,
+        _per_step(tiled, new.subtract(from_neighbour), tiled.level.multicast),
+        _per_step(tiled, leaving_dirty, tiled.level.reduction),
+    )
 
 
 def _time(elements: int, bandwidth: Fraction | None) -> Fraction:
@@ -290,6 +321,10 @@ def evaluate_memory(
                     traffic.writebacks,
                     limit if level.split else level.capacity,
                     fits,
+                    traffic.fills_neighbour,
+                    traffic.fills - traffic.fills_neighbour,
+                    traffic.reads_parent,
+                    traffic.writes_parent,
                 )
             )
             total = traffic.footprint if total is None else total.add(traffic.footprint)

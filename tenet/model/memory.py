@@ -30,6 +30,10 @@ class MemoryLevel:
     source: str | None = None
     tensors: tuple[str, ...] | None = None
     """The tensors the level holds (None: every tensor); the others bypass it."""
+    multicast: bool = True
+    """The parent's network serves every instance taking an element in one step with one read."""
+    reduction: bool = True
+    """The parent's network sums one step's partial sums of an element into one write."""
 
     def holds(self, tensor: str) -> bool:
         """True when the level holds ``tensor`` (it does not bypass it)."""
@@ -91,6 +95,8 @@ def _level(spec: LevelSpec, architecture: ArchitectureSpec, k: int) -> MemoryLev
         spec.feeds_array,
         spec.source,
         spec.tensors,
+        spec.network.multicast,
+        spec.network.reduction,
     )
 
 

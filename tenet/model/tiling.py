@@ -3,7 +3,8 @@ consecutive-tile maps (the previous tile, every earlier tile) that the memory fi
 
 A level's tile of an instance is the concatenation of the tile stamps of that level and every
 level outside it (a level without a stamp keeps its parent's tiles). A per-PE level's tiles are
-keyed by ``[PE -> tile]``: each PE has its own buffer, following the level's tile order.
+keyed by ``[PE -> tile]``: each PE has its own buffer, following the level's tile order, and
+takes data from the buffers of the PEs linked to it (:attr:`TiledLevel.supply`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import islpy as isl
 
 from tenet.errors import DomainNotCoveredError, NotAFunctionError, SpecError
 from tenet.isl_utils import coalesce, tuple_signature, witness
+from tenet.model.architecture import Link
 from tenet.model.memory import MemoryLevel
 from tenet.model.problem import Problem
-from tenet.model.spacetime import identity, neighbours, step_back
+from tenet.model.spacetime import identity, neighbours, previous, step_back
 from tenet.model.workload import check_statement
 
 __all__ = ["TiledLevel", "tile_levels", "tile_stamps", "loop_indices", "halo_tensors"]
@@ -34,6 +36,8 @@ class TiledLevel:
     active_pes: isl.Set
     theta_space: isl.Map
     """Instance -> its PE (the dataflow's space-stamp)."""
+    links: tuple[Link, ...] = ()
+    """The array's links (sender -> receiver); a per-PE level's instances share data over them."""
 
     @cached_property
     def tiles(self) -> isl.Set:
@@ -71,6 +75,29 @@ class TiledLevel:
     def up_to(self) -> isl.Map:
         """Key -> the keys of this tile and every earlier one (same PE for a per-PE level)."""
         return self._per_key(self.tiles.lex_ge_set(self.tiles))
+
+    @cached_property
+    def supply(self) -> isl.Map:
+        """Key -> the keys of the linked instances it can take data from, empty for a shared
+        level: over a link of delay ``d`` >= 1, the sender's key ``d`` tiles earlier; over a
+        same-step link (delay 0), the sender's key of the same tile, from a sender that comes
+        before the receiver in lexicographic order (so that one instance of every group joined
+        by same-step wires takes the element from elsewhere)."""
+        key_space = self.key_of.get_space().range().map_from_set()
+        supply = isl.Map.empty(key_space)
+        if not self.level.per_pe:
+            return supply
+        active = self.active_pes
+        for link in self.links:
+            senders = link.relation.reverse().intersect_domain(active).intersect_range(active)
+            senders = senders.subtract(identity(active))
+            if link.delay == 0:
+                senders = senders.intersect(active.lex_gt_set(active))
+                time = identity(self.tiles)
+            else:
+                time = previous(self.tiles, self.previous_tile, link.delay)
+            supply = supply.union(neighbours(senders, time, exclude_self=False))
+        return coalesce(supply)
 
     @cached_property
     def tile_of_key(self) -> isl.Map:
@@ -157,7 +184,15 @@ def tile_levels(
         if level.name in stamps:
             composite = composite.flat_range_product(stamps[level.name])
         tile_of = coalesce(composite.set_tuple_name(isl.dim_type.out, level.name))
-        result.append(TiledLevel(level, tile_of, problem.active_pes, problem.theta_space))
+        result.append(
+            TiledLevel(
+                level,
+                tile_of,
+                problem.active_pes,
+                problem.theta_space,
+                problem.architecture.links,
+            )
+        )
     return tuple(result)
 
 

@@ -3,8 +3,10 @@
 It lists the instances, their tiles and the elements they touch with isl (``foreach_point``
 only), then walks each level's tiles in lexicographic order with a literal buffer: a Python
 set holding exactly the current tile's elements (one per PE for a per-PE level), following
-``docs/memory.md`` word for word. Like :mod:`tenet.oracle.metrics`, it shares no code with
-``tenet.model``, ``tenet.counting`` or ``tenet.metrics``.
+``docs/memory.md`` word for word. A per-PE buffer's fill is looked up in the buffers of the
+PEs linked to it (at the link's delay, in tiles); the parent's reads and writes are grouped
+per tile when its network multicasts and reduces. Like :mod:`tenet.oracle.metrics`, it shares
+no code with ``tenet.model``, ``tenet.counting`` or ``tenet.metrics``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class TileFigures:
     footprint: int
     fills: int
     writebacks: int
+    fills_neighbour: int = 0
+    reads_parent: int = 0
+    writes_parent: int = 0
 
 
 @dataclass(frozen=True)
@@ -64,12 +69,40 @@ class _Level:
     name: str
     per_pe: bool
     tensors: tuple[str, ...] | None = None
+    multicast: bool = True
+    reduction: bool = True
 
 
 def _levels(architecture: ArchitectureSpec) -> list[_Level]:
     if not architecture.levels:
         return [_Level("dram", False)]
-    return [_Level(level.name, level.per_pe, level.tensors) for level in architecture.levels]
+    return [
+        _Level(
+            level.name,
+            level.per_pe,
+            level.tensors,
+            level.network.multicast,
+            level.network.reduction,
+        )
+        for level in architecture.levels
+    ]
+
+
+Senders = Mapping[Point, Sequence[tuple[Point, int]]]
+"""Receiving PE -> the PEs linked to it, each with the link's delay."""
+
+
+def _senders(architecture: ArchitectureSpec, params: Mapping[str, int]) -> Senders:
+    pes = parse_set(architecture.pe, params)
+    out: dict[Point, list[tuple[Point, int]]] = defaultdict(list)
+    for link in architecture.interconnect:
+        relation = parse_map(link.link, params).intersect_domain(pes).intersect_range(pes)
+        n = relation.dim(isl.dim_type.in_)
+        for pair in _points(relation.wrap()):
+            sender, receiver = pair[:n], pair[n:]
+            if sender != receiver:
+                out[receiver].append((sender, link.delay))
+    return out
 
 
 def reference_memory(
@@ -90,8 +123,9 @@ def reference_memory(
     ...     "time_stamp": "{S[i,j,k] -> T[i, floor(j/2), k]}",
     ...     "tiles": {"glb": "{S[i,j,k] -> G[i]}"}})
     >>> figures, need = reference_memory(w, a, d, {"M": 2, "N": 2, "K": 3})
-    >>> figures[("glb", "A")], need["glb"]
-    (TileFigures(footprint=3, fills=6, writebacks=0), 11)
+    >>> a = figures[("glb", "A")]
+    >>> (a.footprint, a.fills, a.writebacks), need["glb"]
+    ((3, 6, 0), 11)
     """
     bound = {**workload.params, **dataflow.params, **(params or {})}
     domain = parse_set(workload.domain, bound)
@@ -109,6 +143,7 @@ def reference_memory(
         for level, text in dataflow.tiles.items()
     }
     levels = _levels(architecture)
+    senders = _senders(architecture, bound)
     figures: dict[tuple[str, str], TileFigures] = {}
     need: dict[str, int] = {}
     for tensor in reads:
@@ -133,6 +168,8 @@ def reference_memory(
                 pe_of if level.per_pe else None,
                 reads[tensor],
                 writes[tensor],
+                senders if level.per_pe else {},
+                level,
             )
             for key, size in sizes.items():
                 totals[key] += size
@@ -148,8 +185,12 @@ def _walk(
     pe_of: Mapping[Point, Point] | None,
     reads: Mapping[Point, list[Point]],
     writes: Mapping[Point, list[Point]],
+    senders: Senders,
+    level: _Level,
 ) -> tuple[TileFigures, dict[tuple[Point, Point], int]]:
-    """Walk the tiles in order with one literal buffer per PE (one in all when shared)."""
+    """Walk the tiles in order with one literal buffer per PE (one in all when shared); a
+    fill comes from a linked PE's buffer when that buffer held the element ``delay`` tiles
+    earlier (the same tile, from a PE before it, for a same-step link)."""
     touched: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
     read_in: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
     wrote_in: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
@@ -160,8 +201,21 @@ def _walk(
         read_in[key].update(reads.get(s, []))
         wrote_in[key].update(writes.get(s, []))
         written_in_tile[tile[s]].update(writes.get(s, []))
-    fills = writebacks = footprint = 0
+    fills = writebacks = footprint = from_neighbour = 0
+    parent_reads: list[tuple[Point, Point]] = []
+    parent_writes: list[tuple[Point, Point]] = []
     sizes: dict[tuple[Point, Point], int] = {}
+
+    def linked_holds(pe: Point, position: int, element: Point) -> bool:
+        for sender, delay in senders.get(pe, ()):
+            if delay == 0 and not sender < pe:
+                continue
+            if position - delay >= 0 and element in touched.get(
+                (sender, order[position - delay]), set()
+            ):
+                return True
+        return False
+
     for pe in pes:
         buffer: set[Point] = set()
         dirty: set[Point] = set()
@@ -173,12 +227,23 @@ def _walk(
                 e for e in incoming - buffer if e in read_in.get(key, set()) or e in written_before
             }
             fills += len(brought)
+            for e in brought:
+                if linked_holds(pe, position, e):
+                    from_neighbour += 1
+                else:
+                    parent_reads.append((t, e))
             buffer = set(incoming)
             dirty |= wrote_in.get(key, set())
             following = order[position + 1] if position + 1 < len(order) else None
             kept = touched.get((pe, following), set()) if following is not None else set()
-            writebacks += len((buffer - kept) & dirty)
+            leaving = (buffer - kept) & dirty
+            writebacks += len(leaving)
+            parent_writes.extend((t, e) for e in leaving)
             sizes[key] = len(buffer)
             footprint = max(footprint, len(buffer))
             written_before |= written_in_tile.get(t, set())
-    return TileFigures(footprint, fills, writebacks), sizes
+    per_pe = pe_of is not None
+    reads_parent = len(set(parent_reads)) if per_pe and level.multicast else len(parent_reads)
+    writes_parent = len(set(parent_writes)) if per_pe and level.reduction else len(parent_writes)
+    figures = TileFigures(footprint, fills, writebacks, from_neighbour, reads_parent, writes_parent)
+    return figures, sizes

@@ -10,7 +10,7 @@ from tenet.spec.base import SpecModel
 from tenet.spec.layout import ScratchpadSpec
 from tenet.vocab import ENERGY_L1, ENERGY_L2, ENERGY_MAC
 
-__all__ = ["LinkSpec", "EnergySpec", "LevelSpec", "ArchitectureSpec"]
+__all__ = ["LinkSpec", "EnergySpec", "LevelNetworkSpec", "LevelSpec", "ArchitectureSpec"]
 
 
 class LinkSpec(BaseModel):
@@ -32,6 +32,23 @@ class EnergySpec(BaseModel):
     mac: float = Field(ENERGY_MAC, description="Energy of one MAC.")
     l1: float = Field(ENERGY_L1, description="Energy of one L1 (PE-local buffer) access.")
     l2: float = Field(ENERGY_L2, description="Energy of one L2 (scratchpad) access.")
+
+
+class LevelNetworkSpec(BaseModel):
+    """The network from a level's parent to the level's instances (a per-PE level's PEs)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    multicast: bool = Field(
+        True,
+        description="One read of the parent serves every instance that takes the element in "
+        "the same step.",
+    )
+    reduction: bool = Field(
+        True,
+        description="Partial sums of one output element written back by several instances in "
+        "the same step reach the parent as one write.",
+    )
 
 
 class LevelSpec(BaseModel):
@@ -65,6 +82,10 @@ class LevelSpec(BaseModel):
     source: str | None = Field(None, description="Where the figures of this level come from.")
     tensors: tuple[str, ...] | None = Field(
         None, description="Tensors the level holds (none: every tensor); the others bypass it."
+    )
+    network: LevelNetworkSpec = Field(
+        LevelNetworkSpec(),
+        description="The network from the parent level to this level's instances.",
     )
 
 

@@ -199,11 +199,23 @@ def _tile_stamp(draw: st.DrawFn, names: list[str], level: str) -> str:
     return f"{{S[{', '.join(names)}] -> {level}[{', '.join(terms)}]}}"
 
 
+LINKS = {
+    "systolic": ("{PE[p] -> PE[p + 1]}", 1),
+    "both ways": ("{PE[p] -> PE[q]: q = p + 1 or q = p - 1}", 1),
+    "bus": ("{PE[p] -> PE[q]: q != p}", 0),
+    "backward wire": ("{PE[p] -> PE[p - 1]}", 0),
+}
+"""Link families of the linked problems: isl text on a 1D array and the delay (time-stamps)."""
+
+
 @st.composite
-def tiled_problems(draw: st.DrawFn) -> tuple[RandomProblem, dict[str, int]]:
+def tiled_problems(draw: st.DrawFn, linked: bool = False) -> tuple[RandomProblem, dict[str, int]]:
     """Draw a small GEMM or a convolution (stride and dilation 1..2) on a 1D array, with a
     hierarchy of two or three levels (the innermost sometimes per PE) and random tile stamps
-    (orders and sizes 1..4, dividing or not); returns the problem and its size parameters."""
+    (orders and sizes 1..4, dividing or not); returns the problem and its size parameters.
+
+    With ``linked``: three levels, the innermost per PE, joined by one or two link families of
+    :data:`LINKS` and fed by a network that multicasts and reduces or not."""
     if draw(st.booleans()):
         names, tensors = ["i", "j", "k"], ["A", "B", "C"]
         params = {p: draw(st.integers(1, 5)) for p in ("M", "N", "K")}
@@ -222,13 +234,24 @@ def tiled_problems(draw: st.DrawFn) -> tuple[RandomProblem, dict[str, int]]:
             f"conv2d:stride={draw(st.integers(1, 2))},dilation={draw(st.integers(1, 2))}"
         )
     workload = load_workload(workload_text)
-    pes = draw(st.integers(1, 3))
-    three = draw(st.booleans())
+    pes = draw(st.integers(2 if linked else 1, 3))
+    three = linked or draw(st.booleans())
     levels: list[dict[str, object]] = [{"name": "dram"}, {"name": "glb", "capacity": 10_000}]
     if three:
-        levels.append({"name": "rf", "per_pe": draw(st.booleans())})
+        levels.append({"name": "rf", "per_pe": linked or draw(st.booleans())})
+    links: list[dict[str, object]] = []
+    if linked:
+        network = {"multicast": draw(st.booleans()), "reduction": draw(st.booleans())}
+        levels[-1]["network"] = network
+        families = draw(st.lists(st.sampled_from(sorted(LINKS)), min_size=1, max_size=2))
+        links = [{"link": LINKS[f][0], "delay": LINKS[f][1]} for f in families]
     architecture = ArchitectureSpec.from_mapping(
-        {"name": "tiled", "pe": f"{{PE[p]: 0 <= p < {pes}}}", "levels": levels}
+        {
+            "name": "tiled",
+            "pe": f"{{PE[p]: 0 <= p < {pes}}}",
+            "levels": levels,
+            "interconnect": links,
+        }
     )
     spread = draw(st.sampled_from(names))
     tiles = {
@@ -237,11 +260,17 @@ def tiled_problems(draw: st.DrawFn) -> tuple[RandomProblem, dict[str, int]]:
         if draw(st.integers(0, 4))
     }
     loops = ", ".join(names)
+    time = f"{{S[{loops}] -> T[{loops}]}}"
+    if linked and draw(st.booleans()):
+        # the PEs run one block of the spread loop in a step; the register file holds a step
+        others = ", ".join(n for n in names if n != spread)
+        time = f"{{S[{loops}] -> T[floor({spread} / {pes}), {others}]}}"
+        tiles["rf"] = time
     dataflow = DataflowSpec.from_mapping(
         {
             "name": "tiled",
             "space_stamp": f"{{S[{loops}] -> PE[{spread} % {pes}]}}",
-            "time_stamp": f"{{S[{loops}] -> T[{loops}]}}",
+            "time_stamp": time,
             "tiles": tiles,
             "tensors": tensors,
         }
