@@ -393,8 +393,8 @@ def _summarise(
     summaries: list[LevelSummary] = []
     for level in levels:
         fills, writebacks = total(level.name, "fills"), total(level.name, "writebacks")
-        fills_in = total_in(level.name, "fills")
-        writebacks_in = total_in(level.name, "writebacks")
+        fills_in = total_in(level.name, "reads_parent")
+        writebacks_in = total_in(level.name, "writes_parent")
         reads, writes = fills_in + writebacks, fills + writebacks_in
         latency = _time(fills_in, level.read_bandwidth) + _time(
             writebacks_in, level.write_bandwidth

@@ -163,3 +163,15 @@ def test_sources_json_keys_of_the_child_level(capsys: pytest.CaptureFixture[str]
     for r in rf:
         assert r["fills_neighbour"] + r["fills_parent"] == r["fills"]
         assert {"reads_parent", "writes_parent"} <= set(r)
+
+
+@pytest.mark.parametrize(("multicast", "reads"), [(True, M * K), (False, M * N * K)])
+def test_sources_parent_accesses_by_hand(multicast: bool, reads: int) -> None:
+    # j on the PEs, one step (i, k) per register-file tile, the buffer holds everything:
+    # the buffer reads A for the register files (M·K with multicast, M·N·K without), B (one
+    # element per PE and step: M·N·K) and writes its M·N outputs back to DRAM; it is written
+    # the distinct A and B (M·K + K·N) and the M·N outputs of the register files.
+    p = load_problem("gemm", _line([], multicast=multicast), RECTANGULAR, params=SIZES)
+    glb = evaluate_memory(p, latency_compute=0).summary("glb")
+    assert glb.accesses_read == reads + M * N * K + M * N
+    assert glb.accesses_write == M * K + K * N + M * N
