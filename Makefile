@@ -44,3 +44,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_dse_cpu.py --quick
 	$(BIN)/python benchmarks/bench_network.py --quick
 	$(BIN)/python benchmarks/bench_constructive.py --quick
+	$(BIN)/python benchmarks/bench_sources.py
