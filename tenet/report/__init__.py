@@ -6,7 +6,7 @@ compute what they draw."""
 from __future__ import annotations
 
 from tenet.report.axes import new_axes
-from tenet.report.banks import bank_use, plot_bank_use
+from tenet.report.banks import bank_use, plot_bank_use, plot_bank_use_pair
 from tenet.report.comparison import plot_comparison
 from tenet.report.designspace import plot_layers, plot_pareto
 from tenet.report.diagram import space_time_table, utilisation_table
@@ -32,6 +32,7 @@ __all__ = [
     "new_axes",
     "plot_bandwidth",
     "plot_bank_use",
+    "plot_bank_use_pair",
     "plot_comparison",
     "plot_latency",
     "plot_layers",

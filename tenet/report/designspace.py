@@ -38,7 +38,8 @@ def plot_pareto(
 ) -> Axes:
     """Scatter ``points`` on columns ``x`` and ``y`` (the rows whose ``data_centric`` column is
     true marked apart, when there is one) and draw ``front`` (rows ordered by ``x``) as a
-    staircase; return the Axes (a new 6 x 4 inch figure's when ``ax`` is None).
+    staircase through hollow markers; return the Axes (a new 6 x 4 inch figure's when ``ax``
+    is None).
 
     Examples
     --------
@@ -52,7 +53,7 @@ def plot_pareto(
     """
     require(points, [x, y])
     require(front, [x, y])
-    ax = ax if ax is not None else new_axes((6, 4), layout=None)
+    ax = ax if ax is not None else new_axes((6, 4))
     centric = points["data_centric"].astype(bool) if "data_centric" in points else False
     for subset, label, marker in (
         (points[~centric], "relation-centric only", "o"),
@@ -61,7 +62,18 @@ def plot_pareto(
         if len(subset):
             ax.scatter(subset[x], subset[y], s=14, marker=marker, label=label, alpha=0.6)
     if len(front):
-        ax.step(front[x], front[y], where="post", color="black", linewidth=1, label="Pareto front")
+        # a staircase through hollow markers: a front of one point is still seen
+        ax.plot(
+            front[x],
+            front[y],
+            drawstyle="steps-post",
+            color="black",
+            linewidth=1,
+            marker="o",
+            markersize=8,
+            markerfacecolor="none",
+            label="Pareto front",
+        )
     ax.set_xlabel(xlabel if xlabel is not None else x)
     ax.set_ylabel(ylabel if ylabel is not None else y)
     ax.legend(loc="best", fontsize="small")
