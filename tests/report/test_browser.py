@@ -94,3 +94,20 @@ def test_browser_console_check_sees_a_failing_script(tmp_path: Path) -> None:
     broken = "<script>notDefined();</script>"
     _, console = _load(_browser(), _page(tmp_path, broken))
     assert len(console) == 1 and "notDefined" in console[0]
+
+
+@pytest.mark.slow
+def test_browser_loads_the_report_of_a_resnet50_sweep(tmp_path: Path) -> None:
+    from tenet.cli import main
+
+    browser = _browser()
+    page = tmp_path / "resnet50.html"
+    args = ["-n", "resnet50", "-a", "systolic-2d-8x8", "--strategy", "constructive"]
+    with pytest.raises(SystemExit) as stop:
+        main(["sweep", *args, "--top-k", "1", "--workers", "1", "--report", str(page)])
+    assert stop.value.code in (0, None)
+    dom, console = _load(browser, page)
+    assert console == []
+    assert "<h1>resnet50 on systolic-2d-8x8</h1>" in dom
+    assert dom.count("resnet50/conv1 on systolic-2d-8x8") == 1  # its dataflow, listed once
+    assert dom.count("<svg") == 1  # the per-layer plot
