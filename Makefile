@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow test-shared lint install bench
+.PHONY: demo test test-slow test-shared test-browser browser lint install bench
 
 $(BIN)/tenet: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,14 @@ test-slow: install
 # Comparisons with the original tools' own files: needs ../shared beside the repository.
 test-shared: install
 	$(BIN)/python -m pytest -q -m shared
+
+# Headless Chromium for the tests marked browser (Debian's package; needs root).
+browser:
+	apt-get update
+	apt-get install -y chromium
+
+test-browser: install
+	$(BIN)/python -m pytest -q -m browser
 
 lint: install
 	$(BIN)/ruff check tenet tests benchmarks

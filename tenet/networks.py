@@ -4,7 +4,7 @@ per-layer metrics are weighted by the layer's count into network totals."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -14,13 +14,29 @@ from tenet.api import load_problem
 from tenet.errors import SpecError
 from tenet.metrics.cache import CountCache
 from tenet.metrics.evaluate import Metrics, evaluate
-from tenet.spec import ArchitectureSpec, LayerSpec, NetworkSpec, load_architecture, load_network
+from tenet.report.designspace import plot_layers
+from tenet.report.html import MappingRecord, Report
+from tenet.spec import (
+    ArchitectureSpec,
+    LayerSpec,
+    NetworkSpec,
+    load_architecture,
+    load_dataflow,
+    load_network,
+)
+from tenet.vocab import column
 from tenet.zoo import fits
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LayerResult", "NetworkResult", "choose_dataflow", "evaluate_network"]
+__all__ = [
+    "LayerResult",
+    "NetworkResult",
+    "choose_dataflow",
+    "evaluate_network",
+    "network_report",
+]
 
 Item = TypeVar("Item")
 
@@ -166,3 +182,41 @@ def evaluate_network(
             done[key] = cache.evaluate(problem) if cache is not None else evaluate(problem)
         results.append(LayerResult(layer, name, done[key]))
     return NetworkResult(spec.name, arch.name, tuple(results))
+
+
+def network_report(
+    result: NetworkResult,
+    architecture: str | Path | ArchitectureSpec,
+    inputs: Mapping[str, str],
+) -> Report:
+    """Return the HTML report of ``result`` (evaluated on ``architecture``): the per-layer
+    table with the totals, the per-layer plot, and the dataflow of each dataflow used with
+    the layers it ran."""
+    table = result.table().reset_index()
+    layers = table[table["layer"] != "total"]
+    title = f"{result.name} on {result.architecture}"
+    panels = [
+        (column("latency"), "latency, cycles"),
+        ("energy", "energy, table's unit"),
+        (column("utilisation"), "PE utilisation"),
+    ]
+    axes = plot_layers(layers, panels=panels, title=title, by="layer")
+    arch = load_architecture(architecture)
+    used: dict[str, list[str]] = {}
+    for r in result.layers:
+        used.setdefault(r.dataflow, []).append(r.layer.name)
+    mappings = []
+    for name, names in used.items():
+        spec = load_dataflow(name, architecture=arch)
+        mappings.append(
+            MappingRecord(
+                f"{len(names)} layer(s): {', '.join(names)}",
+                name,
+                spec.space_stamp,
+                spec.time_stamp,
+                dict(spec.tiles),
+            )
+        )
+    tables = [("Layers (metrics of one occurrence) and the network's total", table)]
+    figures = [("Per layer", axes[0].figure)]
+    return Report(title, dict(inputs), tables, figures, mappings)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from tenet.cli import maestro as _maestro  # noqa: F401
 from tenet.cli import network as _network  # noqa: F401
 from tenet.cli import peers as _peers  # noqa: F401
 from tenet.cli import plot as _plot  # noqa: F401
+from tenet.cli import report as _report  # noqa: F401
 from tenet.cli import schedule as _schedule  # noqa: F401
 from tenet.cli import table as _table  # noqa: F401
 from tenet.cli import tile as _tile  # noqa: F401

@@ -22,7 +22,7 @@ from tenet.cli.app import (
     progress,
     write_output,
 )
-from tenet.cli.checks import check_writable
+from tenet.cli.checks import check_writable, writable_path
 from tenet.cli.options import (
     Decorator,
     OutputOptions,
@@ -132,6 +132,8 @@ class SearchRequest:
     """Image file of the front."""
     out: OutputOptions
     """Output format and file."""
+    report: str | None = None
+    """HTML file of the report (inputs, tables, plots, dataflows)."""
 
 
 def _request() -> SearchRequest:
@@ -163,6 +165,7 @@ def _request() -> SearchRequest:
         pareto=kept("pareto"),
         plot=kept("plot"),
         out=out,
+        report=kept("report"),
     )
 
 
@@ -225,6 +228,12 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
             type=click.Path(dir_okay=False),
             callback=image_path,
             help="PNG/SVG/PDF of the front.",
+        ),
+        kept_option(
+            "--report",
+            type=click.Path(dir_okay=False),
+            callback=writable_path,
+            help="Also write the HTML report (inputs, tables, plots, dataflows) to this file.",
         ),
         *format_and_output(),
     ]
@@ -335,7 +344,7 @@ def _search(
     constraints = r.constraints
     # only the best `top` are shown: points that cannot enter them are not counted further,
     # unless all rows are kept, filtered or plotted
-    ranking_only = not (r.every_figure or constraints or r.plot or r.execution.store)
+    ranking_only = not (r.every_figure or constraints or r.plot or r.execution.store or r.report)
     result = sweep(
         items,
         list(archs),
@@ -369,7 +378,32 @@ def _search(
         head = f"best {top} by {objective} from the schedule and from the space"
     r.out.write(_render(best, r.out.fmt, head))
     _plot(_constrained(result.results, constraints), r.pareto, r.plot)
+    _report(result.results, items, archs, r)
     return result
+
+
+def _report(
+    results: pd.DataFrame, items: Sequence[SweepItem], archs: Sequence[str], r: SearchRequest
+) -> None:
+    """Write the HTML report of a search to ``r.report``, if asked."""
+    if r.report is None:
+        return
+    from tenet.dse.report import design_report
+    from tenet.report.html import write_report
+
+    names = [
+        item[0] if isinstance(item, tuple) else getattr(item, "name", str(item)) for item in items
+    ]
+    inputs = {
+        "workloads": ", ".join(names),
+        "architectures": ", ".join(archs),
+        "size parameters": ", ".join(f"{k}={v}" for k, v in r.params.items()) or "defaults",
+        "objective": r.objective,
+        "strategy": r.strategy + (f" (top-k {r.top_k})" if r.strategy != "exhaustive" else ""),
+        "neighbourhood": r.neighbourhood,
+    }
+    report = design_report(results, inputs, objective=r.objective)
+    click.echo(f"wrote {write_report(report, r.report)}", err=True)
 
 
 @cli.command("dse")
@@ -556,7 +590,8 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
     best = result.best(request.objective)
     table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
     request.out.write(_render_columns(table[LAYER_COLUMNS], request.out.fmt))
-    save_axes(plot_layers(table)[0], plot, "--layers-plot")
+    save_axes(plot_layers(table, title=f"{spec.name} on {archs[0]}")[0], plot, "--layers-plot")
+    _report(result.results, items, archs, request)
 
 
 def _render_columns(table: pd.DataFrame, fmt: str) -> str:

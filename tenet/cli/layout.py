@@ -144,11 +144,16 @@ def layout_command(
         text = yaml.safe_dump({"version": 1, "layouts": layouts}, sort_keys=False)
         write_atomically(save, lambda tmp: tmp.write_text(text))
     if plot_file is not None:
-        from tenet.report.banks import bank_use, plot_bank_use
+        from tenet.report.banks import bank_use, plot_bank_use, plot_bank_use_pair
 
         reads = [a.tensor for a in lp.problem.accesses if a.access == "read"]
         tensor = plot_tensor or (reads[0] if reads else "")
-        ax = plot_bank_use(bank_use(lp, tensor), title=f"{tensor}: bank use per time-stamp")
+        if found is None:
+            ax = plot_bank_use(bank_use(lp, tensor), title=f"{tensor}: bank use per time-stamp")
+        else:
+            titles = (f"{tensor}: given layout", f"{tensor}: layout found ({method})")
+            before = bank_use(replace(given, scratchpad=lp.scratchpad), tensor)
+            ax = plot_bank_use_pair(before, bank_use(lp, tensor), titles)[0]
         save_axes(ax, plot_file, "--plot")
     if out.fmt == "json":
         out.write(json.dumps(_to_dict(metrics, found), indent=2))

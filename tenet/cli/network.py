@@ -7,8 +7,10 @@ from collections.abc import Iterable
 import click
 
 from tenet.cli.app import cli, progress
+from tenet.cli.checks import writable_path
 from tenet.cli.options import OutputOptions, output_options
-from tenet.networks import evaluate_network
+from tenet.networks import evaluate_network, network_report
+from tenet.report.html import write_report
 from tenet.spec import LayerSpec
 from tenet.spec.io import strict_json
 
@@ -35,9 +37,20 @@ def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
     type=click.Path(file_okay=False),
     help="Folder keeping each distinct layer's exact metrics for later runs.",
 )
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False),
+    callback=writable_path,
+    help="Also write the HTML report (table, plot, dataflows) to this file.",
+)
 @output_options()
 def eval_network_command(
-    out: OutputOptions, network: str, arch: str, dataflows: tuple[str, ...], cache: str | None
+    out: OutputOptions,
+    network: str,
+    arch: str,
+    dataflows: tuple[str, ...],
+    cache: str | None,
+    report: str | None,
 ) -> None:
     """Evaluate every layer of NETWORK (zoo name, YAML or ONNX file) and print a per-layer
     table with the totals (layers weighted by their count)."""
@@ -63,3 +76,7 @@ def eval_network_command(
     else:
         title = f"{result.name} on {result.architecture}"
         out.write(f"{title}\n{table.to_string(float_format=lambda x: f'{x:.4g}')}")
+    if report is not None:
+        inputs = {"network": network, "architecture": arch, "dataflows": ", ".join(dataflows)}
+        written = write_report(network_report(result, arch, inputs), report)
+        click.echo(f"wrote {written}", err=True)

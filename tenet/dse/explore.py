@@ -234,9 +234,14 @@ def _explore(
         arguments["strategy"] = f"constructive:{top_k}"
     run = run_key(arguments if best is None else {**arguments, "best": list(best)})
     store = session.store
-    store.open_run(
-        run, {"workload": workload.name, "architecture": architecture.name}, len(candidates)
-    )
+    recorded = {
+        "workload": workload.name,
+        "architecture": architecture.name,
+        "label": label or workload.name,
+        "params": dict(bound),
+        "strategy": how if how != "constructive" else f"constructive:{top_k}",
+    }
+    store.open_run(run, recorded, len(candidates))
     store.check_names(run, {c.index: c.name for c in candidates})
     done = store.done(run)
     todo = [c for c in candidates if c.index not in done]

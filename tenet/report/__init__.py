@@ -1,15 +1,17 @@
-"""Reports: tidy pandas tables of metrics and their exports, and every matplotlib plot of the
-package. Plots take a table (or plain data) and an optional ``ax`` and return the Axes; the
-clients (:mod:`tenet.dse`, :mod:`tenet.maestro`, :mod:`tenet.cli`) compute what they draw."""
+"""Reports: tidy pandas tables of metrics and their exports, every matplotlib plot of the
+package, and the HTML page of a run. Plots take a table (or plain data) and an optional ``ax``
+and return the Axes; the clients (:mod:`tenet.dse`, :mod:`tenet.maestro`, :mod:`tenet.cli`)
+compute what they draw."""
 
 from __future__ import annotations
 
 from tenet.report.axes import new_axes
-from tenet.report.banks import bank_use, plot_bank_use
+from tenet.report.banks import bank_use, plot_bank_use, plot_bank_use_pair
 from tenet.report.comparison import plot_comparison
 from tenet.report.designspace import plot_layers, plot_pareto
 from tenet.report.diagram import space_time_table, utilisation_table
 from tenet.report.export import read_table, render_table, write_table
+from tenet.report.html import MappingRecord, Report, render_report, write_report
 from tenet.report.memory import plot_level_latency, plot_traffic
 from tenet.report.plots import (
     plot_bandwidth,
@@ -23,11 +25,14 @@ from tenet.report.tables import DESIGN_COLUMNS, comparison_table, reuse_table
 
 __all__ = [
     "DESIGN_COLUMNS",
+    "MappingRecord",
+    "Report",
     "bank_use",
     "comparison_table",
     "new_axes",
     "plot_bandwidth",
     "plot_bank_use",
+    "plot_bank_use_pair",
     "plot_comparison",
     "plot_latency",
     "plot_layers",
@@ -38,10 +43,12 @@ __all__ = [
     "plot_traffic",
     "plot_utilisation",
     "read_table",
+    "render_report",
     "render_table",
     "reuse_table",
     "space_time_size",
     "space_time_table",
     "utilisation_table",
+    "write_report",
     "write_table",
 ]

@@ -73,7 +73,7 @@ def row_names(table: pd.DataFrame, by: str) -> list[str]:
 
 
 def legend_beside(
-    ax: Axes, handles: Sequence[Artist] | None = None, fontsize: float | None = None
+    ax: Axes, handles: Sequence[Artist] | None = None, fontsize: float | str | None = None
 ) -> None:
     """Place the legend outside the axes, on the right."""
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=fontsize)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tenet.report.axes import new_axes, require
+from tenet.report.axes import legend_beside, new_axes, require
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,7 +51,7 @@ def plot_comparison(
     order = list(dict.fromkeys(labels))
     dataflows = list(dict.fromkeys(data["dataflow"]))
     if ax is None:
-        ax = new_axes((max(6.0, 0.6 * len(order) * max(len(dataflows), 2)), 4), layout=None)
+        ax = new_axes((max(6.0, 0.6 * len(order) * max(len(dataflows), 2)), 4))
     positions = range(len(order))
     if len(dataflows) == 1:
         series = [("exact", [1.0] * len(order))]
@@ -74,5 +74,5 @@ def plot_comparison(
     ax.set_ylabel("estimate / exact")
     title = str(dataflows[0]) if len(dataflows) == 1 else "estimate / exact per layer"
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_beside(ax, fontsize="small")
     return ax

@@ -56,7 +56,10 @@ def plot_reuse(
         series[label][groups.index(str(g))] = float(value)
     grouped_bars(ax, groups, series, "reuse factor (total / unique volume)")
     if log:
+        # bars rise from a reuse factor of 1 (no reuse) or below, not from the smallest one
+        lowest = min([1.0, *(v for values in series.values() for v in values if v > 0)])
         ax.set_yscale("log")
+        ax.set_ylim(bottom=lowest / 2)
     ax.set_title("Reuse factor per tensor")
     return ax
 
@@ -142,9 +145,26 @@ def plot_utilisation(table: pd.DataFrame, ax: Axes | None = None, *, by: str | N
     groups = [(None, table)] if by is None else list(table.groupby(by, sort=False))
     for (name, group), colour in zip(groups, colours() * len(groups), strict=False):
         label = "utilisation" if name is None else str(name)
-        ax.step(group["step"], group["utilisation"], where="mid", color=colour, label=label)
+        # the line over its (thinner, fainter) mean: a constant utilisation stays visible
+        ax.step(
+            group["step"],
+            group["utilisation"],
+            where="mid",
+            color=colour,
+            label=label,
+            linewidth=2.0,
+            zorder=3,
+        )
         mean = float(group["utilisation"].mean())
-        ax.axhline(mean, color=colour, linestyle="--", label=f"mean {mean:.3g}")
+        ax.axhline(
+            mean,
+            color=colour,
+            linestyle="--",
+            linewidth=1.0,
+            alpha=0.6,
+            zorder=2,
+            label=f"mean {mean:.3g}",
+        )
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("occupied time-stamp (lexicographic order)")
     ax.set_ylabel("PE utilisation (active / all PEs)")

@@ -164,6 +164,22 @@ class ResultStore:
                 (run, json.dumps(arguments, sort_keys=True, default=str), total),
             )
 
+    def runs(self) -> list[tuple[str, dict[str, Any], int]]:
+        """Return every run of the store in the order they were opened: its key, its recorded
+        arguments and its number of design points.
+
+        Examples
+        --------
+        >>> store = ResultStore(None)
+        >>> store.open_run("r2", {"label": "net/fc"}, total=3)
+        >>> store.open_run("r1", {"label": "net/conv"}, total=5)
+        >>> store.open_run("r2", {"label": "net/fc again"}, total=3)  # known: kept as it was
+        >>> store.runs()
+        [('r2', {'label': 'net/fc'}, 3), ('r1', {'label': 'net/conv'}, 5)]
+        """
+        cursor = self._db.execute("SELECT run, arguments, total FROM runs ORDER BY rowid")
+        return [(run, json.loads(arguments), total) for run, arguments, total in cursor]
+
     def done(self, run: str) -> dict[int, str]:
         """Return the stored design points of ``run``: index -> name."""
         cursor = self._db.execute("SELECT idx, name FROM results WHERE run = ?", (run,))

@@ -1,0 +1,39 @@
+"""``tenet report``: the HTML report of the design-space runs in a results store."""
+
+from __future__ import annotations
+
+import click
+
+from tenet.cli.app import cli
+from tenet.cli.checks import writable_path
+from tenet.dse.ranking.objectives import OBJECTIVES
+from tenet.dse.report import design_report, stored_results
+from tenet.report.html import write_report
+
+__all__ = ["report_command"]
+
+
+@cli.command("report")
+@click.argument("store", type=click.Path(dir_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(dir_okay=False),
+    callback=writable_path,
+    help="HTML file to write.",
+)
+@click.option(
+    "--objective",
+    type=click.Choice(list(OBJECTIVES)),
+    default="latency",
+    show_default=True,
+    help="What the best mapping of each exploration is ranked by.",
+)
+def report_command(store: str, output: str, objective: str) -> None:
+    """Write one self-contained HTML page on the searches stored in STORE (the --store file
+    of tenet dse or tenet sweep): inputs, sortable tables, plots and dataflows."""
+    inputs, results = stored_results(store)
+    inputs["objective"] = objective
+    written = write_report(design_report(results, inputs, objective=objective), output)
+    click.echo(f"wrote {written}", err=True)

@@ -1,0 +1,165 @@
+"""The HTML report of design-space explorations: from the rows of a search (a
+:class:`~tenet.dse.explore.Sweep`'s results, or the runs of a results store), the best mapping
+of each workload (or network layer) on each array, every design point of a single
+exploration, their plots, and the dataflow of every reported mapping, gathered into a
+:class:`tenet.report.html.Report` for :func:`tenet.report.html.render_report`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tenet.dse.ranking.objectives import objective as objective_of
+from tenet.dse.ranking.objectives import rank
+from tenet.dse.ranking.pareto import draw_pareto
+from tenet.dse.run.store import ResultStore
+from tenet.errors import SpecError
+from tenet.report.designspace import plot_layers
+from tenet.report.html import MappingRecord, Report
+from tenet.vocab import column
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = ["REPORTED_COLUMNS", "design_report", "stored_results"]
+
+REPORTED_COLUMNS = [
+    "workload",
+    "architecture",
+    "index",
+    "name",
+    "data_centric",
+    "scratchpad",
+    *(column(m) for m in ("latency", "energy", "edp", "utilisation")),
+    *(column(m) for m in ("bandwidth_pe", "bandwidth_scratchpad", "active_pes", "timestamps")),
+]
+"""Columns of a design point shown in the report's tables, in order."""
+
+MOST_POINTS = 2000
+"""The most design points of one exploration listed one per row."""
+
+
+def stored_results(path: str | Path) -> tuple[dict[str, str], pd.DataFrame]:
+    """Return the inputs of the design-space runs of the results store ``path`` (names ->
+    text) and their rows, with the ``workload`` (a network layer's label) and
+    ``architecture`` of each; tiling runs are left out."""
+    import pandas as pd
+
+    if not Path(path).is_file():
+        raise SpecError(
+            "no such results store (expected the --store file of a search)", source=str(path)
+        )
+    store = ResultStore(path)
+    try:
+        frames = []
+        params: dict[str, str] = {}
+        strategies: set[str] = set()
+        for run, arguments, _ in store.runs():
+            if "search" in arguments:
+                continue
+            rows = store.rows(run)
+            rows.insert(0, "architecture", str(arguments.get("architecture", "")))
+            rows.insert(0, "workload", str(arguments.get("label", arguments.get("workload", ""))))
+            frames.append(rows)
+            if "params" in arguments:
+                params[str(rows["workload"].iloc[0]) if len(rows) else run] = ", ".join(
+                    f"{k}={v}" for k, v in sorted(arguments["params"].items())
+                )
+            if "strategy" in arguments:
+                strategies.add(str(arguments["strategy"]))
+    finally:
+        store.close()
+    if not frames:
+        raise SpecError("the results store holds no design-space run", source=str(path))
+    results = pd.concat(frames, ignore_index=True)
+    inputs = {
+        "results store": str(path),
+        "explorations": str(len(frames)),
+        "design points stored": str(len(results)),
+        "workloads": ", ".join(dict.fromkeys(results["workload"].astype(str))),
+        "architectures": ", ".join(dict.fromkeys(results["architecture"].astype(str))),
+    }
+    if strategies:
+        inputs["strategy"] = ", ".join(sorted(strategies))
+    if len(set(params.values())) == 1:
+        inputs["size parameters"] = next(iter(params.values()))
+    return inputs, results
+
+
+def _network_title(workloads: list[str], architecture: str) -> str:
+    """``net on arch`` when every workload is a layer ``net/...`` of one network."""
+    networks = {w.split("/")[0] for w in workloads if "/" in w}
+    if len(networks) == 1 and all("/" in w for w in workloads):
+        return f"{networks.pop()} on {architecture}"
+    return f"{len(workloads)} workloads on {architecture}"
+
+
+def _figures(results: pd.DataFrame, best: pd.DataFrame, by: str) -> list[tuple[str, Figure]]:
+    """The Pareto front of latency and energy for one exploration; the best mapping's figures
+    per workload on each array for several."""
+    figures: list[tuple[str, Figure]] = []
+    pairs = list(dict.fromkeys(zip(results["workload"], results["architecture"], strict=True)))
+    if len(pairs) == 1:
+        workload, architecture = pairs[0]
+        ax = draw_pareto(results, "latency", "energy")
+        ax.set_title(f"{workload} on {architecture}")
+        figures.append(("Design points and their Pareto front", ax.figure))  # type: ignore[arg-type]
+        return figures
+    panels = [
+        (column("latency"), "latency, cycles"),
+        (column("energy"), "energy, table's unit"),
+        (column("utilisation"), "PE utilisation"),
+    ]
+    goal = objective_of(by)
+    if goal.column not in {name for name, _ in panels}:
+        panels.insert(0, (goal.column, goal.name))
+    for architecture, part in best.groupby("architecture", sort=False):
+        title = _network_title([str(w) for w in part["workload"]], str(architecture))
+        axes = plot_layers(part, panels=panels, title=title)
+        heading = f"Best mapping per workload by {by}: {title}"
+        figures.append((heading, axes[0].figure))  # type: ignore[arg-type]
+    return figures
+
+
+def design_report(
+    results: pd.DataFrame,
+    inputs: Mapping[str, str],
+    *,
+    objective: str = "latency",
+    title: str | None = None,
+) -> Report:
+    """Return the report of the design points ``results`` (rows of one or several
+    explorations, with ``workload`` and ``architecture`` columns): the best mapping of each
+    exploration by ``objective``, every design point when there is one exploration, the
+    plots, and the dataflow of each best mapping."""
+    import pandas as pd
+
+    groups = list(results.groupby(["workload", "architecture"], sort=False))
+    if not groups:
+        raise SpecError("no design point to report: the search evaluated none")
+    best = pd.concat([rank(rows, objective, 1) for _, rows in groups], ignore_index=True)
+    shown = [c for c in REPORTED_COLUMNS if c in results.columns]
+    tables = [(f"Best mapping of each exploration by {objective}", best[shown])]
+    if len(groups) == 1 and len(results) <= MOST_POINTS:
+        every = rank(results, objective)
+        tables.append((f"Every evaluated design point, best {objective} first", every[shown]))
+    mappings = [
+        MappingRecord(
+            f"{row['workload']} on {row['architecture']}",
+            str(row["name"]),
+            str(row["space_stamp"]),
+            str(row["time_stamp"]),
+        )
+        for row in best.to_dict(orient="records")
+    ]
+    architectures = list(dict.fromkeys(str(a) for (_, a), _ in groups))
+    workloads = [str(w) for (w, _), _ in groups]
+    if title is None and len(groups) == 1:
+        title = f"{workloads[0]} on {architectures[0]}"
+    elif title is None and len(architectures) == 1:
+        title = _network_title(workloads, architectures[0])
+    heading = title or f"{len(workloads)} workloads on {len(architectures)} architectures"
+    figures = _figures(results, best, objective) if len(best) else []
+    return Report(heading, dict(inputs), tables, figures, mappings)
