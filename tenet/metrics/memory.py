@@ -103,7 +103,11 @@ class MemoryMetrics:
     latency: Fraction
     bottleneck: str
     energy: float
+    """The levels' energy for fills and writebacks plus :attr:`energy_operands`."""
     violations: tuple[CapacityViolation, ...]
+    energy_operands: float = 0.0
+    """The MACs' operand reads and result writes, each at the innermost level that holds its
+    tensor (every instance reads one element per read access and writes one per write)."""
 
     @property
     def fits(self) -> bool:
@@ -140,6 +144,7 @@ class MemoryMetrics:
                 "latency": float(self.latency),
                 "bottleneck": self.bottleneck,
                 "energy": self.energy,
+                "energy_operands": self.energy_operands,
             },
         }
 
@@ -256,6 +261,18 @@ def _traffic(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
     )
 
 
+def _operand_energy(problem: Problem) -> float:
+    """Return the energy of every instance's operand reads and result writes, each at the
+    innermost level that holds the tensor (the outermost when every level bypasses it)."""
+    levels = problem.architecture.levels
+    total = 0.0
+    for access in problem.accesses:
+        level = next((lv for lv in reversed(levels) if lv.holds(access.tensor)), levels[0])
+        pairs = count(access.relation.intersect_domain(problem.workload.domain))
+        total += pairs * (level.energy_read if access.access == "read" else level.energy_write)
+    return total
+
+
 def _time(elements: int, bandwidth: Fraction | None) -> Fraction:
     return Fraction(0) if bandwidth is None or not elements else Fraction(elements) / bandwidth
 
@@ -339,7 +356,9 @@ def evaluate_memory(
             )
             level_records = [replace(r, fits=False) for r in level_records]
         records.extend(level_records)
-    return _summarise(levels, records, footprints, latency_compute, violations)
+    metrics = _summarise(levels, records, footprints, latency_compute, violations)
+    operands = _operand_energy(problem)
+    return replace(metrics, energy=metrics.energy + operands, energy_operands=operands)
 
 
 def level_needs(

@@ -16,22 +16,30 @@ __all__ = ["plot_traffic", "plot_level_latency"]
 
 
 def plot_traffic(memory: MemoryMetrics, ax: Axes | None = None) -> Axes:
-    """Bar chart of fills and writebacks (elements) per level and tensor.
+    """Stacked bars per level and tensor, in elements: fills taken from the parent, fills
+    taken from a linked PE's instance of the level, and writebacks.
 
     Examples
     --------
     >>> from tenet.api import load_problem
     >>> from tenet.metrics.memory import evaluate_memory
     >>> p = load_problem("gemm", "eyeriss", "gemm-os-tiled", params={"M": 24, "N": 28, "K": 16})
-    >>> len(plot_traffic(evaluate_memory(p)).patches)
-    12
+    >>> len(plot_traffic(evaluate_memory(p)).patches)  # 6 (level, tensor) bars, 3 stacks
+    18
     """
     ax = ax if ax is not None else new_axes()
     rows = [r for r in memory.records if r.level != memory.levels[0].level]
     labels = [f"{r.level}\n{r.tensor}" for r in rows]
     positions = list(range(len(rows)))
+    parent = [r.fills_parent for r in rows]
     fills = [r.fills for r in rows]
-    ax.bar(positions, fills, label="fills")
+    ax.bar(positions, parent, label="fills from the parent")
+    ax.bar(
+        positions,
+        [r.fills_neighbour for r in rows],
+        bottom=parent,
+        label="fills from a linked PE",
+    )
     ax.bar(positions, [r.writebacks for r in rows], bottom=fills, label="writebacks")
     ax.set_xticks(positions, labels)
     ax.set_ylabel("elements")

@@ -15,7 +15,7 @@ from tenet.oracle.tiles import reference_memory
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture, load_dataflow
 from tenet.testing.strategies import RandomProblem, tiled_problems
 from tests.conftest import run
-from tests.memory import LINE4, gemm_tiled_on
+from tests.memory import GEMM_TILED, LINE4, gemm_tiled_on
 
 M, N, K = 3, 4, 5
 SIZES = {"M": M, "N": N, "K": K}
@@ -175,3 +175,29 @@ def test_sources_parent_accesses_by_hand(multicast: bool, reads: int) -> None:
     glb = evaluate_memory(p, latency_compute=0).summary("glb")
     assert glb.accesses_read == reads + M * N * K + M * N
     assert glb.accesses_write == M * K + K * N + M * N
+
+
+def test_sources_operand_energy_by_hand() -> None:
+    # GEMM 4³ on line4: every MAC reads A and B and writes C in the register file (energy 1
+    # per element read or written): 3 · 64; the total adds it to the levels' energies
+    p = load_problem("gemm", LINE4, GEMM_TILED, params={"M": 4, "N": 4, "K": 4})
+    m = evaluate_memory(p)
+    assert m.energy_operands == 3 * 4**3
+    assert m.energy == sum(s.energy for s in m.levels) + 3 * 4**3
+
+
+def test_sources_operand_energy_of_a_bypassed_tensor() -> None:
+    # the register file keeps only C: A and B are read from the buffer (6 per element)
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "bypass",
+            "pe": "{PE[p]: 0 <= p < 4}",
+            "levels": [
+                {"name": "dram"},
+                {"name": "glb", "energy_read": 6, "energy_write": 6},
+                {"name": "rf", "per_pe": True, "tensors": ["C"], "energy_write": 1},
+            ],
+        }
+    )
+    p = load_problem("gemm", arch, GEMM_TILED, params={"M": 4, "N": 4, "K": 4})
+    assert evaluate_memory(p).energy_operands == 2 * 64 * 6 + 64 * 1

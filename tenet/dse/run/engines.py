@@ -161,7 +161,7 @@ class DaskEngine(Engine):
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # a free port: runs side by side do not collide
             )
             self._client = Client(self._cluster)
         else:
