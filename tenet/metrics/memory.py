@@ -103,11 +103,14 @@ class MemoryMetrics:
     latency: Fraction
     bottleneck: str
     energy: float
-    """The levels' energy for fills and writebacks plus :attr:`energy_operands`."""
+    """The levels' energy for fills and writebacks plus :attr:`energy_operands` and
+    :attr:`energy_links`."""
     violations: tuple[CapacityViolation, ...]
     energy_operands: float = 0.0
     """The MACs' operand reads and result writes, each at the innermost level that holds its
     tensor (every instance reads one element per read access and writes one per write)."""
+    energy_links: float = 0.0
+    """The elements per-PE levels take from linked instances, each at its link's energy."""
 
     @property
     def fits(self) -> bool:
@@ -145,6 +148,7 @@ class MemoryMetrics:
                 "bottleneck": self.bottleneck,
                 "energy": self.energy,
                 "energy_operands": self.energy_operands,
+                "energy_links": self.energy_links,
             },
         }
 
@@ -222,6 +226,7 @@ class _Traffic:
     fills_neighbour: int
     reads_parent: int
     writes_parent: int
+    energy_links: float
 
 
 def _per_step(tiled: TiledLevel, pairs: isl.Map, merged: bool) -> int:
@@ -258,7 +263,24 @@ def _traffic(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
         fills_neighbour,
         _per_step(tiled, new.subtract(from_neighbour), tiled.level.multicast),
         _per_step(tiled, leaving_dirty, tiled.level.reduction),
+        _link_energy(tiled, from_neighbour, held),
     )
+
+
+def _link_energy(tiled: TiledLevel, from_neighbour: isl.Map, held: isl.Map) -> float:
+    """Return the energy of the fills taken from linked instances, each charged to the
+    cheapest link that supplies it."""
+    if not any(link.energy for link, _ in tiled.supplies):
+        return 0.0
+    energy, left = 0.0, from_neighbour
+    for link, over in sorted(tiled.supplies, key=lambda s: s[0].energy):
+        if not link.energy:
+            left = left.subtract(over.apply_range(held))
+            continue
+        moved = left.intersect(over.apply_range(held))
+        energy += count(moved) * link.energy
+        left = left.subtract(moved)
+    return energy
 
 
 def _operand_energy(problem: Problem) -> float:
@@ -310,6 +332,7 @@ def evaluate_memory(
         for t, (r, w) in relations.items()
     ]
     violations: list[CapacityViolation] = []
+    moved = 0.0
     footprints: dict[str, int] = {levels[0].name: sum(r.footprint for r in records)}
     for tiled in tile_levels(problem, tiles):
         level = tiled.level
@@ -319,6 +342,7 @@ def evaluate_memory(
             if not level.holds(tensor):
                 continue
             traffic = _traffic(tiled, read, write)
+            moved += traffic.energy_links
             footprint = _maximum(traffic.footprint)
             limit = level.capacity_of(tensor) if level.split else None
             fits = limit is None or footprint <= limit
@@ -358,7 +382,12 @@ def evaluate_memory(
         records.extend(level_records)
     metrics = _summarise(levels, records, footprints, latency_compute, violations)
     operands = _operand_energy(problem)
-    return replace(metrics, energy=metrics.energy + operands, energy_operands=operands)
+    return replace(
+        metrics,
+        energy=metrics.energy + operands + moved,
+        energy_operands=operands,
+        energy_links=moved,
+    )
 
 
 def level_needs(

@@ -17,10 +17,12 @@ __all__ = ["Architecture", "Link"]
 
 @dataclass(frozen=True)
 class Link:
-    """Links ``PE -> PE`` (sender -> receiver) that take ``delay`` time-stamps (0 or 1)."""
+    """Links ``PE -> PE`` (sender -> receiver) that take ``delay`` time-stamps (0 or 1); an
+    element moved over one costs ``energy``."""
 
     relation: isl.Map
     delay: int
+    energy: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class Architecture:
                         source=src,
                         location=where,
                     )
-            links.append(Link(relation, link.delay))
+            links.append(Link(relation, link.delay, link.energy))
         return cls(
             spec.name,
             pe_set,

@@ -77,17 +77,16 @@ class TiledLevel:
         return self._per_key(self.tiles.lex_ge_set(self.tiles))
 
     @cached_property
-    def supply(self) -> isl.Map:
-        """Key -> the keys of the linked instances it can take data from, empty for a shared
-        level: over a link of delay ``d`` >= 1, the sender's key ``d`` tiles earlier; over a
-        same-step link (delay 0), the sender's key of the same tile, from a sender that comes
-        before the receiver in lexicographic order (so that one instance of every group joined
-        by same-step wires takes the element from elsewhere)."""
-        key_space = self.key_of.get_space().range().map_from_set()
-        supply = isl.Map.empty(key_space)
+    def supplies(self) -> tuple[tuple[Link, isl.Map], ...]:
+        """Per link, key -> the keys of the linked instances it can take data from over it
+        (none for a shared level): over a link of delay ``d`` >= 1, the sender's key ``d``
+        tiles earlier; over a same-step link (delay 0), the sender's key of the same tile, from
+        a sender that comes before the receiver in lexicographic order (so that one instance
+        of every group joined by same-step wires takes the element from elsewhere)."""
         if not self.level.per_pe:
-            return supply
+            return ()
         active = self.active_pes
+        out: list[tuple[Link, isl.Map]] = []
         for link in self.links:
             senders = link.relation.reverse().intersect_domain(active).intersect_range(active)
             senders = senders.subtract(identity(active))
@@ -96,7 +95,15 @@ class TiledLevel:
                 time = identity(self.tiles)
             else:
                 time = previous(self.tiles, self.previous_tile, link.delay)
-            supply = supply.union(neighbours(senders, time, exclude_self=False))
+            out.append((link, coalesce(neighbours(senders, time, exclude_self=False))))
+        return tuple(out)
+
+    @cached_property
+    def supply(self) -> isl.Map:
+        """Key -> the keys of the linked instances it can take data from over any link."""
+        supply = isl.Map.empty(self.key_of.get_space().range().map_from_set())
+        for _, over in self.supplies:
+            supply = supply.union(over)
         return coalesce(supply)
 
     @cached_property

@@ -62,6 +62,7 @@ class TileFigures:
     fills_neighbour: int = 0
     reads_parent: int = 0
     writes_parent: int = 0
+    energy_links: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -88,20 +89,20 @@ def _levels(architecture: ArchitectureSpec) -> list[_Level]:
     ]
 
 
-Senders = Mapping[Point, Sequence[tuple[Point, int]]]
-"""Receiving PE -> the PEs linked to it, each with the link's delay."""
+Senders = Mapping[Point, Sequence[tuple[Point, int, float]]]
+"""Receiving PE -> the PEs linked to it, each with the link's delay and energy."""
 
 
 def _senders(architecture: ArchitectureSpec, params: Mapping[str, int]) -> Senders:
     pes = parse_set(architecture.pe, params)
-    out: dict[Point, list[tuple[Point, int]]] = defaultdict(list)
+    out: dict[Point, list[tuple[Point, int, float]]] = defaultdict(list)
     for link in architecture.interconnect:
         relation = parse_map(link.link, params).intersect_domain(pes).intersect_range(pes)
         n = relation.dim(isl.dim_type.in_)
         for pair in _points(relation.wrap()):
             sender, receiver = pair[:n], pair[n:]
             if sender != receiver:
-                out[receiver].append((sender, link.delay))
+                out[receiver].append((sender, link.delay, link.energy))
     return out
 
 
@@ -206,15 +207,19 @@ def _walk(
     parent_writes: list[tuple[Point, Point]] = []
     sizes: dict[tuple[Point, Point], int] = {}
 
-    def linked_holds(pe: Point, position: int, element: Point) -> bool:
-        for sender, delay in senders.get(pe, ()):
+    def cheapest_link(pe: Point, position: int, element: Point) -> float | None:
+        """The least energy of a link over which a linked buffer holds ``element``."""
+        found: list[float] = []
+        for sender, delay, energy in senders.get(pe, ()):
             if delay == 0 and not sender < pe:
                 continue
             if position - delay >= 0 and element in touched.get(
                 (sender, order[position - delay]), set()
             ):
-                return True
-        return False
+                found.append(energy)
+        return min(found, default=None)
+
+    moved = 0.0
 
     for pe in pes:
         buffer: set[Point] = set()
@@ -228,8 +233,10 @@ def _walk(
             }
             fills += len(brought)
             for e in brought:
-                if linked_holds(pe, position, e):
+                energy = cheapest_link(pe, position, e)
+                if energy is not None:
                     from_neighbour += 1
+                    moved += energy
                 else:
                     parent_reads.append((t, e))
             buffer = set(incoming)
@@ -245,5 +252,7 @@ def _walk(
     per_pe = pe_of is not None
     reads_parent = len(set(parent_reads)) if per_pe and level.multicast else len(parent_reads)
     writes_parent = len(set(parent_writes)) if per_pe and level.reduction else len(parent_writes)
-    figures = TileFigures(footprint, fills, writebacks, from_neighbour, reads_parent, writes_parent)
+    figures = TileFigures(
+        footprint, fills, writebacks, from_neighbour, reads_parent, writes_parent, moved
+    )
     return figures, sizes

@@ -22,6 +22,12 @@ class LinkSpec(BaseModel):
     delay: Literal[0, 1] = Field(
         1, description="Time-stamps a datum takes on the link: 1 registered, 0 multicast wire."
     )
+    energy: float = Field(
+        0.0,
+        ge=0,
+        description="Energy of one element moved over the link between two instances of a "
+        "per-PE memory level.",
+    )
 
 
 class EnergySpec(BaseModel):

@@ -215,7 +215,8 @@ def tiled_problems(draw: st.DrawFn, linked: bool = False) -> tuple[RandomProblem
     (orders and sizes 1..4, dividing or not); returns the problem and its size parameters.
 
     With ``linked``: three levels, the innermost per PE, joined by one or two link families of
-    :data:`LINKS` and fed by a network that multicasts and reduces or not."""
+    :data:`LINKS` (energy 0..3 per element moved) and fed by a network that multicasts and
+    reduces or not."""
     if draw(st.booleans()):
         names, tensors = ["i", "j", "k"], ["A", "B", "C"]
         params = {p: draw(st.integers(1, 5)) for p in ("M", "N", "K")}
@@ -244,7 +245,10 @@ def tiled_problems(draw: st.DrawFn, linked: bool = False) -> tuple[RandomProblem
         network = {"multicast": draw(st.booleans()), "reduction": draw(st.booleans())}
         levels[-1]["network"] = network
         families = draw(st.lists(st.sampled_from(sorted(LINKS)), min_size=1, max_size=2))
-        links = [{"link": LINKS[f][0], "delay": LINKS[f][1]} for f in families]
+        links = [
+            {"link": LINKS[f][0], "delay": LINKS[f][1], "energy": draw(st.integers(0, 3))}
+            for f in families
+        ]
     architecture = ArchitectureSpec.from_mapping(
         {
             "name": "tiled",

@@ -153,6 +153,7 @@ def test_sources_equal_oracle(drawn: tuple[RandomProblem, dict[str, int]]) -> No
         k: (f.fills, f.fills_neighbour, f.reads_parent, f.writes_parent) for k, f in figures.items()
     }
     assert got == want
+    assert m.energy_links == sum(f.energy_links for f in figures.values())
 
 
 def test_sources_json_keys_of_the_child_level(capsys: pytest.CaptureFixture[str]) -> None:
@@ -201,3 +202,12 @@ def test_sources_operand_energy_of_a_bypassed_tensor() -> None:
     )
     p = load_problem("gemm", arch, GEMM_TILED, params={"M": 4, "N": 4, "K": 4})
     assert evaluate_memory(p).energy_operands == 2 * 64 * 6 + 64 * 1
+
+
+def test_sources_link_energy_by_hand() -> None:
+    # the systolic forwarding of A moves M·(N-1)·K elements over links of energy 2
+    links = [{"link": "{PE[p] -> PE[p + 1]}", "delay": 1, "energy": 2}]
+    p = load_problem("gemm", _line(links), SKEWED, params=SIZES)
+    m = evaluate_memory(p, latency_compute=0)
+    assert m.energy_links == 2 * M * (N - 1) * K
+    assert m.energy == sum(s.energy for s in m.levels) + m.energy_operands + m.energy_links
