@@ -1,8 +1,9 @@
-"""Where fills come from, in CPU time (``time.process_time``): one tiled evaluation of the
-memory figures (``evaluate_memory`` on a loaded problem, best of five) with the interconnect and the network in the hierarchy (forwarding over the
-systolic links, multicast and reduction from the buffer) against the same evaluation with no
-links and a unicast network (the figures of a hierarchy that ignores the interconnect), for
-GEMM 64³ and 4096³ with the same tiles on the 16×16 three-level systolic array.
+"""Where fills come from, in CPU time (``time.process_time``): one tiled evaluation of the memory
+figures (``evaluate_memory`` on a loaded problem, best of five) with the interconnect and the
+network in the hierarchy (forwarding over the systolic links, multicast and reduction from the
+buffer) against the same evaluation with no links and a unicast network (the figures of a
+hierarchy that ignores the interconnect), for GEMM 64³ and 4096³ with the same tiles on the
+16×16 three-level systolic array.
 
 Run ``python benchmarks/bench_sources.py``.
 """
