@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, TypedDict
 
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.metrics.symbolic import SymbolicMetrics, symbolic_metrics
-from tenet.model import Architecture, Dataflow, Problem, Workload
+from tenet.model import Problem
 from tenet.model.legality import Legality, check_dataflow
+from tenet.model.problem import bind_specs
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
@@ -99,31 +100,27 @@ def load_problem(
     >>> p.workload.name, p.architecture.name
     ('gemm', 'systolic-2d-8x8')
     """
-    return Problem(
-        *_build(workload, architecture, dataflow, params),
-        tuple(tensors) if tensors is not None else None,
-        neighbourhood,
+    return Problem.from_specs(
+        *_checked(workload, architecture, dataflow, params),
+        params,
+        tensors=tuple(tensors) if tensors is not None else None,
+        neighbourhood=neighbourhood,
     )
 
 
-def _build(
+def _checked(
     workload: Source | WorkloadSpec,
     architecture: Source | ArchitectureSpec,
     dataflow: Source | DataflowSpec,
     params: Mapping[str, int] | None,
-) -> tuple[Workload, Architecture, Dataflow]:
-    """Load the three specs and bind their size parameters (not yet checked together)."""
+) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
+    """Load the three specs and refuse size parameters they do not have."""
     w, a, d = load_specs(workload, architecture, dataflow)
     if params:
         check_sizes(params, source=None)
         what = f"{w.name} on {a.name} with {d.name}"
         check_param_names(params, param_names(w, a, d), what, source=None)
-    bound = {**w.params, **d.params, **(params or {})}
-    return (
-        Workload.from_spec(w, bound),
-        Architecture.from_spec(a, bound),
-        Dataflow.from_spec(d, bound),
-    )
+    return w, a, d
 
 
 def check(
@@ -142,8 +139,9 @@ def check(
     >>> check("gemm", "systolic-2d-8x8", "gemm-os-systolic", params=sizes).legal
     True
     """
+    params = options.get("params")
     return check_dataflow(
-        *_build(workload, architecture, dataflow, options.get("params")),
+        *bind_specs(*_checked(workload, architecture, dataflow, params), params),
         reductions=options.get("reductions"),
         instances_per_step=options.get("instances_per_step"),
     )
