@@ -11,6 +11,8 @@ from tenet.api import (
     analyze,
     analyze_experiment,
     analyze_symbolic,
+    assess,
+    assess_experiment,
     check,
     load_experiment,
     load_problem,
@@ -29,11 +31,13 @@ from tenet.errors import (
     VersionError,
 )
 from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
+from tenet.metrics.assessment import Assessment
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.zoo import arch, dataflow, network, workload
 
 __all__ = [
     "Architecture",
+    "Assessment",
     "CountingError",
     "Dataflow",
     "DataflowError",
@@ -54,6 +58,8 @@ __all__ = [
     "analyze",
     "analyze_experiment",
     "analyze_symbolic",
+    "assess",
+    "assess_experiment",
     "check",
     "arch",
     "maestro",

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from tenet.api import check, load_experiment, load_problem
+from tenet.api import assess, assess_experiment, check
 from tenet.cli.app import cli, neighbourhood_option, progress
 from tenet.cli.options import (
     TENET_FILES,
@@ -18,32 +18,13 @@ from tenet.cli.options import (
     problem_options,
 )
 from tenet.errors import DataflowError
-from tenet.metrics.evaluate import Metrics, evaluate
-from tenet.metrics.memory import MemoryMetrics, evaluate_memory
-from tenet.model import Problem
-from tenet.model.legality import Legality, check_dataflow
+from tenet.metrics.assessment import Assessment
+from tenet.metrics.memory import MemoryMetrics
 from tenet.spec import load_workload
 from tenet.spec.io import strict_json
 from tenet.vocab import Neighbourhood
 
 __all__ = ["eval_command", "check_command"]
-
-
-def _assess(problem: Problem, name: str | None = None) -> tuple[Metrics, Legality, MemoryMetrics]:
-    """Evaluate ``problem``, its memory levels, and check its legality (reported, not
-    enforced)."""
-    legality = check_dataflow(problem.workload, problem.architecture, problem.dataflow)
-    metrics = evaluate(problem, name=name)
-    return metrics, legality, evaluate_memory(problem, metrics.latency_compute)
-
-
-def _to_dict(metrics: Metrics, legality: Legality, memory: MemoryMetrics) -> dict[str, Any]:
-    return {
-        **metrics.to_dict(),
-        "legality": [{"kind": v.kind, "message": v.message} for v in legality.violations]
-        + [{"kind": v.kind, "message": v.message} for v in memory.violations],
-        **memory.to_dict(),
-    }
 
 
 def _render_memory(memory: MemoryMetrics) -> list[str]:
@@ -63,7 +44,8 @@ def _render_memory(memory: MemoryMetrics) -> list[str]:
     return lines
 
 
-def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, csv: bool) -> str:
+def _render_table(assessment: Assessment, csv: bool) -> str:
+    metrics, legality, memory = assessment.metrics, assessment.legality, assessment.memory
     table = metrics.table()
     if csv:
         return str(table.to_csv().rstrip("\n"))
@@ -122,20 +104,18 @@ def eval_command(
         return
     if experiments:
         results = [
-            _assess(
-                load_experiment(e, params=params, tensors=tensors, neighbourhood=neighbourhood),
-                name=str(e),
-            )
+            assess_experiment(e, params=params, tensors=tensors, neighbourhood=neighbourhood)
             for e in progress(experiments)
         ]
     else:
-        loaded = load_problem(*problem.names(), params, tensors, neighbourhood)
-        results = [_assess(loaded)]
+        results = [
+            assess(*problem.names(), params=params, tensors=tensors, neighbourhood=neighbourhood)
+        ]
     if out.fmt == "json":
-        payload: Any = [_to_dict(*r) for r in results]
+        payload: Any = [r.to_dict() for r in results]
         out.write(strict_json(payload if experiments and len(experiments) > 1 else payload[0]))
     else:
-        out.write("\n\n".join(_render_table(*r, out.fmt == "csv") for r in results))
+        out.write("\n\n".join(_render_table(r, out.fmt == "csv") for r in results))
 
 
 @cli.command("check")
