@@ -16,6 +16,7 @@ from tenet.api import (
     check,
     load_experiment,
     load_problem,
+    load_specs,
 )
 from tenet.counting import count
 from tenet.errors import (
@@ -70,6 +71,7 @@ __all__ = [
     "ExecutionOptions",
     "load_experiment",
     "load_problem",
+    "load_specs",
     "network",
     "workload",
 ]

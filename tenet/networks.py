@@ -20,7 +20,7 @@ from tenet.zoo import fits
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LayerResult", "NetworkResult", "choose_dataflow", "evaluate_network"]
+__all__ = ["CountCache", "LayerResult", "NetworkResult", "choose_dataflow", "evaluate_network"]
 
 Item = TypeVar("Item")
 

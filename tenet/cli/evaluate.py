@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from tenet.api import assess, assess_experiment, check
+from tenet import assess, assess_experiment, check
 from tenet.cli.app import cli, neighbourhood_option, progress
 from tenet.cli.options import (
     TENET_FILES,
@@ -18,46 +18,11 @@ from tenet.cli.options import (
     problem_options,
 )
 from tenet.errors import DataflowError
-from tenet.metrics.assessment import Assessment
-from tenet.metrics.memory import MemoryMetrics
-from tenet.spec import load_workload
-from tenet.spec.io import strict_json
+from tenet.report import assessment_text
+from tenet.spec import load_workload, strict_json
 from tenet.vocab import Neighbourhood
 
 __all__ = ["eval_command", "check_command"]
-
-
-def _render_memory(memory: MemoryMetrics) -> list[str]:
-    if len(memory.levels) < 2:
-        return []
-    lines = ["", memory.table().to_string(), ""]
-    lines += [
-        f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
-        f", reads {s.accesses_read}, writes {s.accesses_write}, latency {float(s.latency):g}"
-        f", energy {s.energy:g}"
-        for s in memory.levels
-    ]
-    lines.append(
-        f"{'memory latency':24} {float(memory.latency):g} (bottleneck: {memory.bottleneck})"
-    )
-    lines += [f"  capacity: {v.message}" for v in memory.violations]
-    return lines
-
-
-def _render_table(assessment: Assessment, csv: bool) -> str:
-    metrics, legality, memory = assessment.metrics, assessment.legality, assessment.memory
-    table = metrics.table()
-    if csv:
-        return str(table.to_csv().rstrip("\n"))
-    table = table[[c for c in table.columns if not c.startswith("accesses_")]]
-    table.columns = [c.removeprefix("volume_") for c in table.columns]
-    summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
-    lines = [f"{metrics.name}", table.to_string(), ""]
-    lines += [f"{key:24} {value}" for key, value in summary.items() if key != "name"]
-    lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
-    lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
-    lines += _render_memory(memory)
-    return "\n".join(lines)
 
 
 @cli.command("eval")
@@ -96,7 +61,7 @@ def eval_command(
     if symbolic:
         if experiments:
             raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")
-        from tenet.api import analyze_symbolic
+        from tenet import analyze_symbolic
 
         formulas = analyze_symbolic(*problem.names(), params=params, neighbourhood=neighbourhood)
         text = formulas.to_json() if out.fmt == "json" else str(formulas)
@@ -115,7 +80,7 @@ def eval_command(
         payload: Any = [r.to_dict() for r in results]
         out.write(strict_json(payload if experiments and len(experiments) > 1 else payload[0]))
     else:
-        out.write("\n\n".join(_render_table(r, out.fmt == "csv") for r in results))
+        out.write("\n\n".join(assessment_text(r, out.fmt == "csv") for r in results))
 
 
 @cli.command("check")
