@@ -45,6 +45,7 @@ from tenet.dse.space.movement import (
 from tenet.dse.space.symmetry import automorphisms
 from tenet.errors import SpecError
 from tenet.model import Architecture, Workload
+from tenet.model.problem import bind_specs
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
@@ -237,14 +238,21 @@ class DesignSpace:
 
     # -- the model ----------------------------------------------------------------------------
     @cached_property
+    def _bound(self) -> tuple[Workload, Architecture]:
+        workload, architecture, _ = bind_specs(
+            self.workload_spec, self.architecture_spec, None, self.params
+        )
+        return workload, architecture
+
+    @property
     def workload(self) -> Workload:
         """The workload with its parameters bound."""
-        return Workload.from_spec(self.workload_spec, self.params)
+        return self._bound[0]
 
-    @cached_property
+    @property
     def architecture(self) -> Architecture:
         """The architecture with its parameters bound."""
-        return Architecture.from_spec(self.architecture_spec, self.params)
+        return self._bound[1]
 
     @cached_property
     def instances_per_step(self) -> int:
