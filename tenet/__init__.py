@@ -11,9 +11,12 @@ from tenet.api import (
     analyze,
     analyze_experiment,
     analyze_symbolic,
+    assess,
+    assess_experiment,
     check,
     load_experiment,
     load_problem,
+    load_specs,
 )
 from tenet.counting import count
 from tenet.errors import (
@@ -29,11 +32,13 @@ from tenet.errors import (
     VersionError,
 )
 from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
+from tenet.metrics.assessment import Assessment
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.zoo import architecture, dataflow, network, workload
 
 __all__ = [
     "Architecture",
+    "Assessment",
     "CountingError",
     "Dataflow",
     "DataflowError",
@@ -54,6 +59,8 @@ __all__ = [
     "analyze",
     "analyze_experiment",
     "analyze_symbolic",
+    "assess",
+    "assess_experiment",
     "check",
     "architecture",
     "maestro",
@@ -64,6 +71,7 @@ __all__ = [
     "ExecutionOptions",
     "load_experiment",
     "load_problem",
+    "load_specs",
     "network",
     "workload",
 ]

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
+from tenet.metrics.assessment import Assessment, assess_problem
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.metrics.symbolic import SymbolicMetrics, symbolic_metrics
-from tenet.model import Architecture, Dataflow, Problem, Workload
+from tenet.model import Problem
 from tenet.model.legality import Legality, check_dataflow
+from tenet.model.problem import bind_specs
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = [
+    "AssessKeywords",
     "CheckKeywords",
     "ProblemKeywords",
     "SymbolicKeywords",
@@ -34,6 +37,8 @@ __all__ = [
     "analyze",
     "analyze_experiment",
     "analyze_symbolic",
+    "assess",
+    "assess_experiment",
     "check",
 ]
 
@@ -59,6 +64,14 @@ class ProblemKeywords(SymbolicKeywords, total=False):
     """The keyword options of a problem, as :func:`load_problem` takes them."""
 
     tensors: Sequence[str] | None
+
+
+class AssessKeywords(ProblemKeywords, total=False):
+    """The keyword options of :func:`assess`: those of :func:`load_problem`, and the
+    tensors whose updates commute and the instances a PE runs per step of :func:`check`."""
+
+    reductions: Collection[TensorName] | None
+    instances_per_step: int | None
 
 
 def load_specs(
@@ -99,31 +112,27 @@ def load_problem(
     >>> p.workload.name, p.architecture.name
     ('gemm', 'systolic-2d-8x8')
     """
-    return Problem(
-        *_build(workload, architecture, dataflow, params),
-        tuple(tensors) if tensors is not None else None,
-        neighbourhood,
+    return Problem.from_specs(
+        *_checked(workload, architecture, dataflow, params),
+        params,
+        tensors=tuple(tensors) if tensors is not None else None,
+        neighbourhood=neighbourhood,
     )
 
 
-def _build(
+def _checked(
     workload: Source | WorkloadSpec,
     architecture: Source | ArchitectureSpec,
     dataflow: Source | DataflowSpec,
     params: Mapping[str, int] | None,
-) -> tuple[Workload, Architecture, Dataflow]:
-    """Load the three specs and bind their size parameters (not yet checked together)."""
+) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
+    """Load the three specs and refuse size parameters they do not have."""
     w, a, d = load_specs(workload, architecture, dataflow)
     if params:
         check_sizes(params, source=None)
         what = f"{w.name} on {a.name} with {d.name}"
         check_param_names(params, param_names(w, a, d), what, source=None)
-    bound = {**w.params, **d.params, **(params or {})}
-    return (
-        Workload.from_spec(w, bound),
-        Architecture.from_spec(a, bound),
-        Dataflow.from_spec(d, bound),
-    )
+    return w, a, d
 
 
 def check(
@@ -142,8 +151,9 @@ def check(
     >>> check("gemm", "systolic-2d-8x8", "gemm-os-systolic", params=sizes).legal
     True
     """
+    params = options.get("params")
     return check_dataflow(
-        *_build(workload, architecture, dataflow, options.get("params")),
+        *bind_specs(*_checked(workload, architecture, dataflow, params), params),
         reductions=options.get("reductions"),
         instances_per_step=options.get("instances_per_step"),
     )
@@ -200,3 +210,46 @@ def analyze_symbolic(
     """
     specs = load_specs(workload, architecture, dataflow)
     return symbolic_metrics(*specs, options.get("params"), options.get("neighbourhood", "window"))
+
+
+def assess(
+    workload: Source | WorkloadSpec,
+    architecture: Source | ArchitectureSpec,
+    dataflow: Source | DataflowSpec,
+    **options: Unpack[AssessKeywords],
+) -> Assessment:
+    """Evaluate a dataflow exactly, with its legality report (violations are reported, not
+    raised) and the figures of its memory levels, in one record; arguments as in
+    :func:`load_problem`, ``reductions`` and ``instances_per_step`` as in :func:`check`.
+
+    Examples
+    --------
+    >>> a = assess("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "N": 8, "K": 8})
+    >>> a.legal, a.metrics.macs, a.memory.bottleneck  # 8 * 8 * 8 MACs
+    (True, 512, 'compute')
+    """
+    problem = load_problem(workload, architecture, dataflow, **_problem_options(options))
+    return _assess(problem, None, options)
+
+
+def assess_experiment(path: Source, **options: Unpack[AssessKeywords]) -> Assessment:
+    """Assess the dataflow of a TENET ``experiment_N`` file as :func:`assess` does, its
+    metrics named by its path."""
+    return _assess(load_experiment(path, **_problem_options(options)), str(path), options)
+
+
+def _problem_options(options: AssessKeywords) -> ProblemKeywords:
+    return {
+        "params": options.get("params"),
+        "tensors": options.get("tensors"),
+        "neighbourhood": options.get("neighbourhood", "window"),
+    }
+
+
+def _assess(problem: Problem, name: str | None, options: AssessKeywords) -> Assessment:
+    return assess_problem(
+        problem,
+        name,
+        reductions=options.get("reductions"),
+        instances_per_step=options.get("instances_per_step"),
+    )

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "CountCache",
     "LayerResult",
     "NetworkResult",
     "choose_dataflow",

@@ -18,7 +18,7 @@ from tqdm import tqdm
 from tenet.cli.checks import check_writable, describe_error, writable_path
 from tenet.errors import TenetError
 from tenet.files import write_atomically
-from tenet.spec.params import check_sizes
+from tenet.spec import check_sizes
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
 
 __all__ = [

@@ -1,18 +1,24 @@
-"""Checks made before a command starts working (output paths), and the one-line message
-for each error that reaches ``main`` from the system rather than from tenet's own checks."""
+"""Checks made before a command starts working (output paths, and the options a search uses
+only once it is done), and the one-line message for each error that reaches ``main`` from the
+system rather than from tenet's own checks."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from tenet.errors import SpecError
 
-__all__ = ["check_writable", "describe_error", "writable_path"]
+if TYPE_CHECKING:
+    from tenet.dse import Constraint, ExecutionOptions
+
+__all__ = ["check_before_work", "check_writable", "describe_error", "writable_path"]
 
 
 def check_writable(path: str | None, option: str) -> None:
@@ -74,3 +80,43 @@ def writable_path(ctx: click.Context, param: click.Parameter, value: str | None)
 def _option_name(param: click.Parameter) -> str:
     opts = getattr(param, "opts", None) or [param.name or "?"]
     return str(max(opts, key=len))
+
+
+def check_before_work(
+    constraint: Sequence[str],
+    execution: ExecutionOptions,
+    pareto: str | None,
+    plot: str | None,
+    output: str | None,
+) -> list[Constraint]:
+    """Check the options that are only used after the search, so that none of them fails it
+    at the end; return the parsed constraints."""
+    from tenet.dse import ALIASES, ROW_COLUMNS, ResultStore, objective, parse_constraint
+
+    store = execution.store if isinstance(execution.store, str) else None
+    if pareto is not None:
+        if plot is None:
+            raise click.UsageError("--pareto needs --plot FILE")
+        x, _, y = pareto.partition(",")
+        for name in (x.strip(), y.strip() or "energy"):
+            try:
+                objective(name)
+            except SpecError as exc:
+                raise SpecError(str(exc), source="--pareto") from exc
+    check_writable(store, "--store")
+    if store is not None and Path(store).exists():
+        ResultStore(store).close()
+    check_writable(output, "--output")
+    constraints = []
+    columns = {"workload", "architecture", "index", *ROW_COLUMNS, *ALIASES.values()}
+    for text in constraint:
+        parsed = parse_constraint(text)
+        for named in (parsed.column, parsed.bound):
+            if isinstance(named, str) and named not in columns:
+                raise SpecError(
+                    f"constraint {text!r} names {named!r}, which is not a figure of a design "
+                    f"point (short names: {', '.join(ALIASES)})",
+                    source="--constraint",
+                )
+        constraints.append(parsed)
+    return constraints

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
-from pydantic import ValidationError
 
 from tenet.cli.app import (
     choice_option,
@@ -22,39 +21,39 @@ from tenet.cli.app import (
     progress,
     write_output,
 )
-from tenet.cli.checks import check_writable, writable_path
+from tenet.cli.checks import check_before_work, writable_path
 from tenet.cli.options import (
     Decorator,
     OutputOptions,
     checked_execution,
     engine_options,
     format_and_output,
+    image_path,
     kept_output,
     record_options,
 )
-from tenet.cli.plot import image_path, save_axes
-from tenet.dse.ranking.objectives import (
-    ALIASES,
+from tenet.dse import (
     OBJECTIVES,
     Constraint,
-    objective,
-    parse_constraint,
+    ExecutionOptions,
+    Progress,
+    SpaceOptions,
+    by_source,
+    constrained,
     rank,
+    space_options,
 )
-from tenet.dse.run.execution import ExecutionOptions, Progress
-from tenet.dse.run.store import ROW_COLUMNS, ResultStore
-from tenet.dse.space.design import SpaceOptions
 from tenet.errors import SpecError
-from tenet.spec import WorkloadSpec, load_network, load_workload
-from tenet.spec.io import strict_json
+from tenet.report import save_axes
+from tenet.spec import WorkloadSpec, load_network, load_workload, strict_json
 from tenet.vocab import STRATEGIES, Neighbourhood, Strategy, column
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tenet.dse.explore import Exploration, Sweep
+    from tenet.dse import Exploration, Sweep
 
-__all__ = ["dse_command", "sweep_command", "check_before_work", "SearchRequest"]
+__all__ = ["dse_command", "sweep_command", "SearchRequest"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -89,7 +88,7 @@ def _options(
             f"expected a number or 'all', got {order_depth!r}", param_hint="--order-depth"
         )
     try:
-        return SpaceOptions(
+        return space_options(
             skew=_integers(skew, "--skew"),
             pe_digits=pe_digits,
             order_depth=None if order_depth == "all" else int(order_depth),
@@ -97,9 +96,8 @@ def _options(
             instances_per_step=per_step,
             prune_scratchpad=prune,
         )
-    except ValidationError as exc:
-        reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise click.BadParameter(reasons) from exc
+    except SpecError as exc:
+        raise click.BadParameter(exc.reason) from exc
 
 
 @dataclass(frozen=True)
@@ -265,48 +263,10 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
             raise click.UsageError("--pareto needs --plot FILE")
         return
     x, _, y = (pareto or "latency,energy").partition(",")
-    from tenet.dse.ranking.pareto import draw_pareto
+    from tenet.dse import draw_pareto
 
     ax = draw_pareto(results, x.strip(), y.strip() or "energy")
     save_axes(ax, plot, "--plot")
-
-
-def check_before_work(
-    constraint: Sequence[str],
-    execution: ExecutionOptions,
-    pareto: str | None,
-    plot: str | None,
-    output: str | None,
-) -> list[Constraint]:
-    """Check the options that are only used after the search, so that none of them fails it
-    at the end; return the parsed constraints."""
-    store = execution.store if isinstance(execution.store, str) else None
-    if pareto is not None:
-        if plot is None:
-            raise click.UsageError("--pareto needs --plot FILE")
-        x, _, y = pareto.partition(",")
-        for name in (x.strip(), y.strip() or "energy"):
-            try:
-                objective(name)
-            except SpecError as exc:
-                raise SpecError(str(exc), source="--pareto") from exc
-    check_writable(store, "--store")
-    if store is not None and Path(store).exists():
-        ResultStore(store).close()
-    check_writable(output, "--output")
-    constraints = []
-    columns = {"workload", "architecture", "index", *ROW_COLUMNS, *ALIASES.values()}
-    for text in constraint:
-        parsed = parse_constraint(text)
-        for named in (parsed.column, parsed.bound):
-            if isinstance(named, str) and named not in columns:
-                raise SpecError(
-                    f"constraint {text!r} names {named!r}, which is not a figure of a design "
-                    f"point (short names: {', '.join(ALIASES)})",
-                    source="--constraint",
-                )
-        constraints.append(parsed)
-    return constraints
 
 
 SweepItem = str | WorkloadSpec | tuple[str, str, Mapping[str, int]]
@@ -338,7 +298,7 @@ def _search(
     request: SearchRequest,
     scheduled: pd.DataFrame | None = None,
 ) -> Sweep:
-    from tenet.dse.explore import sweep
+    from tenet.dse import sweep
 
     r = request
     constraints = r.constraints
@@ -365,19 +325,15 @@ def _search(
                 "(constructive)",
                 err=True,
             )
-    import pandas as pd
-
     objective, top = r.objective, r.top
-    best = pd.concat(
-        [e.ranked(objective, top, constraints) for e in result.explorations], ignore_index=True
-    )
+    best = result.ranked(objective, top, constraints)
     head = f"best {top} by {objective}" + (" per workload and array" if len(best) > top else "")
     if scheduled is not None:
         ours = rank(scheduled, objective, top, constraints)
-        best = pd.concat([ours.assign(source="schedule"), best.assign(source="space")])
+        best = by_source({"schedule": ours, "space": best})
         head = f"best {top} by {objective} from the schedule and from the space"
     r.out.write(_render(best, r.out.fmt, head))
-    _plot(_constrained(result.results, constraints), r.pareto, r.plot)
+    _plot(constrained(result.results, constraints), r.pareto, r.plot)
     _report(result.results, items, archs, r)
     return result
 
@@ -388,8 +344,8 @@ def _report(
     """Write the HTML report of a search to ``r.report``, if asked."""
     if r.report is None:
         return
-    from tenet.dse.report import design_report
-    from tenet.report.html import write_report
+    from tenet.dse import design_report
+    from tenet.report import write_report
 
     names = [
         item[0] if isinstance(item, tuple) else getattr(item, "name", str(item)) for item in items
@@ -451,7 +407,7 @@ def dse_command(
     if reuse and not from_schedule:
         raise click.UsageError("--reuse needs --from-schedule")
     if from_schedule:
-        from tenet.dse.space.schedules import explore_schedule
+        from tenet.dse import explore_schedule
 
         scheduled = explore_schedule(
             spec,
@@ -466,7 +422,7 @@ def dse_command(
         request = replace(request, every_figure=True)
     result = _search([spec], [arch], reductions, request, scheduled)
     if vs_data_centric:
-        from tenet.dse.ranking.headline import compare_data_centric
+        from tenet.dse import compare_data_centric
 
         for exploration in result.explorations:
             comparison = compare_data_centric(exploration.results, request.objective)
@@ -481,8 +437,7 @@ def _tile_best(
     """Print the best tiling of ``levels`` for each of the best array mappings (its tile
     stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
     latency; ties: the better ranked mapping)."""
-    from tenet.dse.tiling.run import tile_mappings
-    from tenet.dse.tiling.search import TilingSpace
+    from tenet.dse import TilingSpace, tile_mappings
 
     run = request.execution
     in_process = run.workers == 1 and run.engine == "local"
@@ -518,15 +473,6 @@ def _tile_best(
         click.echo(text)
     else:  # after the table written there
         write_output(Path(path).read_text().rstrip("\n") + text, path)
-
-
-def _constrained(results: pd.DataFrame, constraints: Sequence[Constraint]) -> pd.DataFrame:
-    import pandas as pd
-
-    keep = pd.Series(True, index=results.index)
-    for c in constraints:
-        keep &= c.mask(results)
-    return results[keep]
 
 
 def _workload_list(workloads: Sequence[str], network: str | None) -> list[SweepItem]:
@@ -569,9 +515,8 @@ def sweep_command(
 def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: SearchRequest) -> None:
     if network is None or len(archs) != 1:
         raise click.UsageError("--layers-plot needs --network and one --arch")
-    from tenet.dse.explore import sweep
-    from tenet.dse.layers import LAYER_COLUMNS, layer_table
-    from tenet.report.designspace import plot_layers
+    from tenet.dse import LAYER_COLUMNS, layer_table, sweep
+    from tenet.report import plot_layers
 
     spec = load_network(network)
     items = [(f"{spec.name}/{layer.name}", layer.workload, layer.params) for layer in spec.layers]

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from tenet.api import check, load_experiment, load_problem
+from tenet import assess, assess_experiment, check
 from tenet.cli.app import cli, neighbourhood_option, progress
 from tenet.cli.options import (
     TENET_FILES,
@@ -18,64 +18,11 @@ from tenet.cli.options import (
     problem_options,
 )
 from tenet.errors import DataflowError
-from tenet.metrics.evaluate import Metrics, evaluate
-from tenet.metrics.memory import MemoryMetrics, evaluate_memory
-from tenet.model import Problem
-from tenet.model.legality import Legality, check_dataflow
-from tenet.spec import load_workload
-from tenet.spec.io import strict_json
+from tenet.report import assessment_text
+from tenet.spec import load_workload, strict_json
 from tenet.vocab import Neighbourhood
 
 __all__ = ["eval_command", "check_command"]
-
-
-def _assess(problem: Problem, name: str | None = None) -> tuple[Metrics, Legality, MemoryMetrics]:
-    """Evaluate ``problem``, its memory levels, and check its legality (reported, not
-    enforced)."""
-    legality = check_dataflow(problem.workload, problem.architecture, problem.dataflow)
-    metrics = evaluate(problem, name=name)
-    return metrics, legality, evaluate_memory(problem, metrics.latency_compute)
-
-
-def _to_dict(metrics: Metrics, legality: Legality, memory: MemoryMetrics) -> dict[str, Any]:
-    return {
-        **metrics.to_dict(),
-        "legality": [{"kind": v.kind, "message": v.message} for v in legality.violations]
-        + [{"kind": v.kind, "message": v.message} for v in memory.violations],
-        **memory.to_dict(),
-    }
-
-
-def _render_memory(memory: MemoryMetrics) -> list[str]:
-    if len(memory.levels) < 2:
-        return []
-    lines = ["", memory.table().to_string(), ""]
-    lines += [
-        f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
-        f", reads {s.accesses_read}, writes {s.accesses_write}, latency {float(s.latency):g}"
-        f", energy {s.energy:g}"
-        for s in memory.levels
-    ]
-    lines.append(
-        f"{'memory latency':24} {float(memory.latency):g} (bottleneck: {memory.bottleneck})"
-    )
-    lines += [f"  capacity: {v.message}" for v in memory.violations]
-    return lines
-
-
-def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, csv: bool) -> str:
-    table = metrics.table()
-    if csv:
-        return str(table.to_csv().rstrip("\n"))
-    table = table[[c for c in table.columns if not c.startswith("accesses_")]]
-    table.columns = [c.removeprefix("volume_") for c in table.columns]
-    summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
-    lines = [f"{metrics.name}", table.to_string(), ""]
-    lines += [f"{key:24} {value}" for key, value in summary.items() if key != "name"]
-    lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
-    lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
-    lines += _render_memory(memory)
-    return "\n".join(lines)
 
 
 @cli.command("eval")
@@ -114,7 +61,7 @@ def eval_command(
     if symbolic:
         if experiments:
             raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")
-        from tenet.api import analyze_symbolic
+        from tenet import analyze_symbolic
 
         formulas = analyze_symbolic(*problem.names(), params=params, neighbourhood=neighbourhood)
         text = formulas.to_json() if out.fmt == "json" else str(formulas)
@@ -122,20 +69,18 @@ def eval_command(
         return
     if experiments:
         results = [
-            _assess(
-                load_experiment(e, params=params, tensors=tensors, neighbourhood=neighbourhood),
-                name=str(e),
-            )
+            assess_experiment(e, params=params, tensors=tensors, neighbourhood=neighbourhood)
             for e in progress(experiments)
         ]
     else:
-        loaded = load_problem(*problem.names(), params, tensors, neighbourhood)
-        results = [_assess(loaded)]
+        results = [
+            assess(*problem.names(), params=params, tensors=tensors, neighbourhood=neighbourhood)
+        ]
     if out.fmt == "json":
-        payload: Any = [_to_dict(*r) for r in results]
+        payload: Any = [r.to_dict() for r in results]
         out.write(strict_json(payload if experiments and len(experiments) > 1 else payload[0]))
     else:
-        out.write("\n\n".join(_render_table(*r, out.fmt == "csv") for r in results))
+        out.write("\n\n".join(assessment_text(r, out.fmt == "csv") for r in results))
 
 
 @cli.command("check")

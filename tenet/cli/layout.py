@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from fractions import Fraction
-from typing import Any, cast
+from typing import cast
 
 import click
-import yaml
 
 from tenet.cli.app import choice_option, cli, neighbourhood_option
 from tenet.cli.options import (
@@ -17,70 +15,17 @@ from tenet.cli.options import (
     OutputOptions,
     ProblemOptions,
     ScratchpadOptions,
+    image_path,
     output_options,
     problem_options,
     scratchpad_options,
 )
-from tenet.cli.plot import save_axes
-from tenet.files import write_atomically
-from tenet.layout.evaluate import load_layout_problem
-from tenet.layout.metrics import LayoutMetrics
-from tenet.layout.search import SEARCHES, LayoutSearch, Search, search_layout
+from tenet.layout import SEARCHES, Search, load_layout_problem, search_layout, write_layout_file
+from tenet.report import layout_dict, layout_text, save_axes
 from tenet.spec import load_architecture, load_workload
 from tenet.vocab import Neighbourhood, column
 
 __all__ = ["layout_command"]
-
-
-def _plain(value: object) -> object:
-    return str(value) if isinstance(value, Fraction) else value
-
-
-def _json_value(value: object) -> object:
-    return float(value) if isinstance(value, Fraction) else value
-
-
-def _to_dict(metrics: LayoutMetrics, found: LayoutSearch | None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "scratchpad": metrics.scratchpad.model_dump(),
-        "tensors": [{k: _json_value(v) for k, v in r.items()} for r in metrics.rows()],
-        "latency_ingress_layout": metrics.latency_ingress_layout,
-        "latency_egress_layout": metrics.latency_egress_layout,
-    }
-    if found is not None:
-        out["search"] = {
-            "method": found.method,
-            "latency_ingress_before": found.latency_ingress_before,
-            "latency_ingress_after": found.latency_ingress_after,
-            "evaluations": found.evaluations,
-            "tensors": found.rows(),
-        }
-    return out
-
-
-def _render(metrics: LayoutMetrics, found: LayoutSearch | None, csv: bool) -> str:
-    import pandas as pd
-
-    table = pd.DataFrame([{k: _plain(v) for k, v in r.items()} for r in metrics.rows()])
-    if csv:
-        return str(table.to_csv(index=False).rstrip("\n"))
-    sp = metrics.scratchpad
-    lines = [
-        table.to_string(index=False),
-        "",
-        f"{'scratchpad':24} {sp.banks} banks x {sp.bank_width} words, "
-        f"{sp.transaction_width}-word transactions",
-        f"{'latency_ingress_layout':24} {metrics.latency_ingress_layout}",
-        f"{'latency_egress_layout':24} {metrics.latency_egress_layout}",
-    ]
-    if found is not None:
-        lines += [
-            "",
-            f"{found.method} search ({found.evaluations} layouts counted): ingress "
-            f"{found.latency_ingress_before} -> {found.latency_ingress_after} cycles",
-            pd.DataFrame(found.rows()).to_string(index=False),
-        ]
-    return "\n".join(lines)
 
 
 @cli.command("layout")
@@ -102,6 +47,7 @@ def _render(metrics: LayoutMetrics, found: LayoutSearch | None, csv: bool) -> st
     "--plot",
     "plot_file",
     type=click.Path(dir_okay=False),
+    callback=image_path,
     help="Draw bank use per time-stamp of --plot-tensor to this image (.png, .svg, .pdf).",
 )
 @click.option("--plot-tensor", help="Tensor of --plot (default: the first read tensor).")
@@ -136,15 +82,9 @@ def layout_command(
         lp = lp.with_layouts(found.layouts())
     metrics = lp.evaluate()
     if save is not None:
-        layouts = {
-            t: [s.model_dump(exclude_none=True) for s in lay.transforms]
-            for t, lay in lp.layouts.items()
-            if lay.transforms
-        }
-        text = yaml.safe_dump({"version": 1, "layouts": layouts}, sort_keys=False)
-        write_atomically(save, lambda tmp: tmp.write_text(text))
+        write_layout_file(save, lp.layouts)
     if plot_file is not None:
-        from tenet.report.banks import bank_use, plot_bank_use, plot_bank_use_pair
+        from tenet.report import bank_use, plot_bank_use, plot_bank_use_pair
 
         reads = [a.tensor for a in lp.problem.accesses if a.access == "read"]
         tensor = plot_tensor or (reads[0] if reads else "")
@@ -156,9 +96,9 @@ def layout_command(
             ax = plot_bank_use_pair(before, bank_use(lp, tensor), titles)[0]
         save_axes(ax, plot_file, "--plot")
     if out.fmt == "json":
-        out.write(json.dumps(_to_dict(metrics, found), indent=2))
+        out.write(json.dumps(layout_dict(metrics, found), indent=2))
     else:
-        out.write(_render(metrics, found, out.fmt == "csv"))
+        out.write(layout_text(metrics, found, out.fmt == "csv"))
 
 
 @cli.command("layout-rank")
@@ -186,9 +126,8 @@ def layout_rank_command(
 ) -> None:
     """Explore the design space of --workload on --arch, keep the --top points by
     --objective, and rank them by the layout-aware ingress latency."""
-    from tenet.dse.explore import explore
-    from tenet.dse.ranking.layout import LAYOUT_COLUMN, rank_by_layout
-    from tenet.dse.run.execution import ExecutionOptions
+    from tenet import explore
+    from tenet.dse import LAYOUT_COLUMN, ExecutionOptions, rank_by_layout
 
     assert problem.workload and problem.architecture  # required options
     workload_spec = load_workload(problem.workload)

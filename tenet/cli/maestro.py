@@ -7,12 +7,18 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from tenet.api import load_problem
+from tenet import load_problem
 from tenet.cli.app import choice_option, cli, progress
-from tenet.cli.options import OutputOptions, ProblemOptions, output_options, problem_options
-from tenet.cli.plot import image_path, save_axes
+from tenet.cli.options import (
+    OutputOptions,
+    ProblemOptions,
+    image_path,
+    output_options,
+    problem_options,
+)
 from tenet.errors import SpecError, TenetError
 from tenet.maestro import (
+    MaestroEstimate,
     compare_network,
     compare_problem,
     compare_problem_with_layer,
@@ -20,11 +26,11 @@ from tenet.maestro import (
     load_hardware,
     load_mapping,
 )
-from tenet.maestro.estimate import MaestroEstimate
-from tenet.spec.io import strict_json
+from tenet.report import records_table, save_axes
+from tenet.spec import strict_json
 
 if TYPE_CHECKING:
-    from tenet.maestro.lowering import Interconnect
+    from tenet.maestro import Interconnect
 
 __all__ = ["maestro_command", "compare_command"]
 
@@ -80,9 +86,7 @@ def maestro_command(
     if out.fmt == "json":
         out.write(strict_json(records))
         return
-    import pandas as pd
-
-    frame = pd.DataFrame([r for r in records if "error" not in r])
+    frame = records_table([r for r in records if "error" not in r])
     if out.fmt == "csv":
         out.write(frame.drop(columns=["edge_cases", "warnings"]).to_csv(index=False).rstrip())
         return
@@ -149,9 +153,7 @@ def compare_command(
     --hw optionally sets the NoC), or in both (then they are compared with each other).
     """
     if peer is not None:
-        from tenet.cli.peers import compare_with_peer
-
-        compare_with_peer(peer, mapping, problem.workload, problem.architecture, peer_python, out)
+        _compare_with_peer(peer, mapping, problem.workload, problem.architecture, peer_python, out)
         return
     triple = problem.given()
     if any(triple) and not all(triple):
@@ -178,7 +180,7 @@ def compare_command(
         if layer and table.empty:
             raise SpecError(f"no layer {layer!r} in the network", source=mapping)
     if plot_path:
-        from tenet.report.comparison import plot_comparison
+        from tenet.report import plot_comparison
 
         save_axes(plot_comparison(table), plot_path, "--plot")
     if out.fmt == "json":
@@ -188,3 +190,33 @@ def compare_command(
     else:
         shown = table.assign(relative_error=table["relative_error"].map("{:+.2%}".format))
         out.write(shown.to_string(index=False))
+
+
+def _compare_with_peer(
+    peer: str,
+    mapping: str | None,
+    workload: str | None,
+    accelerator: str | None,
+    python: str | None,
+    out: OutputOptions,
+) -> None:
+    """Run ``peer`` and print tenet's fills and writebacks beside its own."""
+    import json
+    from dataclasses import asdict
+
+    from tenet.peers import compare_accelforge, compare_zigzag, peer_python, render
+
+    if mapping is None:
+        raise click.UsageError(f"--with {peer} needs MAPPING")
+    if peer == "zigzag":
+        if not workload or not accelerator:
+            raise click.UsageError("--with zigzag needs -w WORKLOAD and -a ACCELERATOR")
+        rows = compare_zigzag(peer_python(python), workload, accelerator, mapping)
+    else:
+        rows = compare_accelforge(peer_python(python), mapping)
+    if out.fmt == "json":
+        out.write(json.dumps([asdict(r) for r in rows], indent=2))
+    elif out.fmt == "csv":
+        out.write(records_table([asdict(r) for r in rows]).to_csv(index=False).rstrip())
+    else:
+        out.write(render(rows, peer))

@@ -10,9 +10,8 @@ from tenet.cli.app import cli, progress
 from tenet.cli.checks import writable_path
 from tenet.cli.options import OutputOptions, output_options
 from tenet.networks import evaluate_network, network_report
-from tenet.report.html import write_report
-from tenet.spec import LayerSpec
-from tenet.spec.io import strict_json
+from tenet.report import write_report
+from tenet.spec import LayerSpec, strict_json
 
 __all__ = ["eval_network_command"]
 
@@ -54,7 +53,7 @@ def eval_network_command(
 ) -> None:
     """Evaluate every layer of NETWORK (zoo name, YAML or ONNX file) and print a per-layer
     table with the totals (layers weighted by their count)."""
-    from tenet.metrics.cache import CountCache
+    from tenet.networks import CountCache
 
     counts = CountCache(cache) if cache is not None else None
     result = evaluate_network(network, arch, list(dataflows), progress=_bar, cache=counts)

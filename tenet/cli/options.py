@@ -1,6 +1,8 @@
 """The options several commands share, each group given to the command as one typed record:
 the problem (``-w/-a/-d/-p``), the output (``--format``, ``-o``), where points are evaluated
-(``--engine``, ``--workers``, ``--address``, ``--store``) and the scratchpad's geometry.
+(``--engine``, ``--workers``, ``--address``, ``--store``) and the scratchpad's geometry; the
+design points of ``table`` and ``plot`` (given to the command as one list), and the check of
+an image file option.
 
 A group's options do not reach the command as keyword arguments: while the command line is
 parsed, each keeps its value aside (:func:`tenet.cli.app.keep`), and the group's decorator
@@ -12,11 +14,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import click
 
+from tenet import designs
 from tenet.cli.app import (
     PARAM_HELP,
     choice_option,
@@ -26,9 +29,11 @@ from tenet.cli.app import (
     write_output,
 )
 from tenet.cli.checks import writable_path
-from tenet.dse.run.execution import ExecutionOptions
+from tenet.designs import DesignPoint
+from tenet.dse import ExecutionOptions
 from tenet.errors import SpecError
-from tenet.spec.layout import ScratchpadSpec
+from tenet.report import image_format
+from tenet.spec import ScratchpadSpec
 
 __all__ = [
     "Decorator",
@@ -47,6 +52,9 @@ __all__ = [
     "checked_execution",
     "ScratchpadOptions",
     "scratchpad_options",
+    "image_path",
+    "design_inputs",
+    "collect_designs",
 ]
 
 P = ParamSpec("P")
@@ -266,3 +274,97 @@ def scratchpad_options() -> Callable[
         options,
         lambda: ScratchpadOptions(kept("banks"), kept("bank_width"), kept("transaction_width")),
     )
+
+
+def image_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: check an image file option (suffix, and that it can be written) while
+    the command line is parsed."""
+    if value is not None:
+        option = max(getattr(param, "opts", None) or ["--output"], key=len)
+        if image_format(value) is None:
+            raise click.BadParameter(
+                f"expected a .png, .svg or .pdf file, got {value!r}", param_hint=option
+            )
+        writable_path(ctx, param, value)
+    return value
+
+
+def design_inputs(command: Callable[..., None]) -> Callable[..., None]:
+    """Add the options that name design points (shared by ``table`` and ``plot``); the command
+    gets the labelled points as one list (``points=``, :func:`collect_designs`) and its own
+    options as they are."""
+
+    @functools.wraps(command)
+    def with_points(
+        *,
+        experiments: tuple[str, ...],
+        designs_file: str | None,
+        workload: tuple[str, ...],
+        arch: tuple[str, ...],
+        dataflow: tuple[str, ...],
+        param: tuple[str, ...],
+        **own: object,
+    ) -> None:
+        points = collect_designs(experiments, designs_file, workload, arch, dataflow, param)
+        command(points=points, **own)
+
+    options = [
+        click.argument("experiments", nargs=-1, type=click.Path(dir_okay=False)),
+        click.option(
+            "--designs",
+            "designs_file",
+            type=click.Path(dir_okay=False),
+            help="YAML file listing design points (see docs/reports.md).",
+        ),
+        click.option(
+            "--workload", "-w", multiple=True, help="Workload: file or zoo name (repeatable)."
+        ),
+        click.option(
+            "--arch", "-a", multiple=True, help="Architecture: file or zoo name (repeatable)."
+        ),
+        click.option(
+            "--dataflow", "-d", multiple=True, help="Dataflow: file or zoo name (repeatable)."
+        ),
+        click.option(
+            "--param", "-p", multiple=True, help="Size parameter NAME=VALUE for every point."
+        ),
+    ]
+    decorated: Callable[..., None] = with_points
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated
+
+
+def collect_designs(
+    experiments: Sequence[str],
+    designs_file: str | None,
+    workload: Sequence[str],
+    arch: Sequence[str],
+    dataflow: Sequence[str],
+    param: Sequence[str],
+) -> list[DesignPoint]:
+    """Return the labelled design points named on the command line, in the order: designs
+    file, experiments, then the -w/-a/-d points (each option given once applies to all)."""
+    params = parse_params(param)
+    points = [
+        replace(p, params={**p.params, **params})
+        for p in (designs.load_designs(designs_file) if designs_file else [])
+    ]
+    points += [designs.experiment_point(e, params) for e in experiments]
+    given = {"--workload": workload, "--arch": arch, "--dataflow": dataflow}
+    if any(given.values()):
+        missing = [name for name, values in given.items() if not values]
+        if missing:
+            raise click.UsageError(f"give {', '.join(missing)} too (or none of -w/-a/-d)")
+        n = max(len(v) for v in given.values())
+        uneven = [name for name, values in given.items() if len(values) not in (1, n)]
+        if uneven:
+            raise click.UsageError(
+                f"{', '.join(uneven)} given neither once nor {n} times: "
+                "-w/-a/-d pair up in order, and one given once applies to every point"
+            )
+        columns = [list(v) * n if len(v) == 1 else list(v) for v in given.values()]
+        points += [designs.design_point(w, a, d, params) for w, a, d in zip(*columns, strict=True)]
+    if not points:
+        raise click.UsageError("give experiment files, --designs FILE, or -w/-a/-d")
+    return designs.label_designs(points)

@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING
 import click
 
 from tenet.cli.app import cli, write_output
-from tenet.cli.options import YAML_FILES, OutputOptions, ProblemOptions, problem_options
+from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options
 
 if TYPE_CHECKING:
-    from tenet.peers.loopnest import LoopNest
-    from tenet.peers.specs import ProblemSpecs
+    from tenet.peers import LoopNest, ProblemSpecs
 
-__all__ = ["import_group", "export_group", "compare_with_peer"]
+__all__ = ["import_group", "export_group"]
 
 
 @cli.group("import")
@@ -37,8 +36,7 @@ def _written(directory: str, paths: list[Path]) -> None:
 @click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
 def import_accelforge(spec: str, directory: str) -> None:
     """Read an AccelForge SPEC file (arch, workload, mapping) into tenet specs in DIRECTORY."""
-    from tenet.peers.accelforge import read_accelforge
-    from tenet.peers.files import write_specs
+    from tenet.peers import read_accelforge, write_specs
 
     imported = read_accelforge(spec)
     header = _header(spec, imported.nest)
@@ -53,8 +51,7 @@ def import_accelforge(spec: str, directory: str) -> None:
 def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str) -> None:
     """Read ZigZag's workload, accelerator and mapping files into tenet specs in DIRECTORY
     (loops allocated to memories innermost first, as far as each memory's size allows)."""
-    from tenet.peers.files import write_specs
-    from tenet.peers.zigzag import read_zigzag
+    from tenet.peers import read_zigzag, write_specs
 
     imported = read_zigzag(workload, accelerator, mapping)
     header = _header(f"{workload}, {accelerator}, {mapping}", imported.nest)
@@ -83,8 +80,8 @@ def export_group() -> None:
 
 
 def _specs(problem: ProblemOptions) -> ProblemSpecs:
-    from tenet.api import load_specs
-    from tenet.peers.specs import ProblemSpecs
+    from tenet import load_specs
+    from tenet.peers import ProblemSpecs
 
     return ProblemSpecs(*load_specs(*problem.names()), problem.params())
 
@@ -94,8 +91,7 @@ def _specs(problem: ProblemOptions) -> ProblemSpecs:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
 def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
-    from tenet.peers.accelforge import write_accelforge
-    from tenet.peers.files import dump
+    from tenet.peers import dump, write_accelforge
 
     doc = write_accelforge(_specs(problem))
     write_output(dump(doc).rstrip(), output)
@@ -106,41 +102,8 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
 @click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
 def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
-    from tenet.peers.files import write_specs
-    from tenet.peers.zigzag import write_zigzag
+    from tenet.peers import write_specs, write_zigzag
 
     docs = write_zigzag(_specs(problem))
     paths = write_specs(directory, docs)
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
-
-
-def compare_with_peer(
-    peer: str,
-    mapping: str | None,
-    workload: str | None,
-    accelerator: str | None,
-    python: str | None,
-    out: OutputOptions,
-) -> None:
-    """Run ``peer`` and print tenet's fills and writebacks beside its own."""
-    import json
-    from dataclasses import asdict
-
-    from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
-
-    if mapping is None:
-        raise click.UsageError(f"--with {peer} needs MAPPING")
-    if peer == "zigzag":
-        if not workload or not accelerator:
-            raise click.UsageError("--with zigzag needs -w WORKLOAD and -a ACCELERATOR")
-        rows = compare_zigzag(peer_python(python), workload, accelerator, mapping)
-    else:
-        rows = compare_accelforge(peer_python(python), mapping)
-    if out.fmt == "json":
-        out.write(json.dumps([asdict(r) for r in rows], indent=2))
-    elif out.fmt == "csv":
-        import pandas as pd
-
-        out.write(pd.DataFrame([asdict(r) for r in rows]).to_csv(index=False).rstrip())
-    else:
-        out.write(render(rows, peer))

@@ -4,65 +4,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from tenet import report
 from tenet.cli.app import cli, progress
-from tenet.cli.checks import writable_path
-from tenet.cli.table import design_inputs
+from tenet.cli.options import design_inputs, image_path
 from tenet.designs import DesignPoint, evaluate_designs
 from tenet.errors import TenetError
-from tenet.files import write_atomically
-from tenet.report.tables import DESIGN_COLUMNS
+from tenet.report import DESIGN_COLUMNS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
-__all__ = ["plot_command", "save_axes", "save_figure", "image_path"]
+__all__ = ["plot_command"]
 
 Command = TypeVar("Command", bound=Callable[..., object])
 
-IMAGE_FORMATS = ("png", "svg", "pdf")
 KINDS = ("reuse", "latency", "bandwidth", "utilisation", "spacetime")
 
 
 MAX_PIXELS = 10**8
 """The largest image drawn (pixels, width times height at the resolution asked)."""
-
-
-def _image_format(output: str, option: str = "--output") -> str:
-    suffix = Path(output).suffix.lower().lstrip(".")
-    if suffix not in IMAGE_FORMATS:
-        raise click.BadParameter(
-            f"expected a .png, .svg or .pdf file, got {output!r}", param_hint=option
-        )
-    return suffix
-
-
-def image_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Click callback: check an image file option (suffix, and that it can be written) while
-    the command line is parsed."""
-    if value is not None:
-        option = max(getattr(param, "opts", None) or ["--output"], key=len)
-        _image_format(value, option)
-        writable_path(ctx, param, value)
-    return value
-
-
-def save_figure(figure: Figure, output: str, option: str = "--output") -> None:
-    """Save ``figure`` to ``output`` (format from its suffix) through a temporary file."""
-    image_format = _image_format(output, option)
-    write_atomically(output, lambda tmp: figure.savefig(tmp, format=image_format))
-
-
-def save_axes(ax: Axes, output: str, option: str = "--output") -> None:
-    """Save the figure ``ax`` is drawn on to ``output``, as :func:`save_figure` does; the plots
-    of :mod:`tenet.report` draw on top-level figures."""
-    save_figure(cast("Figure", ax.figure), output, option)
 
 
 def _draw(
@@ -90,10 +54,8 @@ def _draw(
             )
             for p in progress(points)
         ]
-        import pandas as pd
-
         by_design = by if len(points) > 1 else None
-        return report.plot_utilisation(pd.concat(tables, ignore_index=True), ax, by=by_design)
+        return report.plot_utilisation(report.stacked(tables), ax, by=by_design)
     results = evaluate_designs(points, progress)
     if kind == "reuse":
         return report.plot_reuse(report.reuse_table(results), ax, by=by, log=log)
@@ -159,4 +121,4 @@ def plot_command(
         if isinstance(exc, TenetError):
             raise
         raise click.ClickException(str(exc)) from exc
-    save_axes(ax, output)
+    report.save_axes(ax, output, "--output")

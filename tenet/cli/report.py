@@ -6,9 +6,8 @@ import click
 
 from tenet.cli.app import cli
 from tenet.cli.checks import writable_path
-from tenet.dse.ranking.objectives import OBJECTIVES
-from tenet.dse.report import design_report, stored_results
-from tenet.report.html import write_report
+from tenet.dse import OBJECTIVES, design_report, stored_results
+from tenet.report import write_report
 
 __all__ = ["report_command"]
 

@@ -19,15 +19,17 @@ from tenet.cli.options import (
     problem_options,
     record_options,
 )
+from tenet.report import records_table
 from tenet.schedule import (
     DependencePolyhedron,
     Schedule,
     dependence_polyhedra,
     find_schedule,
+    hyperplane_text,
     parametric_workload,
+    spacetime_mappings,
+    time_candidates,
 )
-from tenet.schedule.hyperplanes import hyperplane_text
-from tenet.schedule.projection import spacetime_mappings, time_candidates
 from tenet.spec import WorkloadSpec, load_architecture, load_workload
 
 if TYPE_CHECKING:
@@ -80,9 +82,7 @@ def _dependences(
 
 
 def _table(found: tuple[DependencePolyhedron, ...]) -> pd.DataFrame:
-    import pandas as pd
-
-    return pd.DataFrame(
+    return records_table(
         [
             {
                 "dependence": d.name,

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from tenet.cli.app import choice_option, cli, progress
-from tenet.cli.dse import check_before_work
+from tenet.cli.checks import check_before_work
 from tenet.cli.options import (
     OutputOptions,
     ProblemOptions,
@@ -19,8 +19,7 @@ from tenet.cli.options import (
     output_options,
     problem_options,
 )
-from tenet.dse.run.execution import ExecutionOptions
-from tenet.dse.tiling.search import TilingSearch
+from tenet.dse import ExecutionOptions, TilingSearch
 from tenet.vocab import MEMORY_OBJECTIVES, MemoryObjective
 
 __all__ = ["tile_command"]
@@ -78,8 +77,7 @@ def tile_command(
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
     finished choice of tile sizes is kept and a search started again resumes."""
     check_before_work((), execution, None, None, out.path)
-    from tenet.dse.tiling.run import run_tiling
-    from tenet.dse.tiling.search import TilingSpace
+    from tenet.dse import TilingSpace, run_tiling
 
     start = time.process_time()
     in_process = execution.workers == 1 and execution.engine == "local"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from tenet.cli.app import cli, write_output
-from tenet.spec.catalog import Kind
+from tenet.spec import Kind
 from tenet.zoo import ZooEntry, entries, network
 
 __all__ = ["zoo_command"]

@@ -90,6 +90,17 @@ class Sweep:
         """Whether every exploration is complete."""
         return all(e.complete for e in self.explorations)
 
+    def ranked(
+        self, by: str = "latency", top: int | None = None, constraints: Sequence[Constraint] = ()
+    ) -> pd.DataFrame:
+        """Return the feasible design points of every exploration in one table, each
+        exploration's best ``top`` first by objective ``by``."""
+        import pandas as pd
+
+        return pd.concat(
+            [e.ranked(by, top, constraints) for e in self.explorations], ignore_index=True
+        )
+
     def best(self, by: str = "latency", constraints: Sequence[Constraint] = ()) -> pd.DataFrame:
         """Return the best design point of each (workload, architecture) by objective ``by``."""
         rows = [e.ranked(by, 1, constraints) for e in self.explorations]

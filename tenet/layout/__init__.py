@@ -3,17 +3,24 @@ search for a layout that lowers the layout-aware ingress latency."""
 
 from __future__ import annotations
 
-from tenet.layout.evaluate import LayoutProblem, load_layout_file, load_layout_problem
+from tenet.layout.evaluate import (
+    LayoutProblem,
+    load_layout_file,
+    load_layout_problem,
+    write_layout_file,
+)
 from tenet.layout.metrics import LayoutMetrics, TensorLayoutFigures, evaluate_layout
 from tenet.layout.relation import Box, Layout, bank_map, build_layout, line_map
-from tenet.layout.search import LayoutSearch, search_layout
+from tenet.layout.search import SEARCHES, LayoutSearch, Search, search_layout
 
 __all__ = [
+    "SEARCHES",
     "Box",
     "Layout",
     "LayoutMetrics",
     "LayoutProblem",
     "LayoutSearch",
+    "Search",
     "TensorLayoutFigures",
     "bank_map",
     "build_layout",
@@ -22,4 +29,5 @@ __all__ = [
     "load_layout_file",
     "load_layout_problem",
     "search_layout",
+    "write_layout_file",
 ]

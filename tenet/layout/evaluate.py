@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
 
 from tenet.api import load_problem, load_specs
+from tenet.files import write_atomically
 from tenet.layout.metrics import LayoutMetrics, build_layouts, evaluate_layout
 from tenet.layout.relation import Layout
 from tenet.model.problem import Problem
@@ -18,7 +22,7 @@ from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.layout import LayoutSpec, ScratchpadSpec, TransformSpec
 from tenet.vocab import Neighbourhood, Source, TensorName
 
-__all__ = ["LayoutProblem", "load_layout_problem", "load_layout_file"]
+__all__ = ["LayoutProblem", "load_layout_problem", "load_layout_file", "write_layout_file"]
 
 Transforms = Mapping[TensorName, Sequence[TransformSpec]]
 
@@ -48,6 +52,18 @@ class LayoutProblem:
 def load_layout_file(path: Source | LayoutSpec) -> LayoutSpec:
     """Read a layout file (``layouts: {tensor: [transforms]}``)."""
     return path if isinstance(path, LayoutSpec) else LayoutSpec.from_yaml(path)
+
+
+def write_layout_file(path: str | Path, layouts: Mapping[TensorName, Layout]) -> None:
+    """Write the transforms of ``layouts`` as a layout file that :func:`load_layout_file`
+    reads back (tensors without a transform are left out)."""
+    kept = {
+        tensor: [s.model_dump(exclude_none=True) for s in layout.transforms]
+        for tensor, layout in layouts.items()
+        if layout.transforms
+    }
+    text = yaml.safe_dump({"version": 1, "layouts": kept}, sort_keys=False)
+    write_atomically(path, lambda tmp: tmp.write_text(text))
 
 
 def load_layout_problem(

@@ -46,6 +46,7 @@ __all__ = [
     "ComparisonRow",
     "Expressibility",
     "Hardware",
+    "Interconnect",
     "Layer",
     "LoweredLayer",
     "MaestroEstimate",

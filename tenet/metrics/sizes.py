@@ -19,10 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.metrics.symbolic import AT_SIZES, symbolic_metrics
-from tenet.model.architecture import Architecture
-from tenet.model.dataflow import Dataflow
 from tenet.model.problem import Problem
-from tenet.model.workload import Workload
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -100,11 +97,8 @@ def figures_at_sizes(
             return rows, True
     direct = []
     for s in every:
-        problem = Problem(
-            Workload.from_spec(workload, s),
-            Architecture.from_spec(architecture, s),
-            Dataflow.from_spec(dataflow, s),
-            neighbourhood=neighbourhood,
+        problem = Problem.from_specs(
+            workload, architecture, dataflow, s, neighbourhood=neighbourhood
         )
         direct.append(figures(evaluate(problem)))
     return direct, False

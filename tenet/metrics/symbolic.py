@@ -168,11 +168,11 @@ class SymbolicMetrics:
         """
         values = {name: f.at(sizes) for name, f in self.formulas.items()}
         workload, architecture, dataflow = self.specs
-        params = {**self.bound, **sizes}
-        problem = Problem(
-            Workload.from_spec(workload, params),
-            Architecture.from_spec(architecture, params),
-            Dataflow.from_spec(dataflow, params),
+        problem = Problem.from_specs(
+            workload,
+            architecture,
+            dataflow,
+            {**self.bound, **sizes},
             neighbourhood=self.neighbourhood,
         )
         timing = occupancy(problem)

@@ -3,8 +3,10 @@ relations of the relation-centric notation (space-time map, data assignment, nei
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import overload
 
 import islpy as isl
 
@@ -22,9 +24,57 @@ from tenet.model.spacetime import (
     time_window,
 )
 from tenet.model.workload import Workload, check_statement
+from tenet.spec.architecture import ArchitectureSpec
+from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import NEIGHBOURHOODS, Access, Neighbourhood, TensorName
 
-__all__ = ["Problem", "TensorAccess"]
+__all__ = ["Problem", "TensorAccess", "bind_specs"]
+
+
+@overload
+def bind_specs(
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    dataflow: DataflowSpec,
+    params: Mapping[str, int] | None = None,
+) -> tuple[Workload, Architecture, Dataflow]: ...
+
+
+@overload
+def bind_specs(
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    dataflow: None,
+    params: Mapping[str, int] | None = None,
+) -> tuple[Workload, Architecture, None]: ...
+
+
+def bind_specs(
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    dataflow: DataflowSpec | None,
+    params: Mapping[str, int] | None = None,
+) -> tuple[Workload, Architecture, Dataflow | None]:
+    """Parse the specs of a problem (not yet checked together) with their size parameters
+    bound, in increasing priority, to the workload's defaults, the dataflow's values and
+    ``params``; without a dataflow, the workload and architecture its dataflows share.
+
+    Examples
+    --------
+    >>> from tenet.spec import load_architecture, load_dataflow, load_workload
+    >>> a = load_architecture("systolic-2d-8x8")
+    >>> d = load_dataflow("gemm-os-systolic", architecture=a)
+    >>> w, _, _ = bind_specs(load_workload("gemm"), a, d, {"K": 2})
+    >>> w.domain.count_val().to_python()  # M * N * K = 64 * 64 * 2
+    8192
+    """
+    bound = {**workload.params, **(dataflow.params if dataflow else {}), **(params or {})}
+    return (
+        Workload.from_spec(workload, bound),
+        Architecture.from_spec(architecture, bound),
+        Dataflow.from_spec(dataflow, bound) if dataflow is not None else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -55,6 +105,21 @@ class Problem:
     dataflow: Dataflow
     tensors: tuple[TensorName, ...] | None = None
     neighbourhood: Neighbourhood = "window"
+
+    @classmethod
+    def from_specs(
+        cls,
+        workload: WorkloadSpec,
+        architecture: ArchitectureSpec,
+        dataflow: DataflowSpec,
+        params: Mapping[str, int] | None = None,
+        *,
+        tensors: tuple[TensorName, ...] | None = None,
+        neighbourhood: Neighbourhood = "window",
+    ) -> Problem:
+        """Return the checked problem of three specs, size parameters bound as
+        :func:`bind_specs` binds them."""
+        return cls(*bind_specs(workload, architecture, dataflow, params), tensors, neighbourhood)
 
     @classmethod
     def placed(

@@ -1,6 +1,57 @@
 """The peers' formats: per-level loop nests (Timeloop/AccelForge, ZigZag) as tenet relations,
-their spec files in and out, and counts side by side with theirs."""
+their spec files in and out, and counts side by side with theirs.
+
+What the command line uses is re-exported here, each name imported on first use."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tenet.peers.accelforge import read_accelforge, write_accelforge
+    from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
+    from tenet.peers.files import dump, write_specs
+    from tenet.peers.loopnest import LoopNest
+    from tenet.peers.specs import ProblemSpecs
+    from tenet.peers.zigzag import read_zigzag, write_zigzag
+
+__all__ = [
+    "LoopNest",
+    "ProblemSpecs",
+    "compare_accelforge",
+    "compare_zigzag",
+    "dump",
+    "peer_python",
+    "read_accelforge",
+    "read_zigzag",
+    "render",
+    "write_accelforge",
+    "write_specs",
+    "write_zigzag",
+]
+
+_HOME = {
+    "read_accelforge": "accelforge",
+    "write_accelforge": "accelforge",
+    "compare_accelforge": "compare",
+    "compare_zigzag": "compare",
+    "peer_python": "compare",
+    "render": "compare",
+    "dump": "files",
+    "write_specs": "files",
+    "LoopNest": "loopnest",
+    "ProblemSpecs": "specs",
+    "read_zigzag": "zigzag",
+    "write_zigzag": "zigzag",
+}
+"""The module of each re-export, under ``tenet.peers``."""
+
+
+def __getattr__(name: str) -> Any:
+    """Import a re-export on first use."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'tenet.peers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"tenet.peers.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value

@@ -47,6 +47,7 @@ __all__ = [
     "compare_zigzag",
     "compare_accelforge",
     "tenet_figures",
+    "render",
 ]
 
 ENVIRONMENT = "TENET_PEERS_PYTHON"

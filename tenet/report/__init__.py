@@ -10,7 +10,8 @@ from tenet.report.banks import bank_use, plot_bank_use, plot_bank_use_pair
 from tenet.report.comparison import plot_comparison
 from tenet.report.designspace import plot_layers, plot_pareto
 from tenet.report.diagram import space_time_table, utilisation_table
-from tenet.report.export import read_table, render_table, write_table
+from tenet.report.export import FORMATS, Format, format_of, read_table, render_table, write_table
+from tenet.report.figures import IMAGE_FORMATS, image_format, save_axes, save_figure
 from tenet.report.html import MappingRecord, Report, render_report, write_report
 from tenet.report.memory import plot_level_latency, plot_traffic
 from tenet.report.plots import (
@@ -21,14 +22,29 @@ from tenet.report.plots import (
     plot_utilisation,
     space_time_size,
 )
-from tenet.report.tables import DESIGN_COLUMNS, comparison_table, reuse_table
+from tenet.report.tables import (
+    DESIGN_COLUMNS,
+    comparison_table,
+    records_table,
+    reuse_table,
+    stacked,
+)
+from tenet.report.text import assessment_text, layout_dict, layout_text
 
 __all__ = [
     "DESIGN_COLUMNS",
     "MappingRecord",
     "Report",
+    "FORMATS",
+    "Format",
+    "IMAGE_FORMATS",
+    "assessment_text",
     "bank_use",
     "comparison_table",
+    "format_of",
+    "image_format",
+    "layout_dict",
+    "layout_text",
     "new_axes",
     "plot_bandwidth",
     "plot_bank_use",
@@ -44,10 +60,14 @@ __all__ = [
     "plot_utilisation",
     "read_table",
     "render_report",
+    "records_table",
     "render_table",
     "reuse_table",
+    "save_axes",
+    "save_figure",
     "space_time_size",
     "space_time_table",
+    "stacked",
     "utilisation_table",
     "write_report",
     "write_table",

@@ -21,7 +21,9 @@ __all__ = [
     "Results",
     "TENSOR_COLUMNS",
     "comparison_table",
+    "records_table",
     "reuse_table",
+    "stacked",
     "tensor_label",
 ]
 
@@ -180,3 +182,26 @@ def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) ->
     return pd.DataFrame(
         rows, columns=[*_key_columns(keyed, names), *tensor_columns, *DATAFLOW_COLUMNS.values()]
     )
+
+
+def records_table(
+    records: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Return one row per record (``columns``, in this order, when given; else the records'
+    keys).
+
+    Examples
+    --------
+    >>> records_table([{"tensor": "A", "fills": 32}, {"tensor": "B", "fills": 16}]).shape
+    (2, 2)
+    """
+    import pandas as pd
+
+    return pd.DataFrame(list(records), columns=list(columns) if columns is not None else None)
+
+
+def stacked(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Return the rows of ``tables`` one after the other, numbered again from 0."""
+    import pandas as pd
+
+    return pd.concat(list(tables), ignore_index=True)

@@ -16,8 +16,10 @@ from tenet.schedule.hyperplanes import (
     Schedule,
     SchedulingError,
     find_schedule,
+    hyperplane_text,
     time_hyperplane,
 )
+from tenet.schedule.projection import spacetime_mappings, time_candidates
 
 __all__ = [
     "PermutableBand",
@@ -28,7 +30,10 @@ __all__ = [
     "dependence_polyhedra",
     "distance_vectors",
     "find_schedule",
+    "hyperplane_text",
     "parametric_workload",
     "reuse_chains",
+    "spacetime_mappings",
+    "time_candidates",
     "time_hyperplane",
 ]

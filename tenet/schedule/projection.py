@@ -25,10 +25,9 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.legality import check_dataflow
-from tenet.model.workload import Workload
+from tenet.model.problem import bind_specs
 from tenet.schedule.dependences import (
     DependencePolyhedron,
     dependence_polyhedra,
@@ -183,8 +182,7 @@ def spacetime_mappings(
     symbolic = parametric_workload(workload)
     dependences = dependence_polyhedra(symbolic, reductions, reuse=reuse)
     schedule = find_schedule(symbolic.domain, dependences)
-    model = Workload.from_spec(workload, bound)
-    array = Architecture.from_spec(architecture, bound)
+    model, array, _ = bind_specs(workload, architecture, None, bound)
     sizes = _pe_sizes(array.pe_set)
     loops = schedule.loops
     band = [row.c for row in schedule.bands[0].rows]

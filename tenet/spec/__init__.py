@@ -12,6 +12,8 @@ from tenet.spec.architecture import ArchitectureSpec, EnergySpec, LinkSpec
 from tenet.spec.base import SpecModel
 from tenet.spec.catalog import Kind, find_entry, zoo_names
 from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.io import strict_json
+from tenet.spec.layout import ScratchpadSpec
 from tenet.spec.network import LayerSpec, NetworkSpec
 from tenet.spec.onnx import read_onnx
 from tenet.spec.original import (
@@ -21,6 +23,7 @@ from tenet.spec.original import (
     read_pe_array,
     read_statement,
 )
+from tenet.spec.params import check_sizes
 from tenet.spec.template import instantiate, pe_extents, read_entry, split_arguments
 from tenet.spec.workload import AccessSpec, WorkloadSpec
 
@@ -30,15 +33,19 @@ __all__ = [
     "DataflowSpec",
     "EnergySpec",
     "Experiment",
+    "Kind",
     "LayerSpec",
     "LinkSpec",
     "NetworkSpec",
+    "ScratchpadSpec",
     "WorkloadSpec",
+    "check_sizes",
     "load_architecture",
     "load_dataflow",
     "load_network",
     "load_workload",
     "read_experiment",
+    "strict_json",
 ]
 
 Spec = TypeVar("Spec", bound=SpecModel)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,8 @@ __all__ = [
     "Constraint",
     "parse_constraint",
     "feasible",
+    "constrained",
+    "by_source",
     "rank",
     "pareto_front",
 ]
@@ -141,6 +143,24 @@ def feasible(table: pd.DataFrame, constraints: Sequence[Constraint] = ()) -> pd.
     for constraint in constraints:
         keep &= constraint.mask(table)
     return table[keep]
+
+
+def constrained(table: pd.DataFrame, constraints: Sequence[Constraint] = ()) -> pd.DataFrame:
+    """Return the rows of ``table`` that meet every constraint, whatever their status."""
+    import pandas as pd
+
+    keep = pd.Series(True, index=table.index)
+    for c in constraints:
+        keep &= c.mask(table)
+    return table[keep]
+
+
+def by_source(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Return the rows of ``tables`` one after the other, each with its key in a column
+    ``source`` (where the design points come from)."""
+    import pandas as pd
+
+    return pd.concat([table.assign(source=name) for name, table in tables.items()])
 
 
 def _tie_breaker(table: pd.DataFrame) -> list[str]:

@@ -18,6 +18,7 @@ from tenet.isl_utils import parse_map
 from tenet.metrics import Metrics
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Dependence, check_dependences, dependences
+from tenet.model.problem import bind_specs
 from tenet.spec import ArchitectureSpec, WorkloadSpec
 from tenet.vocab import Neighbourhood, column
 
@@ -96,10 +97,15 @@ class _Parsed:
 def _parse(text: str) -> _Parsed:
     data = json.loads(text)
     params = data["params"]
-    workload = Workload.from_spec(WorkloadSpec.model_validate(data["workload"]), params)
+    workload, architecture, _ = bind_specs(
+        WorkloadSpec.model_validate(data["workload"]),
+        ArchitectureSpec.model_validate(data["architecture"]),
+        None,
+        params,
+    )
     return _Parsed(
         workload,
-        Architecture.from_spec(ArchitectureSpec.model_validate(data["architecture"]), params),
+        architecture,
         params,
         dependences(workload, data["reductions"]),
         data["neighbourhood"],

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 import islpy as isl
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tenet.dse.space.mapping import AffineMapping, Digit, Term
 from tenet.dse.space.movement import (
@@ -45,6 +45,7 @@ from tenet.dse.space.movement import (
 from tenet.dse.space.symmetry import automorphisms
 from tenet.errors import SpecError
 from tenet.model import Architecture, Workload
+from tenet.model.problem import bind_specs
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
@@ -54,7 +55,7 @@ from tenet.spec import (
 )
 from tenet.vocab import TensorName
 
-__all__ = ["SpaceOptions", "Candidate", "SpaceSizes", "DesignSpace"]
+__all__ = ["SpaceOptions", "Candidate", "SpaceSizes", "DesignSpace", "space_options"]
 
 
 class SpaceOptions(BaseModel):
@@ -101,6 +102,40 @@ class SpaceOptions(BaseModel):
         if any(t < 2 for t in value):
             raise ValueError("temporal tile sizes are at least 2")
         return tuple(sorted(set(value)))
+
+
+def space_options(
+    *,
+    skew: tuple[int, ...],
+    pe_digits: int,
+    order_depth: int | None,
+    temporal_tiles: tuple[int, ...],
+    instances_per_step: int | None,
+    prune_scratchpad: bool,
+) -> SpaceOptions:
+    """Return these :class:`SpaceOptions`, or raise one :class:`SpecError` naming every field
+    out of its range.
+
+    Examples
+    --------
+    >>> space_options(skew=(0, 1), pe_digits=9, order_depth=None, temporal_tiles=(),
+    ...               instances_per_step=None, prune_scratchpad=False)
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: pe_digits: Input should be less than or equal to 4
+    """
+    try:
+        return SpaceOptions(
+            skew=skew,
+            pe_digits=pe_digits,
+            order_depth=order_depth,
+            temporal_tiles=temporal_tiles,
+            instances_per_step=instances_per_step,
+            prune_scratchpad=prune_scratchpad,
+        )
+    except ValidationError as exc:
+        reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise SpecError(reasons) from exc
 
 
 @dataclass(frozen=True)
@@ -203,14 +238,21 @@ class DesignSpace:
 
     # -- the model ----------------------------------------------------------------------------
     @cached_property
+    def _bound(self) -> tuple[Workload, Architecture]:
+        workload, architecture, _ = bind_specs(
+            self.workload_spec, self.architecture_spec, None, self.params
+        )
+        return workload, architecture
+
+    @property
     def workload(self) -> Workload:
         """The workload with its parameters bound."""
-        return Workload.from_spec(self.workload_spec, self.params)
+        return self._bound[0]
 
-    @cached_property
+    @property
     def architecture(self) -> Architecture:
         """The architecture with its parameters bound."""
-        return Architecture.from_spec(self.architecture_spec, self.params)
+        return self._bound[1]
 
     @cached_property
     def instances_per_step(self) -> int:

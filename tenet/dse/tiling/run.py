@@ -1,14 +1,16 @@
 """The tiling search on an engine and in a results store: each choice of tile sizes (with all
-its loop orders) is one task; workers get the specs as JSON text, never isl objects; each
-finished choice is stored as it arrives (its best tiling and exact figures as JSON), so that a
-search started again with the same arguments and store counts only what is missing.
+its loop orders) is one task; workers of an engine get the specs as JSON text, never isl
+objects, and send their results back as JSON (without an engine, the choices are searched in
+this process on the problem at hand); each finished choice is stored as it arrives (its best
+tiling and exact figures as JSON), so that a search started again with the same arguments and
+store counts only what is missing.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -167,13 +169,24 @@ def run_tiling(
     }
     context = json.dumps(arguments, sort_keys=True)
     choices = size_choices(problem, space)
-    results = _resume_and_run(problem, context, choices, execution or ExecutionOptions(None))
+    search = _Search(problem, space, objective, context)
+    results = _resume_and_run(search, choices, execution or ExecutionOptions(None))
     return combine(problem, results)
 
 
+@dataclass(frozen=True)
+class _Search:
+    """One tiling search: its problem and space in this process, and the same as JSON text
+    for the workers of an engine and the key of its run in a store."""
+
+    problem: Problem
+    space: TilingSpace
+    objective: MemoryObjective
+    context: str
+
+
 def _resume_and_run(
-    problem: Problem,
-    context: str,
+    search: _Search,
     choices: list[tuple[tuple[int, ...], ...]],
     execution: ExecutionOptions,
 ) -> list[SizesResult]:
@@ -181,6 +194,7 @@ def _resume_and_run(
     own = store is not None and not isinstance(store, ResultStore)
     db = store if store is None or isinstance(store, ResultStore) else ResultStore(store)
     progress = execution.progress or _identity
+    context = search.context
     run = run_key({"search": "tiling", "context": context})
     names = {k: json.dumps(chosen) for k, chosen in enumerate(choices)}
     found: dict[int, SizesResult] = {}
@@ -191,14 +205,19 @@ def _resume_and_run(
             for _, row in db.rows(run).iterrows():
                 found[int(row["index"])] = decode(row["reason"])
         todo = [k for k in range(len(choices)) if k not in found]
-        for position, text in progress(
-            _evaluate(problem, context, choices, todo, execution),
+        for position, result in progress(
+            _evaluate(search, choices, todo, execution),
             total=len(todo),
         ):
-            found[position] = decode(text)
+            found[position] = result
             if isinstance(db, ResultStore):
-                status = "ok" if found[position].best is not None else "too-big"
-                row = {"idx": position, "name": names[position], "status": status, "reason": text}
+                status = "ok" if result.best is not None else "too-big"
+                row = {
+                    "idx": position,
+                    "name": names[position],
+                    "status": status,
+                    "reason": encode(result),
+                }
                 db.add(run, [row])
     finally:
         if own and isinstance(db, ResultStore):
@@ -207,23 +226,26 @@ def _resume_and_run(
 
 
 def _evaluate(
-    problem: Problem,
-    context: str,
+    search: _Search,
     choices: list[tuple[tuple[int, ...], ...]],
     todo: list[int],
     execution: ExecutionOptions,
-) -> Iterator[tuple[int, str]]:
+) -> Iterator[tuple[int, SizesResult]]:
     engine = execution.engine
-    jobs = ((context, k, [list(s) for s in choices[k]]) for k in todo)
     if engine is None:
-        for job in jobs:
-            yield evaluate_sizes(*job)
+        problem, space, objective = search.problem, search.space, search.objective
+        compute = occupancy(problem).latency_compute if todo else 0
+        for k in todo:
+            yield k, search_sizes(problem, compute, space, choices[k], objective, k)
         return
+    jobs = ((search.context, k, [list(s) for s in choices[k]]) for k in todo)
     if isinstance(engine, Engine):
-        yield from engine.run(evaluate_sizes, jobs)
+        for position, text in engine.run(evaluate_sizes, jobs):
+            yield position, decode(text)
         return
     with make_engine(engine, execution.workers, execution.address) as running:
-        yield from running.run(evaluate_sizes, jobs)
+        for position, text in running.run(evaluate_sizes, jobs):
+            yield position, decode(text)
 
 
 def tile_mappings(

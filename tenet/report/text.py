@@ -1,0 +1,109 @@
+"""Results as text: the printed report of an assessment (metrics, legality, memory levels) and
+of a layout evaluation, and the JSON-ready data of the latter; what ``tenet eval`` and
+``tenet layout`` print."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from tenet.layout.metrics import LayoutMetrics
+from tenet.layout.search import LayoutSearch
+from tenet.metrics.assessment import Assessment
+from tenet.metrics.memory import MemoryMetrics
+
+__all__ = ["assessment_text", "layout_dict", "layout_text"]
+
+
+def _memory_lines(memory: MemoryMetrics) -> list[str]:
+    if len(memory.levels) < 2:
+        return []
+    lines = ["", memory.table().to_string(), ""]
+    lines += [
+        f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
+        f", reads {s.accesses_read}, writes {s.accesses_write}, latency {float(s.latency):g}"
+        f", energy {s.energy:g}"
+        for s in memory.levels
+    ]
+    lines.append(
+        f"{'memory latency':24} {float(memory.latency):g} (bottleneck: {memory.bottleneck})"
+    )
+    lines += [f"  capacity: {v.message}" for v in memory.violations]
+    return lines
+
+
+def assessment_text(assessment: Assessment, csv: bool = False) -> str:
+    """Return the per-tensor table of ``assessment``, then one line per figure of the
+    dataflow, the legality checks and (with several memory levels) the figures per level;
+    with ``csv``, only the per-tensor table, as CSV."""
+    metrics, legality, memory = assessment.metrics, assessment.legality, assessment.memory
+    table = metrics.table()
+    if csv:
+        return str(table.to_csv().rstrip("\n"))
+    table = table[[c for c in table.columns if not c.startswith("accesses_")]]
+    table.columns = [c.removeprefix("volume_") for c in table.columns]
+    summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
+    lines = [f"{metrics.name}", table.to_string(), ""]
+    lines += [f"{key:24} {value}" for key, value in summary.items() if key != "name"]
+    lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
+    lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
+    lines += _memory_lines(memory)
+    return "\n".join(lines)
+
+
+def _plain(value: object) -> object:
+    return str(value) if isinstance(value, Fraction) else value
+
+
+def _json_value(value: object) -> object:
+    return float(value) if isinstance(value, Fraction) else value
+
+
+def layout_dict(metrics: LayoutMetrics, found: LayoutSearch | None = None) -> dict[str, Any]:
+    """Return JSON-ready data of a layout evaluation (ratios as floats) and of the search
+    that chose its layouts, if any."""
+    out: dict[str, Any] = {
+        "scratchpad": metrics.scratchpad.model_dump(),
+        "tensors": [{k: _json_value(v) for k, v in r.items()} for r in metrics.rows()],
+        "latency_ingress_layout": metrics.latency_ingress_layout,
+        "latency_egress_layout": metrics.latency_egress_layout,
+    }
+    if found is not None:
+        out["search"] = {
+            "method": found.method,
+            "latency_ingress_before": found.latency_ingress_before,
+            "latency_ingress_after": found.latency_ingress_after,
+            "evaluations": found.evaluations,
+            "tensors": found.rows(),
+        }
+    return out
+
+
+def layout_text(
+    metrics: LayoutMetrics, found: LayoutSearch | None = None, csv: bool = False
+) -> str:
+    """Return the per-tensor table of a layout evaluation, the scratchpad and the
+    layout-aware latencies (cycles), then the search's outcome, if any; with ``csv``, only
+    the table, as CSV (ratios as ``p/q``)."""
+    import pandas as pd
+
+    table = pd.DataFrame([{k: _plain(v) for k, v in r.items()} for r in metrics.rows()])
+    if csv:
+        return str(table.to_csv(index=False).rstrip("\n"))
+    sp = metrics.scratchpad
+    lines = [
+        table.to_string(index=False),
+        "",
+        f"{'scratchpad':24} {sp.banks} banks x {sp.bank_width} words, "
+        f"{sp.transaction_width}-word transactions",
+        f"{'latency_ingress_layout':24} {metrics.latency_ingress_layout}",
+        f"{'latency_egress_layout':24} {metrics.latency_egress_layout}",
+    ]
+    if found is not None:
+        lines += [
+            "",
+            f"{found.method} search ({found.evaluations} layouts counted): ingress "
+            f"{found.latency_ingress_before} -> {found.latency_ingress_after} cycles",
+            pd.DataFrame(found.rows()).to_string(index=False),
+        ]
+    return "\n".join(lines)
