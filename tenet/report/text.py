@@ -28,6 +28,10 @@ def _memory_lines(memory: MemoryMetrics) -> list[str]:
     lines.append(
         f"{'memory latency':24} {float(memory.latency):g} (bottleneck: {memory.bottleneck})"
     )
+    lines.append(
+        f"{'memory energy':24} {memory.energy:g} (levels above, operands "
+        f"{memory.energy_operands:g}, links {memory.energy_links:g})"
+    )
     lines += [f"  capacity: {v.message}" for v in memory.violations]
     return lines
 

@@ -55,6 +55,8 @@ def encode(result: SizesResult) -> str:
             "latency": _fraction(m.latency),
             "bottleneck": m.bottleneck,
             "energy": m.energy,
+            "energy_operands": m.energy_operands,
+            "energy_links": m.energy_links,
             "violations": [asdict(v) for v in m.violations],
             "value": _fraction(result.best.value),
         }
@@ -90,6 +92,8 @@ def decode(text: str) -> SizesResult:
             b["bottleneck"],
             b["energy"],
             tuple(CapacityViolation(**v) for v in b["violations"]),
+            b.get("energy_operands", 0.0),
+            b.get("energy_links", 0.0),
         )
         best = TilingResult(tiling, metrics, Fraction(b["value"]))
     rank = data["rank"]
