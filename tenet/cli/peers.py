@@ -11,7 +11,7 @@ from tenet.cli.app import cli, write_output
 from tenet.cli.options import YAML_FILES, OutputOptions, ProblemOptions, problem_options
 
 if TYPE_CHECKING:
-    from tenet.peers.loopnest import LoopNest
+    from tenet.mapping import LoopNest
     from tenet.peers.specs import ProblemSpecs
 
 __all__ = ["import_group", "export_group", "compare_with_peer"]

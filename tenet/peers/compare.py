@@ -21,10 +21,11 @@ from typing import Any
 
 from tenet.api import load_problem
 from tenet.errors import SpecError, TenetError
+from tenet.mapping import LoopNest
 from tenet.metrics.memory import LevelTensor
 from tenet.model.tiling import halo_tensors, loop_indices
 from tenet.peers.accelforge import read_accelforge
-from tenet.peers.loopnest import LoopNest, Retention, evaluate_nest
+from tenet.peers.loopnest import Retention, evaluate_nest
 from tenet.peers.specs import Imported
 from tenet.peers.zigzag import (
     LayerMapping,
