@@ -47,11 +47,23 @@ def _terms(text: str) -> list[str]:
     return out
 
 
+def _balanced(text: str) -> bool:
+    """Return whether the parentheses of ``text`` close in order."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _loop(term: str, dims: Sequence[str], where: str) -> tuple[str, int, int | None] | None:
     """Return (dim, stride, size or None for an outermost loop) of a stamp term; None for a
     constant."""
     if term.lstrip("-").isdigit():
         return None
+    while term.startswith("(") and term.endswith(")") and _balanced(term[1:-1]):
+        term = term[1:-1].strip()
     m = _TERM.match(term)
     dim = (m.group("fd") or m.group("d")) if m else None
     if m is None or dim is None or dim not in dims:
@@ -81,14 +93,16 @@ def from_stamps(
     levels: Sequence[str],
     *,
     per_pe: Collection[str] = (),
+    keep: Mapping[str, frozenset[str]] | None = None,
     pe_extents: Sequence[int] = (),
     params: Mapping[str, int] | None = None,
     source: str | None = None,
 ) -> LoopNest:
     """Return the loop nest of ``stamps`` over ``domain`` (a box, parameters bound by
     ``params``) on the memory ``levels`` (outermost first; ``per_pe`` those with one instance
-    per PE) of an array with ``pe_extents`` PEs along each axis, checked to induce the same
-    relations (:func:`difference`).
+    per PE; ``keep`` the tensors of the levels that keep only some) of an array with
+    ``pe_extents`` PEs along each axis, checked to induce the same relations
+    (:func:`difference`).
 
     Raises
     ------
@@ -120,11 +134,14 @@ def from_stamps(
     ]
     spatial: list[tuple[int, tuple[str, int, int | None]]] = []
     for axis, text in enumerate(_terms(stamps.space_stamp)):
+        # The digits of a mixed-radix coordinate, most significant (largest weight) first.
+        digits: list[tuple[int, tuple[str, int, int | None]]] = []
         for part in text.split("+"):
-            part = re.sub(r"^\s*\d+\s*\*\s*", "", part.strip())
-            loop = _loop(part, dims, f"{src}space_stamp")
+            weight = re.match(r"^\s*(\d+)\s*\*\s*", part)
+            loop = _loop(part[weight.end() if weight else 0 :].strip(), dims, f"{src}space_stamp")
             if loop is not None:
-                spatial.append((axis, loop))
+                digits.append((int(weight.group(1)) if weight else 1, loop))
+        spatial += [(axis, loop) for _, loop in sorted(digits, key=lambda d: -d[0])]
     runs: dict[str, int] = {}
     for name in levels[1:]:
         tile = stamps.tiles.get(name)
@@ -143,12 +160,15 @@ def from_stamps(
     flat: list[tuple[int, str, int, int | None, int | None]] = [
         (lv, d, st, n, None) for lv, (d, st, n) in zip(owner, temporal, strict=True)
     ]
-    # A spatial loop goes after the temporal loops of its dimension with a larger stride (and
-    # no earlier than the level just above the per-PE ones).
+    # A spatial loop goes after the temporal loops of its dimension with a larger stride and
+    # the spatial loops before it in the space-stamp (and no earlier than the level just
+    # above the per-PE ones).
+    cursor = 0
     for axis, (d, st, n) in spatial:
         after = [k for k, f in enumerate(flat) if f[1] == d and f[2] > st]
         start = next((k for k, f in enumerate(flat) if f[0] >= host), len(flat))
-        at = max(start, after[-1] + 1 if after else 0)
+        at = max(start, cursor, after[-1] + 1 if after else 0)
+        cursor = at + 1
         lv = flat[at - 1][0] if at > start and at > 0 else host
         lv = max(lv, host) if at >= start else lv
         flat.insert(at, (lv, d, st, n, axis))
@@ -166,6 +186,13 @@ def from_stamps(
                 raise NotALoopNestError(
                     f"{src}tiles of {flat[outer][2]} over {dim!r} are not made of whole "
                     f"tiles of {flat[inner][2]}"
+                )
+            _, _, stride, trips, _ = flat[inner]
+            if trips is not None and stride * trips != flat[outer][2]:
+                raise NotALoopNestError(
+                    f"{src}the loops over {dim!r} leave digits out: {trips} trips of stride "
+                    f"{stride} inside a loop of stride {flat[outer][2]} (several instances "
+                    "share a PE and a time-stamp)"
                 )
             outer_stride[inner] = flat[outer][2]
         if mine and flat[mine[-1]][2] > 1:
@@ -188,7 +215,8 @@ def from_stamps(
         dims,
         extents,
         tuple(
-            LevelLoops(name, tuple(loops)) for name, loops in zip(levels, per_level, strict=True)
+            LevelLoops(name, tuple(loops), (keep or {}).get(name))
+            for name, loops in zip(levels, per_level, strict=True)
         ),
         per_pe=frozenset(per_pe),
     )

@@ -196,6 +196,7 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
         bind_params(parse_set(problem.workload.domain), bound),
         [lv.name for lv in architecture.levels],
         per_pe=[lv.name for lv in architecture.levels if lv.per_pe],
+        keep={lv.name: frozenset(lv.tensors) for lv in architecture.levels if lv.tensors},
         pe_extents=bound_pe_extents(architecture, bound),
         params=bound,
         source=dataflow.source or dataflow.name,
