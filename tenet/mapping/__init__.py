@@ -7,6 +7,7 @@ from __future__ import annotations
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.recover import difference, from_stamps
 from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, to_stamps
+from tenet.mapping.tiling import tiled_nest, tiling_key
 
 __all__ = [
     "Loop",
@@ -18,4 +19,6 @@ __all__ = [
     "tensor_tiles",
     "from_stamps",
     "difference",
+    "tiled_nest",
+    "tiling_key",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from math import prod
+from typing import Any
 
 from tenet.errors import NotALoopNestError, SpecError
 
@@ -23,12 +24,15 @@ __all__ = ["Loop", "LevelLoops", "LoopNest"]
 
 @dataclass(frozen=True)
 class Loop:
-    """One loop: dimension ``dim`` (the workload's index name), ``size`` trips, and the PE
-    array axis it runs across (``spatial``; None for a temporal loop)."""
+    """One loop: dimension ``dim`` (the workload's index name), ``size`` trips, the PE array
+    axis it runs across (``spatial``; None for a temporal loop), and ``step``, the indices of
+    ``dim`` one trip covers when its tiles are aligned to multiples of it over the whole
+    extent (value ``floor(d / step)``; None: the trips of the loops inside over ``dim``)."""
 
     dim: str
     size: int
     spatial: int | None = None
+    step: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,21 +86,100 @@ class LoopNest:
         return [(k, loop) for k, level in enumerate(self.levels) for loop in level.loops]
 
     def strides(self) -> list[int]:
-        """Return, for every loop of :meth:`loops`, the product of the sizes of the loops of
-        the same dimension inside it (its step over the dimension, in indices)."""
+        """Return, for every loop of :meth:`loops`, its step over its dimension in indices:
+        ``step``, or the product of the sizes of the loops of the dimension inside it."""
         flat = [loop for _, loop in self.loops()]
         return [
-            prod(inner.size for inner in flat[n + 1 :] if inner.dim == loop.dim)
+            loop.step
+            if loop.step is not None
+            else prod(inner.size for inner in flat[n + 1 :] if inner.dim == loop.dim)
             for n, loop in enumerate(flat)
         ]
 
     def tile_sizes(self, level: str) -> tuple[int, ...]:
-        """Return the size of ``level``'s tiles along each dimension, in indices: the trips of
-        the loops inside it (at most the extent; the last tile may be partial)."""
-        inside = [loop for _, loop in self.loops()[self.boundary(level) :]]
+        """Return the size of ``level``'s tiles along each dimension, in indices: the step of
+        the innermost loop above it over the dimension (at most the extent; the last tile may
+        be partial), the extent when no loop above runs over it."""
+        above = self.boundary(level)
+        steps = dict(
+            (loop.dim, stride)
+            for (_, loop), stride in zip(self.loops()[:above], self.strides()[:above], strict=True)
+        )
         return tuple(
-            min(prod(loop.size for loop in inside if loop.dim == dim), extent)
+            min(steps.get(dim, extent), extent)
             for dim, extent in zip(self.dims, self.extents, strict=True)
+        )
+
+    def describe(self) -> str:
+        """Return a one-line description: per level inside the outermost, its name and the
+        loops of the level outside it as ``dim:tile`` (``@PEa``: across PE axis ``a``).
+
+        Examples
+        --------
+        >>> LoopNest(("i", "j"), (8, 8), (LevelLoops("dram", (Loop("j", 4), Loop("i", 2))),
+        ...     LevelLoops("glb", (Loop("i", 4, spatial=0), Loop("j", 2))))).describe()
+        'glb j:2 i:4'
+        """
+        strides = iter(self.strides())
+        parts = [
+            [
+                f"{loop.dim}:{next(strides)}"
+                + ("" if loop.spatial is None else f"@PE{loop.spatial}")
+                for loop in level.loops
+            ]
+            for level in self.levels
+        ]
+        return "; ".join(
+            " ".join([level.level, *parts[k]]) for k, level in enumerate(self.levels[1:])
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the nest as JSON-ready values, read back by :meth:`from_dict`.
+
+        Examples
+        --------
+        >>> nest = LoopNest(("i",), (4,), (LevelLoops("dram", (Loop("i", 2), Loop("i", 2))),))
+        >>> LoopNest.from_dict(nest.to_dict()) == nest
+        True
+        """
+        return {
+            "dims": list(self.dims),
+            "extents": list(self.extents),
+            "levels": [
+                {
+                    "level": level.level,
+                    "loops": [[x.dim, x.size, x.spatial, x.step] for x in level.loops],
+                    "keep": None if level.keep is None else sorted(level.keep),
+                }
+                for level in self.levels
+            ],
+            "statement": self.statement,
+            "per_pe": sorted(self.per_pe),
+            "above": {tensor: dict(places) for tensor, places in self.above.items()},
+            "skew": list(self.skew),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LoopNest:
+        """Return the nest written by :meth:`to_dict`."""
+        levels = tuple(
+            LevelLoops(
+                level["level"],
+                tuple(
+                    Loop(dim, size, spatial, step) for dim, size, spatial, step in level["loops"]
+                ),
+                None if level["keep"] is None else frozenset(level["keep"]),
+            )
+            for level in data["levels"]
+        )
+        return cls(
+            tuple(data["dims"]),
+            tuple(data["extents"]),
+            levels,
+            data["statement"],
+            frozenset(data["per_pe"]),
+            {tensor: dict(places) for tensor, places in data["above"].items()},
+            tuple(data["skew"]),
         )
 
     @property
@@ -140,8 +223,11 @@ class LoopNest:
                         source=source,
                         location=where,
                     )
+        covers = {}
+        for (_, loop), stride in reversed(list(zip(self.loops(), self.strides(), strict=True))):
+            covers[loop.dim] = loop.size * stride
         for d, (dim, extent) in enumerate(zip(self.dims, self.extents, strict=True)):
-            trips = prod(loop.size for _, loop in self.loops() if loop.dim == dim)
+            trips = covers.get(dim, 1)
             if trips < extent:
                 raise SpecError(
                     f"the loops over {dim!r} run {trips} trips, fewer than its extent {extent}",

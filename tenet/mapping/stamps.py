@@ -3,10 +3,12 @@ stamp per level (isl text, as :class:`~tenet.spec.DataflowSpec` holds them).
 
 A loop of size ``n`` and stride ``s`` (the product of the inner loops over its dimension) takes
 the value ``floor(d / s) mod n`` (no modulo for the outermost loop of a dimension, which also
-takes the remainder of a tile that does not divide its loop). The time-stamp lists the temporal
-loops outermost first, the skew (if any) added to its last dimension; PE axis ``a`` is the
-mixed-radix number of the spatial loops on ``a``; the tile stamp of a level lists the temporal
-loops of the level just outside it (the PE keys a per-PE level's tiles).
+takes the remainder of a tile that does not divide its loop); a loop with an explicit ``step``
+takes ``floor(d / step)`` (tiles aligned over the whole extent; modulo its size on the array).
+The time-stamp lists the temporal loops outermost first, the skew (if any) added to its last
+dimension; PE axis ``a`` is the mixed-radix number of the spatial loops on ``a``; the tile stamp
+of a level lists the temporal loops of the level just outside it (the PE keys a per-PE level's
+tiles).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ class Stamps:
 
 
 def _value(loop: Loop, stride: int, outermost: bool) -> str:
+    if loop.step is not None:
+        base = f"floor({loop.dim} / {loop.step})"
+        return base if outermost or loop.spatial is None else f"({base}) % {loop.size}"
     base = loop.dim if stride == 1 else f"floor({loop.dim} / {stride})"
     return base if outermost else f"({base}) % {loop.size}"
 
