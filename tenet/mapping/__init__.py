@@ -5,7 +5,7 @@ from them."""
 from __future__ import annotations
 
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
-from tenet.mapping.recover import difference, from_stamps
+from tenet.mapping.recover import LoopDigit, difference, from_digits, from_stamps
 from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, to_stamps
 from tenet.mapping.tiling import tiled_nest, tiling_key
 
@@ -17,7 +17,9 @@ __all__ = [
     "to_stamps",
     "dataflow_spec",
     "tensor_tiles",
+    "LoopDigit",
     "from_stamps",
+    "from_digits",
     "difference",
     "tiled_nest",
     "tiling_key",

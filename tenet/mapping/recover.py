@@ -21,7 +21,11 @@ from tenet.isl_utils import bind_params, parse_map
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.stamps import Stamps, to_stamps
 
-__all__ = ["from_stamps", "difference", "box"]
+__all__ = ["LoopDigit", "from_stamps", "from_digits", "difference", "box"]
+
+LoopDigit = tuple[str, int, int | None]
+"""A digit of a loop index, ``floor(dim / stride) mod trips``: (dim, stride, trips or None for
+the outermost digit of its dimension)."""
 
 _TERM = re.compile(
     r"^\(?\s*(?:floor\(\s*\(?\s*(?P<fd>\w+)\s*\)?\s*/\s*(?P<s>\d+)\s*\)|(?P<d>\w+))\s*\)?"
@@ -57,7 +61,7 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def _loop(term: str, dims: Sequence[str], where: str) -> tuple[str, int, int | None] | None:
+def _loop(term: str, dims: Sequence[str], where: str) -> LoopDigit | None:
     """Return (dim, stride, size or None for an outermost loop) of a stamp term; None for a
     constant."""
     if term.lstrip("-").isdigit():
@@ -132,10 +136,10 @@ def from_stamps(
         for t in (_loop(x, dims, f"{src}time_stamp") for x in _terms(stamps.time_stamp))
         if t is not None
     ]
-    spatial: list[tuple[int, tuple[str, int, int | None]]] = []
+    spatial: list[tuple[int, LoopDigit]] = []
     for axis, text in enumerate(_terms(stamps.space_stamp)):
         # The digits of a mixed-radix coordinate, most significant (largest weight) first.
-        digits: list[tuple[int, tuple[str, int, int | None]]] = []
+        digits: list[tuple[int, LoopDigit]] = []
         for part in text.split("+"):
             weight = re.match(r"^\s*(\d+)\s*\*\s*", part)
             loop = _loop(part[weight.end() if weight else 0 :].strip(), dims, f"{src}space_stamp")
@@ -149,6 +153,67 @@ def from_stamps(
             continue
         terms = [_loop(x, dims, f"{src}tiles.{name}") for x in _terms(tile)]
         runs[name] = len([t for t in terms if t is not None])
+    nest = from_digits(
+        dims,
+        extents,
+        temporal,
+        spatial,
+        levels,
+        runs=runs,
+        per_pe=per_pe,
+        keep=keep,
+        pe_extents=pe_extents,
+        source=source,
+    )
+    differs = difference(nest, stamps, domain, bound)
+    if differs is not None:
+        raise NotALoopNestError(
+            f"{src}its loops, read as a nest, {differs} (a skewed or modulo placement, or "
+            "several instances in one time-stamp)"
+        )
+    return nest
+
+
+def from_digits(
+    dims: Sequence[str],
+    extents: Sequence[int],
+    temporal: Sequence[LoopDigit],
+    spatial: Sequence[tuple[int, LoopDigit]],
+    levels: Sequence[str] = ("dram",),
+    *,
+    runs: Mapping[str, int] | None = None,
+    per_pe: Collection[str] = (),
+    keep: Mapping[str, frozenset[str]] | None = None,
+    pe_extents: Sequence[int] = (),
+    skew: Sequence[int] = (),
+    source: str | None = None,
+) -> LoopNest:
+    """Return the loop nest whose time-stamp lists the ``temporal`` digits in order (the
+    last one plus ``skew``) and whose PE axes are made of the ``spatial`` (axis, digit) pairs,
+    most significant first: each temporal digit at the level whose tiles it iterates over
+    (``runs``: the number of digits of each level's tile stamp), each spatial one in the level
+    just above the per-PE ones, after the loops of its dimension with a larger stride. A
+    digit's trips are its ``trips``, else the stride of the next digit out over its
+    dimension divided by its own, else the rest of the extent. The relations are not checked
+    here (:func:`difference` does).
+
+    Raises
+    ------
+    NotALoopNestError
+        The digits of a dimension that do not nest (strides out of order, tiles not made of
+        whole inner tiles, a digit left out between two).
+
+    Examples
+    --------
+    >>> nest = from_digits(("i", "j"), (8, 8), [("i", 4, None), ("j", 1, None)],
+    ...     [(0, ("i", 1, 4))], pe_extents=[4])
+    >>> [(x.dim, x.size, x.spatial) for x in nest.levels[0].loops]
+    [('i', 2, None), ('i', 4, 0), ('j', 8, None)]
+    """
+    src = f"{source}: " if source else ""
+    dims = tuple(dims)
+    levels = list(levels) or ["dram"]
+    runs = runs or {}
     shared = [k for k, name in enumerate(levels) if name not in per_pe]
     host = shared[-1] if shared[-1] + 1 < len(levels) else len(levels) - 1
     # Temporal loops in time-stamp order, each at the level whose tiles it iterates over.
@@ -211,22 +276,16 @@ def from_stamps(
             size = ceil(extents[dims.index(d)] / st)
         per_level[lv].append(Loop(d, size, spatial=a))
     per_level[-1].extend(point)
-    nest = LoopNest(
+    return LoopNest(
         dims,
-        extents,
+        tuple(extents),
         tuple(
             LevelLoops(name, tuple(loops), (keep or {}).get(name))
             for name, loops in zip(levels, per_level, strict=True)
         ),
         per_pe=frozenset(per_pe),
+        skew=tuple(skew),
     )
-    differs = difference(nest, stamps, domain, bound)
-    if differs is not None:
-        raise NotALoopNestError(
-            f"{src}its loops, read as a nest, {differs} (a skewed or modulo placement, or "
-            "several instances in one time-stamp)"
-        )
-    return nest
 
 
 def _before(stamp: isl.Map) -> isl.Map:
