@@ -5,7 +5,7 @@ from them."""
 from __future__ import annotations
 
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
-from tenet.mapping.recover import LoopDigit, difference, from_digits, from_stamps
+from tenet.mapping.recover import LoopDigit, box, difference, from_digits, from_stamps
 from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, to_stamps
 from tenet.mapping.tiling import tiled_nest, tiling_key
 
@@ -21,6 +21,7 @@ __all__ = [
     "from_stamps",
     "from_digits",
     "difference",
+    "box",
     "tiled_nest",
     "tiling_key",
 ]
