@@ -110,6 +110,23 @@ class LoopNest:
             for dim, extent in zip(self.dims, self.extents, strict=True)
         )
 
+    @property
+    def partial(self) -> bool:
+        """Whether some tile is partial: the loops over a dimension run more trips than its
+        extent, or than the tile of the loop outside them.
+
+        Examples
+        --------
+        >>> LoopNest(("i",), (10,), (LevelLoops("dram", (Loop("i", 3), Loop("i", 4))),)).partial
+        True
+        """
+        outside = dict(zip(self.dims, self.extents, strict=True))
+        for (_, loop), stride in zip(self.loops(), self.strides(), strict=True):
+            if loop.size * stride != outside[loop.dim]:
+                return True
+            outside[loop.dim] = stride
+        return False
+
     def describe(self) -> str:
         """Return a one-line description: per level inside the outermost, its name and the
         loops of the level outside it as ``dim:tile`` (``@PEa``: across PE axis ``a``).

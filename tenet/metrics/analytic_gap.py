@@ -65,12 +65,6 @@ def compare_tiling(problem: Problem, tiling: LoopNest) -> pd.DataFrame:
     )
     written = {t for t, (_, w) in tensor_relations(problem).items() if not w.is_empty()}
     halos = halo_tensors(problem)
-    sizes = [tiling.extents, *(tiling.tile_sizes(name) for name in tiled)]
-    divides = all(
-        o % i == 0
-        for outer, inner in zip(sizes, sizes[1:], strict=False)
-        for o, i in zip(outer, inner, strict=True)
-    )
     rows = []
     for name in tiled:
         for tensor in analytic_tensors(analytic.footprint, name):
@@ -84,7 +78,7 @@ def compare_tiling(problem: Problem, tiling: LoopNest) -> pd.DataFrame:
                     reasons.append(PER_PE)
                 if tensor in halos and a_footprint != record.footprint:
                     reasons.append(HALO)
-                if not divides:
+                if tiling.partial:
                     reasons.append(NON_DIVISIBLE)
                 if not reasons:
                     reasons.append(WRAP if moved < a_moved else RESIDENT)
