@@ -10,11 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-import islpy as isl
-
 from tenet.errors import NotALoopNestError, SpecError
 from tenet.isl_utils import bind_params, parse_set
-from tenet.mapping import LoopNest, Stamps, from_stamps, to_stamps
+from tenet.mapping import LoopNest, Stamps, box, from_stamps, to_stamps
 from tenet.spec.architecture import ArchitectureSpec, LevelSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -205,11 +203,7 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
 
 def bound_pe_extents(architecture: ArchitectureSpec, bound: Mapping[str, int]) -> list[int]:
     """Return the number of PEs along each axis of the array."""
-    pes = bind_params(parse_set(architecture.pe), bound)
-    return [
-        int(pes.dim_max_val(k).to_python()) - int(pes.dim_min_val(k).to_python()) + 1
-        for k in range(pes.dim(isl.dim_type.set))
-    ]
+    return list(box(bind_params(parse_set(architecture.pe), bound))[1])
 
 
 def capacity_elements(level: LevelSpec, bits: int) -> int | None:

@@ -21,6 +21,7 @@ from tenet.mapping import (
     Stamps,
     difference,
     from_stamps,
+    tiled_nest,
     to_stamps,
 )
 from tenet.mapping.recover import box
@@ -256,3 +257,47 @@ def test_recover_zoo_dataflow(name: str) -> None:
     else:
         with pytest.raises(NotALoopNestError, match=rf"{name}: .*runs the instances in another"):
             recover(stamps)
+
+
+@st.composite
+def tilings(draw: st.DrawFn) -> LoopNest:
+    """A rectangular tiling of 1-3 dimensions on 1-2 tiled levels, each tile size dividing
+    the one outside it (and smaller), every band in its own order."""
+    dims = DIMS[: draw(st.integers(1, 3))]
+    n_bands = draw(st.integers(1, 2))
+    # trips per dimension, outermost first: inner loops of 2+ trips (one trip would repeat
+    # the stride of the loop inside it)
+    chains = [
+        [
+            draw(st.integers(1, 3)),
+            *draw(st.lists(st.integers(2, 3), min_size=n_bands, max_size=n_bands)),
+        ]
+        for _ in dims
+    ]
+    # extent = product of the chain; band k's size = product of the chain after k
+    extents = tuple(prod(chain) for chain in chains)
+    bands = [
+        (
+            LEVELS[k + 1],
+            tuple(prod(chain[k + 1 :]) for chain in chains),
+            tuple(draw(st.permutations(range(len(dims))))),
+        )
+        for k in range(n_bands)
+    ]
+    return tiled_nest(dims, extents, "dram", bands, tuple(draw(st.permutations(range(len(dims))))))
+
+
+@given(tilings())
+def test_recover_tiling_with_the_same_relations(tiling: LoopNest) -> None:
+    # A tiling's loops carry their tile size (step); read back from its stamps, the nest has
+    # the same loops with the step left to the trips inside, and the same relations.
+    stamps = to_stamps(tiling)
+    back = from_stamps(stamps, _domain(tiling), [lv.level for lv in tiling.levels])
+    unstepped = tuple(
+        LevelLoops(lv.level, tuple(Loop(x.dim, x.size, x.spatial) for x in lv.loops), lv.keep)
+        for lv in tiling.levels
+    )
+    assert back == LoopNest(tiling.dims, tiling.extents, unstepped)
+    assert [back.tile_sizes(lv.level) for lv in back.levels] == [
+        tiling.tile_sizes(lv.level) for lv in tiling.levels
+    ]
