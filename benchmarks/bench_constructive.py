@@ -32,6 +32,7 @@ from tenet.api import load_problem
 from tenet.dse.run.worker import Context, evaluate_tasks
 from tenet.dse.space.design import Candidate, DesignSpace, SpaceOptions
 from tenet.dse.tiling.constructive import construct_tilings, rank_mappings
+from tenet.mapping import to_stamps
 from tenet.metrics.memory import tensor_relations
 from tenet.model.problem import Problem
 from tenet.model.tiling import tile_levels
@@ -125,13 +126,15 @@ def _speed(limit: int | None) -> None:
         evaluations += len(top) + len(tilings)
         tiled = tilings[0]
         if len(footprints) < FOOTPRINT_LAYERS:
-            stamps = [(level, isl.Map(text)) for level, text in tiled.tiling.stamps().items()]
+            stamps = [
+                (level, isl.Map(text)) for level, text in to_stamps(tiled.tiling).tiles.items()
+            ]
             stamps = [*stamps[:-1], ("rf", isl.Map(UNALIGNED_RF))]
             aside = time.process_time()
             footprints.append(_footprint_counting(problem, stamps))
             excluded += time.process_time() - aside
-        outer = tiled.tiling.bands[0]
-        sizes = " ".join(f"{d}:{s}" for d, s in zip(tiled.tiling.dims, outer.sizes, strict=True))
+        outer = tiled.tiling.tile_sizes(tiled.tiling.levels[1].level)
+        sizes = " ".join(f"{d}:{s}" for d, s in zip(tiled.tiling.dims, outer, strict=True))
         print(
             f"{name:<18} {best['latency_compute_cycles']:>10,} "
             f"{float(tiled.metrics.latency):>10,.0f} {tiled.traffic_dram:>14,} {sizes:<34} "

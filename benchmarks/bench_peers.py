@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tenet.mapping import tensor_tiles
 from tenet.oracle.tiles import reference_memory
 from tenet.peers.compare import (
     CounterRow,
@@ -30,7 +31,6 @@ from tenet.peers.compare import (
     compare_zigzag,
     peer_python,
 )
-from tenet.peers.loopnest import tensor_tiles
 from tenet.peers.specs import Imported
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 

@@ -23,6 +23,7 @@ __all__ = [
     "NotABijectionError",
     "CapacityError",
     "InfeasibleError",
+    "NotALoopNestError",
 ]
 
 
@@ -136,3 +137,8 @@ class InfeasibleError(SpecError):
     A :class:`SpecError`, so that callers that report any refused input alike keep doing so;
     catch this class to tell an infeasible request from a malformed one.
     """
+
+
+class NotALoopNestError(TenetError, ValueError):
+    """A dataflow that no per-level loop nest expresses (a skewed or modulo-wrapped stamp term,
+    or loops whose relations differ from the stamps'); the message names the term and why."""

@@ -28,6 +28,7 @@ PUBLIC = frozenset(
         "tenet.spec",
         "tenet.zoo",
         "tenet.dse",
+        "tenet.mapping",
         "tenet.layout",
         "tenet.maestro",
         "tenet.schedule",

@@ -438,6 +438,7 @@ def _tile_best(
     stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
     latency; ties: the better ranked mapping)."""
     from tenet.dse import TilingSpace, tile_mappings
+    from tenet.mapping import to_stamps
 
     run = request.execution
     in_process = run.workers == 1 and run.engine == "local"
@@ -456,7 +457,7 @@ def _tile_best(
         lines.append(f"\nbest tiling of {', '.join(levels)} for each mapping (least latency):")
         for name, search in found:
             best = search.best
-            tiles = "; ".join(f"{k}: {v}" for k, v in best.tiling.stamps().items())
+            tiles = "; ".join(f"{k}: {v}" for k, v in to_stamps(best.tiling).tiles.items())
             lines.append(
                 f"  {name}: {best.tiling.describe()}  latency {best.metrics.latency} cycles, "
                 f"bottleneck {best.metrics.bottleneck}  tiles {tiles}"

@@ -11,7 +11,8 @@ from tenet.cli.app import cli, write_output
 from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options
 
 if TYPE_CHECKING:
-    from tenet.peers import LoopNest, ProblemSpecs
+    from tenet.mapping import LoopNest
+    from tenet.peers import ProblemSpecs
 
 __all__ = ["import_group", "export_group"]
 

@@ -26,10 +26,12 @@ __all__ = ["tile_command"]
 
 
 def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
+    from tenet.mapping import to_stamps
+
     best = found.best
     return {
         "tiling": best.tiling.describe(),
-        "tiles": best.tiling.stamps(),
+        "tiles": to_stamps(best.tiling).tiles,
         "objective": float(best.value),
         "latency": float(best.metrics.latency),
         "bottleneck": best.metrics.bottleneck,

@@ -15,17 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from tenet.spec.tiling import Tiling
+from tenet.mapping import Loop, LoopNest
 
-__all__ = ["Loop", "AnalyticLevel", "AnalyticFigures", "movement", "analytic_figures", "loops"]
-
-
-@dataclass(frozen=True)
-class Loop:
-    """One loop of the nest: its dimension and trip count (``range(i)`` of the method)."""
-
-    dim: str
-    trips: int
+__all__ = ["AnalyticLevel", "AnalyticFigures", "movement", "analytic_figures"]
 
 
 @dataclass(frozen=True)
@@ -57,8 +49,9 @@ class AnalyticFigures:
 def movement(
     nest: Sequence[Loop], indices: Mapping[str, frozenset[str]], capacity: int | None
 ) -> tuple[list[dict[str, int]], list[dict[str, int]]]:
-    """Return DF and DM of every tensor after each loop, walking ``nest`` (outermost first)
-    from the statement outward; entry 0 is the statement (DF = DM = 1).
+    """Return DF and DM of every tensor after each loop, walking ``nest`` (outermost first;
+    a loop's ``size`` is its trip count, ``range(i)`` of the method) from the statement
+    outward; entry 0 is the statement (DF = DM = 1).
 
     Examples
     --------
@@ -75,52 +68,42 @@ def movement(
         next_df, next_dm = {}, {}
         for tensor, dims in indices.items():
             if loop.dim in dims:
-                next_dm[tensor] = inner_dm[tensor] * loop.trips
-                next_df[tensor] = inner_df[tensor] * loop.trips
+                next_dm[tensor] = inner_dm[tensor] * loop.size
+                next_df[tensor] = inner_df[tensor] * loop.size
             else:
                 next_df[tensor] = inner_df[tensor]
-                next_dm[tensor] = inner_dm[tensor] * (1 if fits else loop.trips)
+                next_dm[tensor] = inner_dm[tensor] * (1 if fits else loop.size)
         df.append(next_df)
         dm.append(next_dm)
     return df, dm
 
 
-def loops(tiling: Tiling) -> list[Loop]:
-    """Return the loop nest of ``tiling``, outermost first: each band, then the point loops."""
-    nest: list[Loop] = []
-    for k, band in enumerate(tiling.bands):
-        ranges = tiling.ranges(k)
-        nest += [Loop(tiling.dims[d], ranges[d]) for d in band.order]
-    points = tiling.ranges(-1)
-    nest += [Loop(tiling.dims[d], points[d]) for d in tiling.point_order]
-    return nest
-
-
 def analytic_figures(
-    tiling: Tiling, indices: Mapping[str, frozenset[str]], levels: Sequence[AnalyticLevel]
+    tiling: LoopNest, indices: Mapping[str, frozenset[str]], levels: Sequence[AnalyticLevel]
 ) -> AnalyticFigures:
-    """Apply the model to ``tiling``: ``levels`` are the tiled levels, in the order of the
-    tiling's bands; ``indices`` the dimensions that index each tensor.
+    """Apply the model to ``tiling``: ``levels`` are the tiled levels (those inside the
+    outermost), outermost first; ``indices`` the dimensions that index each tensor.
 
     Examples
     --------
-    >>> from tenet.spec.tiling import TileBand
-    >>> t = Tiling(("i", "j", "k"), (4, 4, 4), (TileBand("glb", (2, 2, 2), (0, 1, 2)),), (0, 1, 2))
+    >>> from tenet.mapping import tiled_nest
+    >>> t = tiled_nest(("i", "j", "k"), (4, 4, 4), "dram", [("glb", (2, 2, 2), (0, 1, 2))],
+    ...     (0, 1, 2))
     >>> idx = {"A": frozenset("ik"), "B": frozenset("kj"), "C": frozenset("ij")}
     >>> f = analytic_figures(t, idx, [AnalyticLevel("glb", 16, Fraction(1))])
     >>> f.movement
     {('glb', 'A'): 32, ('glb', 'B'): 32, ('glb', 'C'): 16}
     """
-    nest = loops(tiling)
+    nest = [loop for _, loop in tiling.loops()]
     footprint: dict[tuple[str, str], int] = {}
     moved: dict[tuple[str, str], int] = {}
     fits: dict[str, bool] = {}
     time: dict[str, Fraction] = {}
     for k, level in enumerate(levels):
         df, dm = movement(nest, indices, level.capacity)
-        # the loops inside level k's tile: every loop after its band (entry `inside` of df
-        # counts from the statement outward)
-        inside = len(nest) - sum(len(b.order) for b in tiling.bands[: k + 1])
+        # the loops inside level k's tile: every loop after those of the levels outside it
+        # (entry `inside` of df counts from the statement outward)
+        inside = len(nest) - tiling.boundary(tiling.levels[k + 1].level)
         for tensor in indices:
             footprint[(level.name, tensor)] = df[inside][tensor]
             moved[(level.name, tensor)] = dm[-1][tensor]

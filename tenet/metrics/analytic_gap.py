@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tenet.isl_utils import parse_map
+from tenet.mapping import LoopNest, to_stamps
 from tenet.metrics.analytic import AnalyticLevel, analytic_figures
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory, tensor_relations
 from tenet.model.problem import Problem
 from tenet.model.tiling import halo_tensors, loop_indices
-from tenet.spec.tiling import Tiling
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,13 +27,13 @@ RESIDENT = (
 )
 
 
-def exact_tiling(problem: Problem, tiling: Tiling, latency_compute: int = 0) -> MemoryMetrics:
+def exact_tiling(problem: Problem, tiling: LoopNest, latency_compute: int = 0) -> MemoryMetrics:
     """Return the exact memory figures of ``problem`` tiled by ``tiling``."""
-    stamps = [(level, parse_map(text)) for level, text in tiling.stamps().items()]
+    stamps = [(level, parse_map(text)) for level, text in to_stamps(tiling).tiles.items()]
     return evaluate_memory(problem, latency_compute, stamps)
 
 
-def compare_tiling(problem: Problem, tiling: Tiling) -> pd.DataFrame:
+def compare_tiling(problem: Problem, tiling: LoopNest) -> pd.DataFrame:
     """Return exact against analytic footprint and movement per tiled level and tensor.
 
     ``movement`` is what enters the level: fills for a read tensor, writebacks for a written
@@ -43,11 +43,12 @@ def compare_tiling(problem: Problem, tiling: Tiling) -> pd.DataFrame:
     --------
     >>> from tenet.api import load_problem
     >>> from tenet.spec import ArchitectureSpec
-    >>> from tenet.spec.tiling import TileBand
+    >>> from tenet.mapping import tiled_nest
     >>> arch = ArchitectureSpec.from_mapping({"name": "a", "pe": "{PE[i]: i = 0}",
     ...     "levels": [{"name": "dram"}, {"name": "glb", "capacity": 16}]})
     >>> p = load_problem("gemm", arch, "gemm-os-1d:pes=1", params={"M": 4, "N": 4, "K": 4})
-    >>> t = Tiling(("i", "j", "k"), (4, 4, 4), (TileBand("glb", (2, 2, 2), (0, 1, 2)),), (0, 1, 2))
+    >>> t = tiled_nest(("i", "j", "k"), (4, 4, 4), "dram", [("glb", (2, 2, 2), (0, 1, 2))],
+    ...     (0, 1, 2))
     >>> table = compare_tiling(p, t)
     >>> table["movement_exact"].tolist(), table["reason"].tolist()
     ([32, 32, 16], ['equal', 'equal', 'equal'])
@@ -56,7 +57,7 @@ def compare_tiling(problem: Problem, tiling: Tiling) -> pd.DataFrame:
 
     exact = exact_tiling(problem, tiling)
     levels = {level.name: level for level in problem.architecture.levels}
-    tiled = [band.level for band in tiling.bands]
+    tiled = [level.level for level in tiling.levels[1:]]
     analytic = analytic_figures(
         tiling,
         loop_indices(problem),
@@ -64,11 +65,6 @@ def compare_tiling(problem: Problem, tiling: Tiling) -> pd.DataFrame:
     )
     written = {t for t, (_, w) in tensor_relations(problem).items() if not w.is_empty()}
     halos = halo_tensors(problem)
-    divides = all(
-        outer % band.sizes[d] == 0
-        for k, band in enumerate(tiling.bands)
-        for d, outer in enumerate(tiling.extents if k == 0 else tiling.bands[k - 1].sizes)
-    )
     rows = []
     for name in tiled:
         for tensor in analytic_tensors(analytic.footprint, name):
@@ -82,7 +78,7 @@ def compare_tiling(problem: Problem, tiling: Tiling) -> pd.DataFrame:
                     reasons.append(PER_PE)
                 if tensor in halos and a_footprint != record.footprint:
                     reasons.append(HALO)
-                if not divides:
+                if tiling.partial:
                     reasons.append(NON_DIVISIBLE)
                 if not reasons:
                     reasons.append(WRAP if moved < a_moved else RESIDENT)

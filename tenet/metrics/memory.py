@@ -31,6 +31,7 @@ __all__ = [
     "MemoryMetrics",
     "evaluate_memory",
     "level_needs",
+    "count_served",
     "tensor_relations",
 ]
 
@@ -229,7 +230,7 @@ class _Traffic:
     energy_links: float
 
 
-def _per_step(tiled: TiledLevel, pairs: isl.Map, merged: bool) -> int:
+def count_served(tiled: TiledLevel, pairs: isl.Map, merged: bool) -> int:
     """Count the (key, element) ``pairs``, or with ``merged`` the (tile, element) pairs they
     cover: the instances of one step served by one access (multicast or reduction)."""
     if not merged or not tiled.level.per_pe:
@@ -261,8 +262,8 @@ def _traffic(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
         count(new),
         count(leaving_dirty),
         fills_neighbour,
-        _per_step(tiled, new.subtract(from_neighbour), tiled.level.multicast),
-        _per_step(tiled, leaving_dirty, tiled.level.reduction),
+        count_served(tiled, new.subtract(from_neighbour), tiled.level.multicast),
+        count_served(tiled, leaving_dirty, tiled.level.reduction),
         _link_energy(tiled, from_neighbour, held),
     )
 

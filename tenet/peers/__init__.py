@@ -12,12 +12,10 @@ if TYPE_CHECKING:
     from tenet.peers.accelforge import read_accelforge, write_accelforge
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
-    from tenet.peers.loopnest import LoopNest
     from tenet.peers.specs import ProblemSpecs
     from tenet.peers.zigzag import read_zigzag, write_zigzag
 
 __all__ = [
-    "LoopNest",
     "ProblemSpecs",
     "compare_accelforge",
     "compare_zigzag",
@@ -40,7 +38,6 @@ _HOME = {
     "render": "compare",
     "dump": "files",
     "write_specs": "files",
-    "LoopNest": "loopnest",
     "ProblemSpecs": "specs",
     "read_zigzag": "zigzag",
     "write_zigzag": "zigzag",

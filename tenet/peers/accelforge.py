@@ -13,10 +13,10 @@ from math import ceil
 from pathlib import Path
 from typing import Any
 
-from tenet.errors import SpecError
+from tenet.errors import NotALoopNestError, SpecError
+from tenet.mapping import LevelLoops, Loop, LoopNest
 from tenet.peers import specs
 from tenet.peers.files import need, need_known, read_peer_yaml
-from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 from tenet.spec.workload import WorkloadSpec
 
 __all__ = ["read_accelforge", "write_accelforge"]

@@ -24,7 +24,7 @@ from tenet.errors import SpecError, TenetError
 from tenet.metrics.memory import LevelTensor
 from tenet.model.tiling import halo_tensors, loop_indices
 from tenet.peers.accelforge import read_accelforge
-from tenet.peers.loopnest import LoopNest, Retention, evaluate_nest
+from tenet.peers.loopnest import Retention, evaluate_nest
 from tenet.peers.specs import Imported
 from tenet.peers.zigzag import (
     LayerMapping,
@@ -175,18 +175,6 @@ def _causes(imported: Imported) -> dict[tuple[str, str], str]:
     return out
 
 
-def _partial(nest: LoopNest) -> bool:
-    flat = [loop for _, loop in nest.loops()]
-    for dim, extent in zip(nest.dims, nest.extents, strict=True):
-        covered = 1
-        for loop in flat:
-            if loop.dim == dim:
-                covered *= loop.size
-        if covered != extent:
-            return True
-    return False
-
-
 def _reason(
     key: tuple[str, str],
     mine: LevelTensor,
@@ -246,7 +234,7 @@ def compare_zigzag(
                 continue
             fills, writebacks = moves["wr_in_by_high"], moves["rd_out_to_high"]
             r = mine[key]
-            reason = _reason(key, r, fills, writebacks, None, causes, _partial(nest))
+            reason = _reason(key, r, fills, writebacks, None, causes, nest.partial)
             rows.append(CounterRow(name, op, r.fills, fills, r.writebacks, writebacks, reason))
     return rows
 
@@ -297,7 +285,7 @@ def compare_accelforge(python: str | None, spec: str) -> list[CounterRow]:
             key = (chain[k], tensor)
             r = mine[key]
             reason = _reason(
-                key, r, fills[k], writebacks[k], refetch, causes, _partial(imported.nest)
+                key, r, fills[k], writebacks[k], refetch, causes, imported.nest.partial
             )
             rows.append(
                 CounterRow(chain[k], tensor, r.fills, fills[k], r.writebacks, writebacks[k], reason)

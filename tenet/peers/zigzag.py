@@ -18,10 +18,10 @@ from math import ceil, prod
 from pathlib import Path
 from typing import Any
 
-from tenet.errors import SpecError
+from tenet.errors import NotALoopNestError, SpecError
+from tenet.mapping import LevelLoops, Loop, LoopNest
 from tenet.peers import specs
 from tenet.peers.files import need, read_peer_yaml
-from tenet.peers.loopnest import LevelLoops, Loop, LoopNest, NotALoopNestError
 
 __all__ = [
     "ZigZagLayer",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from tenet.mapping import LoopNest, Stamps, from_stamps
 from tenet.model.dataflow import Dataflow
 from tenet.model.legality import check_dataflow
 from tenet.model.problem import bind_specs
@@ -43,6 +44,7 @@ from tenet.schedule.hyperplanes import (
     time_hyperplane,
 )
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.spec.dataflow import stamp_texts
 from tenet.vocab import PE, STATEMENT, TIME, TensorName
 
 __all__ = ["SpaceTimeMapping", "spacetime_mappings", "time_candidates"]
@@ -106,6 +108,34 @@ class SpaceTimeMapping:
     def spec(self) -> DataflowSpec:
         """Return the dataflow as a :class:`~tenet.spec.DataflowSpec`."""
         return DataflowSpec.from_tuples(self.statement, self.loops, self.pe_text, self.time_text)
+
+    def nest(self, domain: isl.Set, pe_extents: Sequence[int] = ()) -> LoopNest:
+        """Return the mapping as a loop nest of one memory level over ``domain`` (a box),
+        checked to place and order the instances as its stamps do
+        (:func:`tenet.mapping.from_stamps`).
+
+        Raises
+        ------
+        NotALoopNestError
+            A row that is not one loop (a skew) or loops that no nest orders as the stamps do.
+
+        Examples
+        --------
+        >>> m = SpaceTimeMapping("S", ("i", "j"), ((1, 0),), (0,), (4,), ((0, 1),), "band row")
+        >>> nest = m.nest(isl.Set("{S[i, j]: 0 <= i < 8 and 0 <= j < 3}"), [4])
+        >>> [(x.dim, x.size, x.spatial) for x in nest.levels[0].loops]
+        [('i', 2, None), ('i', 4, 0), ('j', 3, None)]
+        """
+        space_stamp, time_stamp = stamp_texts(
+            self.statement, self.loops, self.pe_text, self.time_text
+        )
+        return from_stamps(
+            Stamps(space_stamp, time_stamp, {}),
+            domain,
+            ["dram"],
+            pe_extents=pe_extents,
+            source=self.name,
+        )
 
 
 def _grouped(text: str) -> str:

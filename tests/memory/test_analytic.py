@@ -9,16 +9,16 @@ from itertools import permutations, product
 import pytest
 
 from tenet.api import load_problem
-from tenet.metrics.analytic import AnalyticLevel, Loop, analytic_figures, movement
+from tenet.mapping import Loop, LoopNest, tiled_nest
+from tenet.metrics.analytic import AnalyticLevel, analytic_figures, movement
 from tenet.metrics.analytic_gap import HALO, compare_tiling
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
-from tenet.spec.tiling import TileBand, Tiling
 
 GEMM_INDICES = {"A": frozenset("ik"), "B": frozenset("kj"), "C": frozenset("ij")}
 
 
-def _gemm_tiling(n: int, sizes: tuple[int, int, int], order: tuple[int, ...]) -> Tiling:
-    return Tiling(("i", "j", "k"), (n, n, n), (TileBand("glb", sizes, order),), (0, 1, 2))
+def _gemm_tiling(n: int, sizes: tuple[int, int, int], order: tuple[int, ...]) -> LoopNest:
+    return tiled_nest(("i", "j", "k"), (n, n, n), "dram", [("glb", sizes, order)], (0, 1, 2))
 
 
 @pytest.mark.parametrize(("capacity", "expected"), [(64, (128, 128, 64)), (40, (128, 128, 128))])
@@ -79,10 +79,11 @@ def test_analytic_conv_halo_differs_as_stated() -> None:
     params = {"K": 1, "C": 1, "OX": 8, "OY": 1, "RX": 3, "RY": 1}
     problem = load_problem(load_workload("conv2d"), arch, dataflow, params=params)
     dims = ("k", "c", "ox", "oy", "rx", "ry")
-    tiling = Tiling(
+    tiling = tiled_nest(
         dims,
         (1, 1, 8, 1, 3, 1),
-        (TileBand("glb", (1, 1, 4, 1, 3, 1), (0, 1, 2, 3, 4, 5)),),
+        "dram",
+        [("glb", (1, 1, 4, 1, 3, 1), (0, 1, 2, 3, 4, 5))],
         tuple(range(6)),
     )
     row = compare_tiling(problem, tiling).loc[("glb", "I")]

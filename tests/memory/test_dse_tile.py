@@ -13,6 +13,7 @@ from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.tiling.run import tile_mappings
 from tenet.dse.tiling.search import TilingSpace, tilings
 from tenet.isl_utils import parse_map
+from tenet.mapping import to_stamps
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory
 from tenet.spec import DataflowSpec, load_workload
@@ -34,7 +35,7 @@ def _brute_force(
     compute = occupancy(problem).latency_compute
     best = None
     for tiling in tilings(problem, TilingSpace(["glb"], dims)):
-        stamps = [(level, parse_map(text)) for level, text in tiling.stamps().items()]
+        stamps = [(level, parse_map(text)) for level, text in to_stamps(tiling).tiles.items()]
         metrics = evaluate_memory(problem, compute, stamps)
         if metrics.fits and (best is None or metrics.latency < best):
             best = metrics.latency

@@ -10,11 +10,11 @@ import islpy as isl
 import pytest
 
 from tenet.api import load_problem
-from tenet.errors import SpecError
+from tenet.errors import NotALoopNestError, SpecError
 from tenet.oracle.tiles import reference_memory
 from tenet.peers.accelforge import read_accelforge, write_accelforge
 from tenet.peers.files import dump, read_peer_yaml, write_specs
-from tenet.peers.loopnest import NotALoopNestError, evaluate_nest
+from tenet.peers.loopnest import evaluate_nest
 from tenet.peers.specs import Imported, ProblemSpecs
 from tenet.peers.zigzag import read_zigzag, write_zigzag
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture

@@ -8,18 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tenet.api import load_problem
-from tenet.errors import SpecError
+from tenet.errors import NotALoopNestError, SpecError
+from tenet.mapping import LevelLoops, Loop, LoopNest, dataflow_spec, to_stamps
 from tenet.metrics.memory import evaluate_memory
 from tenet.oracle.tiles import reference_memory
-from tenet.peers.loopnest import (
-    LevelLoops,
-    Loop,
-    LoopNest,
-    NotALoopNestError,
-    dataflow_spec,
-    evaluate_nest,
-    to_relations,
-)
+from tenet.peers.loopnest import evaluate_nest
 from tenet.spec import ArchitectureSpec, load_workload
 
 TWO = ArchitectureSpec.from_mapping(
@@ -52,7 +45,7 @@ def _figures(nest: LoopNest, arch: ArchitectureSpec, retention: str = "keep", **
 
 
 def test_loopnest_relations_text() -> None:
-    r = to_relations(_k_outer())
+    r = to_stamps(_k_outer())
     assert r.tiles == {"glb": "{S[i, j, k] -> GLB[floor(k / 2), floor(i / 2)]}"}
     assert r.time_stamp == ("{S[i, j, k] -> T[floor(k / 2), floor(i / 2), (i) % 2, j, (k) % 2]}")
 
@@ -121,13 +114,13 @@ def test_loopnest_matches_oracle(order: tuple[str, ...]) -> None:
 def test_loopnest_unknown_dimension() -> None:
     nest = LoopNest(GEMM, (2, 2, 2), (LevelLoops("dram", (Loop("x", 2),)),))
     with pytest.raises(SpecError, match="dram.loops.0: loop over 'x'"):
-        to_relations(nest, "m.yaml")
+        to_stamps(nest, "m.yaml")
 
 
 def test_loopnest_too_few_trips() -> None:
     nest = LoopNest(GEMM, (4, 2, 2), (LevelLoops("dram", (Loop("i", 2), Loop("j", 2))),))
     with pytest.raises(SpecError, match="the loops over 'i' run 2 trips"):
-        to_relations(nest)
+        to_stamps(nest)
 
 
 def test_loopnest_spatial_above_shared_level() -> None:
@@ -137,7 +130,7 @@ def test_loopnest_spatial_above_shared_level() -> None:
         (LevelLoops("dram", (Loop("i", 2, spatial=0),)), LevelLoops("glb", ())),
     )
     with pytest.raises(NotALoopNestError, match="spatial loop above shared level 'glb'"):
-        to_relations(nest)
+        to_stamps(nest)
 
 
 # Random nests against a walk written from the loops alone (no isl): each instance's loop

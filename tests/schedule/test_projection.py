@@ -4,12 +4,15 @@ from a schedule legal by brute force and evaluated."""
 
 from __future__ import annotations
 
+import islpy as isl
 import pytest
 from hypothesis import given, settings
 
 import tenet
 from tenet.api import check
+from tenet.errors import NotALoopNestError
 from tenet.isl_utils import bind_params
+from tenet.mapping import Stamps, difference
 from tenet.oracle.metrics import (
     enumerate_problem,
     reference_dependences,
@@ -188,3 +191,36 @@ def test_spacetime_without_dependences_includes_rectangular_mappings() -> None:
     rectangular = {m.name for m in found if m.rectangular}
     assert "PE[i, j] T[k]" in rectangular
     assert all(not m.rectangular for m in found if "+" in m.name)
+
+
+def test_spacetime_mappings_as_loop_nests() -> None:
+    # GEMM 4^3 on 4x4: the rectangular mappings with each loop in one row are loop nests
+    # (PE[i, j] T[k]: i and j across the two axes, k in time); the skewed ones
+    # (PE[i, j] T[i + j + k]) stay relations.
+    params = {"M": 4, "N": 4, "K": 4}
+    workload, array = load_workload("gemm"), load_architecture("systolic-2d:rows=4,cols=4")
+    found = spacetime_mappings(workload, array, params) + spacetime_mappings(
+        workload, array, params, reuse=True
+    )
+    domain = isl.Set("{S[i, j, k]: 0 <= i < 4 and 0 <= j < 4 and 0 <= k < 4}")
+    for mapping in found:
+        rows = [row.index(1) for row in (*mapping.space, *mapping.time) if mapping.rectangular]
+        if mapping.rectangular and len(set(rows)) < len(rows):
+            # a loop in two rows (PE[i, j] T[i, k]): its index would be two loops of stride 1
+            with pytest.raises(NotALoopNestError, match="are not nested"):
+                mapping.nest(domain, [4, 4])
+        elif mapping.rectangular:
+            nest = mapping.nest(domain, [4, 4])
+            spec = mapping.spec()
+            assert difference(nest, Stamps(spec.space_stamp, spec.time_stamp, {}), domain) is None
+        elif "+" in mapping.time_text:
+            with pytest.raises(NotALoopNestError, match="is not a loop index"):
+                mapping.nest(domain, [4, 4])
+    [os] = [m for m in found if m.name == "PE[i, j] T[k]"]
+    nest = os.nest(domain, [4, 4])
+    # spatial loops first in their level (nothing over i or j runs outside them), then k
+    assert [(x.dim, x.size, x.spatial) for x in nest.levels[0].loops] == [
+        ("i", 4, 0),
+        ("j", 4, 1),
+        ("k", 4, None),
+    ]

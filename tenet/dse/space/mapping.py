@@ -15,6 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+import islpy as isl
+
+from tenet.errors import NotALoopNestError
+from tenet.mapping import LoopDigit, LoopNest, Stamps, box, difference, from_digits
 from tenet.spec import DataflowSpec
 from tenet.spec.dataflow import stamp_texts
 from tenet.vocab import PE, TIME
@@ -182,6 +186,59 @@ class AffineMapping:
     def spec(self) -> DataflowSpec:
         """Return the dataflow as a :class:`~tenet.spec.DataflowSpec` (isl text)."""
         return DataflowSpec.from_tuples(self.statement, self.loops, self.pe_text, self.time_text)
+
+    def nest(self, domain: isl.Set, pe_extents: Sequence[int] = ()) -> LoopNest:
+        """Return the mapping as a loop nest of one memory level over ``domain`` (a box): the
+        outer and inner time digits as temporal loops, the PE terms as spatial loops, the skew
+        kept; checked to place and order the instances as the stamps do.
+
+        Raises
+        ------
+        NotALoopNestError
+            Dropped digits (several instances at one space-time point), a skew without an
+            inner digit, or digits that no nest orders as the stamps do.
+
+        Examples
+        --------
+        >>> i8, j8 = Digit(0, 1, 8, 8), Digit(1, 1, 8, 8)
+        >>> m = AffineMapping("S", ("i", "j", "k"), (((i8, 1),), ((j8, 1),)),
+        ...     (Digit(0, 8, None, 2), Digit(1, 8, None, 2)), (1, 1), Digit(2, 1, None, 4), ())
+        >>> nest = m.nest(isl.Set("{S[i, j, k]: 0 <= i < 16 and 0 <= j < 16 and 0 <= k < 4}"))
+        >>> nest.skew, [(x.dim, x.size, x.spatial) for x in nest.levels[0].loops]
+        ((1, 1), [('i', 2, None), ('i', 8, 0), ('j', 2, None), ('j', 8, 1), ('k', 4, None)])
+        """
+
+        def digit(d: Digit) -> LoopDigit:
+            return self.loops[d.loop], d.stride, d.radix
+
+        if self.dropped:
+            dropped = ", ".join(d.expression(self.loops) for d in self.dropped)
+            raise NotALoopNestError(
+                f"{self.name}: digits {dropped} are in neither stamp (several instances share "
+                "a space-time point)"
+            )
+        if any(self.skew) and self.inner is None:
+            raise NotALoopNestError(f"{self.name}: a skew without an inner time digit")
+        temporal = [digit(d) for d in (*self.outer, *([self.inner] if self.inner else []))]
+        spatial = [
+            (axis, digit(d))
+            for axis, terms in enumerate(self.space)
+            for d, _ in sorted(terms, key=lambda term: -term[1])
+        ]
+        dims, extents = box(domain)
+        nest = from_digits(
+            dims,
+            extents,
+            temporal,
+            spatial,
+            pe_extents=pe_extents,
+            skew=self.skew if any(self.skew) else (),
+            source=self.name,
+        )
+        differs = difference(nest, Stamps(*self.stamp_texts, {}), domain)
+        if differs is not None:
+            raise NotALoopNestError(f"{self.name}: its digits, read as a nest, {differs}")
+        return nest
 
     # -- evaluation -------------------------------------------------------------------------
     def _place(self, value: Callable[[Digit], int]) -> tuple[tuple[int, ...], tuple[int, ...]]:

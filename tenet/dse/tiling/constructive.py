@@ -51,15 +51,14 @@ from tenet.dse.tiling.alignment import (
     pe_units,
 )
 from tenet.dse.tiling.rtile import RTile, box_extents, reuse_score, traffic
-from tenet.dse.tiling.search import TilingResult, objective_value
+from tenet.dse.tiling.search import TilingResult, objective_value, tile_stamps
 from tenet.errors import CapacityError, SpecError
-from tenet.isl_utils import parse_map
+from tenet.mapping import LoopNest, tiled_nest, tiling_key
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory, level_needs
 from tenet.model import Workload
 from tenet.model.problem import Problem
 from tenet.spec.layout import ScratchpadSpec
-from tenet.spec.tiling import TileBand, Tiling
 from tenet.vocab import MemoryObjective, Strategy
 
 __all__ = [
@@ -297,7 +296,7 @@ def build_tilings(
     *,
     scratchpad: ScratchpadSpec | None = None,
     epsilon: Fraction = EPSILON,
-) -> list[Tiling]:
+) -> list[LoopNest]:
     """Build tilings of every level inside the outermost, innermost first, in the order they
     are worth evaluating (none evaluated): the end of every level's growth first, with the
     band orders of :func:`_orders`, then each level's earlier tiles.
@@ -330,16 +329,16 @@ def build_tilings(
         base = grown[-1]
     paths.reverse()
     seen: set[tuple[object, ...]] = set()
-    out: list[Tiling] = []
+    out: list[LoopNest] = []
     for choice in _nested(paths, extents):
         for orders in _orders(workload, dims, choice):
-            bands = tuple(
-                TileBand(level.name, sizes, order)
+            bands = [
+                (level.name, sizes, order)
                 for level, sizes, order in zip(levels, choice, orders, strict=True)
-            )
-            tiling = Tiling(dims, extents, bands, tuple(range(n)))
-            if tiling.key() not in seen:
-                seen.add(tiling.key())
+            ]
+            tiling = tiled_nest(dims, extents, outer_levels[0].name, bands, tuple(range(n)))
+            if tiling_key(tiling) not in seen:
+                seen.add(tiling_key(tiling))
                 out.append(tiling)
     return out
 
@@ -361,7 +360,7 @@ def construct_tilings(
     compute = occupancy(problem).latency_compute
     results: list[TilingResult] = []
     for tiling in build_tilings(problem, start, compute):
-        stamps = [(name, parse_map(text)) for name, text in tiling.stamps().items()]
+        stamps = tile_stamps(tiling)
         if not level_needs(problem, stamps)[1]:
             continue
         metrics = evaluate_memory(problem, compute, stamps)
@@ -376,7 +375,7 @@ def construct_tilings(
 def _orders(
     workload: Workload, dims: Sequence[str], choice: Sequence[tuple[int, ...]]
 ) -> list[tuple[tuple[int, ...], ...]]:
-    """TileBand orders to try for the tile sizes ``choice``: first every band with the loop the
+    """Band orders to try for the tile sizes ``choice``: first every band with the loop the
     largest data tile does not use innermost, then each band with each other loop innermost."""
     first = tuple(_order(workload, dims, sizes) for sizes in choice)
     out = [first]

@@ -32,6 +32,7 @@ import islpy as isl
 
 from tenet.counting import count
 from tenet.errors import SpecError
+from tenet.mapping import LoopNest
 from tenet.model import Workload
 from tenet.vocab import TensorName
 
@@ -248,6 +249,24 @@ class RTile:
 
     workload: Workload
     sizes: Mapping[str, int]
+
+    @classmethod
+    def of(cls, workload: Workload, nest: LoopNest, level: str) -> RTile:
+        """Return the tile of memory ``level`` in the loop nest ``nest``: its sizes are the
+        nest's (:meth:`~tenet.mapping.LoopNest.tile_sizes`).
+
+        Examples
+        --------
+        >>> from tenet.api import load_problem
+        >>> from tenet.mapping import tiled_nest
+        >>> w = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic",
+        ...                  params={"M": 8, "N": 8, "K": 8}).workload
+        >>> nest = tiled_nest(("i", "j", "k"), (8, 8, 8), "dram", [("glb", (4, 4, 2), (0, 1, 2))],
+        ...     (0, 1, 2))
+        >>> RTile.of(w, nest, "glb").shape
+        (4, 4, 2)
+        """
+        return cls(workload, dict(zip(nest.dims, nest.tile_sizes(level), strict=True)))
 
     @cached_property
     def dims(self) -> tuple[str, ...]:

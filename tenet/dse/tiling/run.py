@@ -28,11 +28,11 @@ from tenet.dse.tiling.search import (
     search_sizes,
     size_choices,
 )
+from tenet.mapping import LoopNest
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, MemoryMetrics
 from tenet.model.problem import Problem
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
-from tenet.spec.tiling import TileBand, Tiling
 from tenet.vocab import MemoryObjective
 
 __all__ = ["run_tiling", "tile_mappings", "evaluate_sizes", "encode", "decode"]
@@ -48,7 +48,7 @@ def encode(result: SizesResult) -> str:
     if result.best is not None:
         t, m = result.best.tiling, result.best.metrics
         best = {
-            "tiling": [t.dims, t.extents, [asdict(b) for b in t.bands], t.point_order],
+            "tiling": t.to_dict(),
             "records": [asdict(r) for r in m.records],
             "levels": [{**asdict(s), "latency": _fraction(s.latency)} for s in m.levels],
             "latency_compute": m.latency_compute,
@@ -77,13 +77,7 @@ def decode(text: str) -> SizesResult:
     best = None
     if data["best"] is not None:
         b = data["best"]
-        dims, extents, bands, point_order = b["tiling"]
-        tiling = Tiling(
-            tuple(dims),
-            tuple(extents),
-            tuple(TileBand(x["level"], tuple(x["sizes"]), tuple(x["order"])) for x in bands),
-            tuple(point_order),
-        )
+        tiling = LoopNest.from_dict(b["tiling"])
         metrics = MemoryMetrics(
             tuple(LevelTensor(**r) for r in b["records"]),
             tuple(LevelSummary(**{**s, "latency": Fraction(s["latency"])}) for s in b["levels"]),

@@ -21,10 +21,11 @@ from tenet.dse.run.execution import Progress
 from tenet.dse.tiling.rtile import box_extents
 from tenet.errors import CapacityError, SpecError
 from tenet.isl_utils import parse_map
+from tenet.mapping import LoopNest, tiled_nest, tiling_key, to_stamps
+from tenet.mapping.tiling import nested_sizes
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
 from tenet.model.problem import Problem
-from tenet.spec.tiling import TileBand, Tiling, nested_sizes
 from tenet.vocab import MemoryObjective
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "size_choices",
     "search_sizes",
     "combine",
+    "tile_stamps",
 ]
 
 
@@ -47,7 +49,7 @@ class TilingSpace:
     """The tilings a search enumerates: the tiled ``levels`` (outermost first; None: every
     level inside the outermost), the tiled loop ``dims`` (None: all; the others stay whole),
     ``sizes`` restricting some dimensions' tile sizes, and ``aligned``: also the multiples of
-    it that do not divide the loop (see :func:`tenet.spec.tiling.nested_sizes`)."""
+    it that do not divide the loop (see :func:`tenet.mapping.tiling.nested_sizes`)."""
 
     levels: Sequence[str] | None = None
     dims: Sequence[str] | None = None
@@ -87,7 +89,8 @@ class TilingSpace:
 class TilingResult:
     """One evaluated tiling: its exact memory figures and its objective value."""
 
-    tiling: Tiling
+    tiling: LoopNest
+    """The tiling as a loop nest (:func:`tenet.mapping.tiled_nest`)."""
     metrics: MemoryMetrics
     value: Fraction
 
@@ -117,7 +120,7 @@ def loop_extents(problem: Problem) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return box_extents(problem.workload)
 
 
-def tilings(problem: Problem, space: TilingSpace | None = None) -> Iterator[Tiling]:
+def tilings(problem: Problem, space: TilingSpace | None = None) -> Iterator[LoopNest]:
     """Yield every tiling of ``problem`` in ``space`` (default: every inner level, every
     loop): the tile sizes of :func:`size_choices` times every order of the tiled dimensions
     in each band and in the point loops, ``(d!)^(levels + 1)`` orders for ``d`` tiled
@@ -129,7 +132,8 @@ def tilings(problem: Problem, space: TilingSpace | None = None) -> Iterator[Tili
     >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
     ...                  params={"M": 4, "N": 4, "K": 4})
     >>> space = TilingSpace(["glb", "rf"])
-    >>> sum(1 for t in tilings(p, space) if [b.sizes for b in t.bands] == [(4,) * 3, (2,) * 3])
+    >>> sizes = [(4,) * 3, (2,) * 3]
+    >>> sum(1 for t in tilings(p, space) if [t.tile_sizes(lv) for lv in ("glb", "rf")] == sizes)
     216
     """
     space = (space or TilingSpace()).checked(problem)
@@ -162,7 +166,7 @@ def size_choices(
 
 def _orders(
     problem: Problem, space: TilingSpace, chosen: Sequence[Sequence[int]]
-) -> Iterator[Tiling]:
+) -> Iterator[LoopNest]:
     """Yield the tilings of the tile sizes ``chosen`` in the checked ``space``: every loop
     order of each band and of the point loops."""
     names, extents = loop_extents(problem)
@@ -170,9 +174,10 @@ def _orders(
     indices = _tiled(names, space.dims)
     orders = list(permutations(indices))
     rest = tuple(k for k in range(len(names)) if k not in indices)
+    outer = problem.architecture.levels[0].name
     for combo in product(orders, repeat=len(levels) + 1):
-        bands = tuple(TileBand(level, tuple(chosen[k]), combo[k]) for k, level in enumerate(levels))
-        yield Tiling(tuple(names), tuple(extents), bands, combo[-1] + rest)
+        bands = [(level, chosen[k], combo[k]) for k, level in enumerate(levels)]
+        yield tiled_nest(names, extents, outer, bands, combo[-1] + rest)
 
 
 def objective_value(metrics: MemoryMetrics, objective: MemoryObjective) -> Fraction:
@@ -185,8 +190,9 @@ def objective_value(metrics: MemoryMetrics, objective: MemoryObjective) -> Fract
     return metrics.latency * energy
 
 
-def _stamps(tiling: Tiling) -> list[tuple[str, isl.Map]]:
-    return [(level, parse_map(text)) for level, text in tiling.stamps().items()]
+def tile_stamps(tiling: LoopNest) -> list[tuple[str, isl.Map]]:
+    """Return the tile stamp of each level of ``tiling`` inside the outermost."""
+    return [(level, parse_map(text)) for level, text in to_stamps(tiling).tiles.items()]
 
 
 def search_tiling(
@@ -248,15 +254,15 @@ def search_sizes(
     enumerated candidate)."""
     tilings_ = list(_orders(problem, space, chosen))
     first = position * len(tilings_)
-    needs, fits = level_needs(problem, _stamps(tilings_[0]))
+    needs, fits = level_needs(problem, tile_stamps(tilings_[0]))
     if not fits:
         return SizesResult(None, None, len(tilings_), 0, 0, dict(needs))
     done: dict[tuple[tuple[int, ...], ...], TilingResult] = {}
     best: tuple[tuple[Fraction, int, int], TilingResult] | None = None
     for index, tiling in enumerate(tilings_, start=first):
-        key = tiling.key()
+        key = tiling_key(tiling)
         if key not in done:
-            metrics = evaluate_memory(problem, compute, _stamps(tiling))
+            metrics = evaluate_memory(problem, compute, tile_stamps(tiling))
             done[key] = TilingResult(tiling, metrics, objective_value(metrics, objective))
         result = done[key]
         rank = (result.value, result.traffic_dram, index)

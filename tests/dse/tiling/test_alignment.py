@@ -22,6 +22,7 @@ from tenet.dse.tiling.alignment import (
 )
 from tenet.dse.tiling.constructive import build_tilings
 from tenet.dse.tiling.rtile import RTile, footprint, traffic
+from tenet.mapping import to_stamps
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory
 from tenet.model.problem import Problem
@@ -43,7 +44,7 @@ def _gemm(arch: ArchitectureSpec | str, m: int, n: int, k: int, flow: str) -> Pr
 
 
 def _glb_sizes(problem: Problem, **kw: Any) -> list[tuple[int, ...]]:
-    return [t.bands[0].sizes for t in build_tilings(problem, **kw)]
+    return [t.tile_sizes(t.levels[1].level) for t in build_tilings(problem, **kw)]
 
 
 def test_glb_tiles_are_multiples_of_the_array() -> None:
@@ -71,10 +72,10 @@ def test_a_per_pe_tile_holds_its_share_of_the_array_tile() -> None:
     # and the exact per-PE footprint equals that share's.
     problem = _gemm(SYSTOLIC, 16, 16, 16, "gemm-os-systolic")
     tiling = build_tilings(problem)[0]
-    si, sj, sk = tiling.bands[1].sizes
+    si, sj, sk = tiling.tile_sizes("rf")
     assert si % 8 == 0 and sj % 8 == 0
     share = RTile(problem.workload, {"i": si // 8, "j": sj // 8, "k": sk})
-    stamps = [(name, isl.Map(text)) for name, text in tiling.stamps().items()]
+    stamps = [(name, isl.Map(text)) for name, text in to_stamps(tiling).tiles.items()]
     figures = evaluate_memory(problem, tiles=stamps)
     exact = sum(r.footprint for r in figures.records if r.level == "rf")
     assert exact == footprint(share) <= 256
@@ -135,8 +136,8 @@ def test_a_non_dividing_tile_is_evaluated_exactly() -> None:
     problem = _gemm(arch, 2, 2, 30, "gemm-os-1d:pes=1")
     assert growth_sizes(30, 4) == [4, 8, 16, 30]
     tiling = build_tilings(problem)[0]
-    assert tiling.bands[0].sizes == (1, 2, 4)
-    text = tiling.stamps()["glb"]
+    assert tiling.tile_sizes("glb") == (1, 2, 4)
+    text = to_stamps(tiling).tiles["glb"]
     metrics = evaluate_memory(problem, occupancy(problem).latency_compute, [("glb", isl.Map(text))])
     flow = load_dataflow("gemm-os-1d:pes=1").model_copy(update={"tiles": {"glb": text}})
     assert isinstance(flow, DataflowSpec)
@@ -174,9 +175,9 @@ def test_constructed_tilings_equal_brute_force(
     problem = load_problem("gemm", arch, "gemm-os-1d:pes=1", params=params)
     compute = occupancy(problem).latency_compute
     for tiling in build_tilings(problem, epsilon=epsilon)[:3]:
-        for size, extent in zip(tiling.bands[0].sizes, extents, strict=True):
+        for size, extent in zip(tiling.tile_sizes("glb"), extents, strict=True):
             assert size == extent or -extent % size <= epsilon * extent
-        text = tiling.stamps()["glb"]
+        text = to_stamps(tiling).tiles["glb"]
         metrics = evaluate_memory(problem, compute, [("glb", isl.Map(text))])
         flow = load_dataflow("gemm-os-1d:pes=1").model_copy(update={"tiles": {"glb": text}})
         figures, _ = reference_memory(load_workload("gemm"), arch, flow, params)

@@ -23,7 +23,10 @@ from tenet.dse.tiling.rtile import (
     traffic,
 )
 from tenet.errors import SpecError
+from tenet.mapping import tiled_nest, to_stamps
+from tenet.metrics.memory import evaluate_memory
 from tenet.model import Workload
+from tenet.spec import ArchitectureSpec
 
 M = N = K = 16
 
@@ -188,3 +191,25 @@ def test_traffic_and_footprint_equal_brute_force(
     q = traffic(tile, transaction)
     assert (q.loads, q.reloads, q.stores) == (loads, reloads, stores)
     assert footprint(tile) == largest
+
+
+def test_rtile_of_a_loop_nest_level() -> None:
+    # GEMM 8^3 tiled 4 x 4 x 2 at glb: the rTile read off the nest has those sizes, and its
+    # footprint A 4*2 + B 2*4 + C 4*4 = 32 is the exact per-level footprint of that tiling.
+    problem = load_problem(
+        "gemm",
+        ArchitectureSpec.from_mapping(
+            {"name": "a", "pe": "{PE[i]: i = 0}", "levels": [{"name": "dram"}, {"name": "glb"}]}
+        ),
+        "gemm-os-1d:pes=1",
+        params={"M": 8, "N": 8, "K": 8},
+    )
+    nest = tiled_nest(
+        ("i", "j", "k"), (8, 8, 8), "dram", [("glb", (4, 4, 2), (2, 0, 1))], (0, 1, 2)
+    )
+    tile = RTile.of(problem.workload, nest, "glb")
+    assert tile.shape == (4, 4, 2)
+    assert footprint(tile) == 4 * 2 + 2 * 4 + 4 * 4
+    stamps = [(name, isl.Map(text)) for name, text in to_stamps(nest).tiles.items()]
+    exact = evaluate_memory(problem, tiles=stamps).summary("glb").footprint
+    assert exact == footprint(tile)

@@ -13,6 +13,7 @@ import pytest
 from tenet.api import load_problem
 from tenet.dse.tiling.search import TilingSpace, objective_value, search_tiling, tilings
 from tenet.errors import CapacityError, SpecError
+from tenet.mapping import to_stamps
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory
 from tenet.model.problem import Problem
@@ -49,7 +50,7 @@ def _brute_force(
     seen: dict[tuple[tuple[str, str], ...], Any] = {}
     best: tuple[Fraction, int, int, str] | None = None
     for index, tiling in enumerate(tilings(problem, space)):
-        stamps = tuple(tiling.stamps().items())
+        stamps = tuple(to_stamps(tiling).tiles.items())
         if stamps not in seen:
             seen[stamps] = evaluate_memory(
                 problem, compute, [(level, isl.Map(text)) for level, text in stamps]
@@ -80,10 +81,10 @@ def test_search_two_level_gemm_has_216_orders() -> None:
     orders = [
         t
         for t in tilings(problem, TilingSpace(["glb", "rf"]))
-        if t.bands[0].sizes == (4, 4, 4) and t.bands[1].sizes == (2, 2, 2)
+        if t.tile_sizes("glb") == (4, 4, 4) and t.tile_sizes("rf") == (2, 2, 2)
     ]
     assert len(orders) == 3 * 2 * 3 * 2 * 3 * 2
-    assert len({(t.bands[0].order, t.bands[1].order, t.point_order) for t in orders}) == 216
+    assert len({tuple(tuple(x.dim for x in lv.loops) for lv in t.levels) for t in orders}) == 216
 
 
 @pytest.mark.parametrize(
@@ -149,7 +150,7 @@ def test_search_with_aligned_sizes_equals_brute_force() -> None:
     # optimum is at least as good as the divisors-only one (a superset of tilings)
     problem = _gemm(8, _arch(40))
     space = TilingSpace(["glb"], ["i", "k"], aligned=3)
-    sizes = {t.bands[0].sizes for t in tilings(problem, space)}
+    sizes = {t.tile_sizes("glb") for t in tilings(problem, space)}
     assert {s[0] for s in sizes} == {1, 2, 3, 4, 6, 8}
     check_search(problem, space, "latency")
     with_aligned = search_tiling(problem, space).best.value

@@ -1,0 +1,27 @@
+"""The mapping type: per memory level, the loops that run where (PE axis) and when (time), the
+tensors each level keeps, and the array's skew; written as a dataflow's stamps and read back
+from them."""
+
+from __future__ import annotations
+
+from tenet.mapping.nest import LevelLoops, Loop, LoopNest
+from tenet.mapping.recover import LoopDigit, box, difference, from_digits, from_stamps
+from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, to_stamps
+from tenet.mapping.tiling import tiled_nest, tiling_key
+
+__all__ = [
+    "Loop",
+    "LevelLoops",
+    "LoopNest",
+    "Stamps",
+    "to_stamps",
+    "dataflow_spec",
+    "tensor_tiles",
+    "LoopDigit",
+    "from_stamps",
+    "from_digits",
+    "difference",
+    "box",
+    "tiled_nest",
+    "tiling_key",
+]

@@ -1,0 +1,334 @@
+"""The way back from stamps to a loop nest: each stamp term read as a loop index, the loops
+placed at their levels, and the nest checked to induce the same relations as the stamps.
+
+Two mappings are the same when they place every instance on the same PE (the space-stamps are
+equal), run the instances in the same order (the "runs before" relations, lexicographic order of
+the time-stamps pulled back to S×S, are equal) and group them into the same tiles at every level
+in the same order. Stamps that no nest expresses (a skewed or modulo-wrapped term) stay
+relations: :func:`from_stamps` raises :class:`~tenet.errors.NotALoopNestError` naming the term.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from math import ceil
+
+import islpy as isl
+
+from tenet.errors import NotALoopNestError
+from tenet.isl_utils import bind_params, parse_map
+from tenet.mapping.nest import LevelLoops, Loop, LoopNest
+from tenet.mapping.stamps import Stamps, to_stamps
+
+__all__ = ["LoopDigit", "from_stamps", "from_digits", "difference", "box"]
+
+LoopDigit = tuple[str, int, int | None]
+"""A digit of a loop index, ``floor(dim / stride) mod trips``: (dim, stride, trips or None for
+the outermost digit of its dimension)."""
+
+_TERM = re.compile(
+    r"^\(?\s*(?:floor\(\s*\(?\s*(?P<fd>\w+)\s*\)?\s*/\s*(?P<s>\d+)\s*\)|(?P<d>\w+))\s*\)?"
+    r"(?:\s*%\s*(?P<n>\d+))?$"
+)
+
+
+def _terms(text: str) -> list[str]:
+    """Return the terms of the range tuple of the isl map ``text``."""
+    body = text[text.index("->") :]
+    inner = body[body.index("[") + 1 : body.rindex("]")]
+    out, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _balanced(text: str) -> bool:
+    """Return whether the parentheses of ``text`` close in order."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _loop(term: str, dims: Sequence[str], where: str) -> LoopDigit | None:
+    """Return (dim, stride, size or None for an outermost loop) of a stamp term; None for a
+    constant."""
+    if term.lstrip("-").isdigit():
+        return None
+    while term.startswith("(") and term.endswith(")") and _balanced(term[1:-1]):
+        term = term[1:-1].strip()
+    m = _TERM.match(term)
+    dim = (m.group("fd") or m.group("d")) if m else None
+    if m is None or dim is None or dim not in dims:
+        raise NotALoopNestError(
+            f"{where}: {term!r} is not a loop index (floor(d / s) mod n): a skewed or modulo "
+            "placement has no loop nest"
+        )
+    size = int(m.group("n")) if m.group("n") else None
+    return dim, int(m.group("s") or 1), size
+
+
+def box(domain: isl.Set) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Return the dimension names of ``domain`` (parameters bound) and the number of values
+    each takes."""
+    n = domain.dim(isl.dim_type.set)
+    dims = tuple(domain.get_dim_name(isl.dim_type.set, k) or f"i{k}" for k in range(n))
+    extents = tuple(
+        int(domain.dim_max_val(k).to_python()) - int(domain.dim_min_val(k).to_python()) + 1
+        for k in range(n)
+    )
+    return dims, extents
+
+
+def from_stamps(
+    stamps: Stamps,
+    domain: isl.Set,
+    levels: Sequence[str],
+    *,
+    per_pe: Collection[str] = (),
+    keep: Mapping[str, frozenset[str]] | None = None,
+    pe_extents: Sequence[int] = (),
+    params: Mapping[str, int] | None = None,
+    source: str | None = None,
+) -> LoopNest:
+    """Return the loop nest of ``stamps`` over ``domain`` (a box, parameters bound by
+    ``params``) on the memory ``levels`` (outermost first; ``per_pe`` those with one instance
+    per PE; ``keep`` the tensors of the levels that keep only some) of an array with
+    ``pe_extents`` PEs along each axis, checked to induce the same relations
+    (:func:`difference`).
+
+    Raises
+    ------
+    NotALoopNestError
+        A stamp term that is not a loop index, loops over a dimension that do not nest, or a
+        nest whose relations differ from the stamps' (the message says which).
+
+    Examples
+    --------
+    >>> stamps = Stamps("{S[i, k] -> PE[i]}", "{S[i, k] -> T[floor(k / 3), (k) % 3]}",
+    ...     {"glb": "{S[i, k] -> GLB[floor(k / 3)]}"})
+    >>> domain = isl.Set("{S[i, k]: 0 <= i < 4 and 0 <= k < 6}")
+    >>> nest = from_stamps(stamps, domain, ["dram", "glb"], pe_extents=[4])
+    >>> [[(x.dim, x.size, x.spatial) for x in lv.loops] for lv in nest.levels]
+    [[('k', 2, None)], [('i', 4, 0), ('k', 3, None)]]
+    >>> from_stamps(Stamps("{S[i, k] -> PE[i]}", "{S[i, k] -> T[i + k]}", {}), domain, ["dram"])
+    Traceback (most recent call last):
+    ...
+    tenet.errors.NotALoopNestError: time_stamp: 'i + k' is not a loop index ...
+    """
+    bound = dict(params or {})
+    dims, extents = box(domain)
+    src = f"{source}: " if source else ""
+    levels = list(levels) or ["dram"]
+    temporal = [
+        t
+        for t in (_loop(x, dims, f"{src}time_stamp") for x in _terms(stamps.time_stamp))
+        if t is not None
+    ]
+    spatial: list[tuple[int, LoopDigit]] = []
+    for axis, text in enumerate(_terms(stamps.space_stamp)):
+        # The digits of a mixed-radix coordinate, most significant (largest weight) first.
+        digits: list[tuple[int, LoopDigit]] = []
+        for part in text.split("+"):
+            weight = re.match(r"^\s*(\d+)\s*\*\s*", part)
+            loop = _loop(part[weight.end() if weight else 0 :].strip(), dims, f"{src}space_stamp")
+            if loop is not None:
+                digits.append((int(weight.group(1)) if weight else 1, loop))
+        spatial += [(axis, loop) for _, loop in sorted(digits, key=lambda d: -d[0])]
+    runs: dict[str, int] = {}
+    for name in levels[1:]:
+        tile = stamps.tiles.get(name)
+        if tile is None:
+            continue
+        terms = [_loop(x, dims, f"{src}tiles.{name}") for x in _terms(tile)]
+        runs[name] = len([t for t in terms if t is not None])
+    nest = from_digits(
+        dims,
+        extents,
+        temporal,
+        spatial,
+        levels,
+        runs=runs,
+        per_pe=per_pe,
+        keep=keep,
+        pe_extents=pe_extents,
+        source=source,
+    )
+    differs = difference(nest, stamps, domain, bound)
+    if differs is not None:
+        raise NotALoopNestError(
+            f"{src}its loops, read as a nest, {differs} (a skewed or modulo placement, or "
+            "several instances in one time-stamp)"
+        )
+    return nest
+
+
+def from_digits(
+    dims: Sequence[str],
+    extents: Sequence[int],
+    temporal: Sequence[LoopDigit],
+    spatial: Sequence[tuple[int, LoopDigit]],
+    levels: Sequence[str] = ("dram",),
+    *,
+    runs: Mapping[str, int] | None = None,
+    per_pe: Collection[str] = (),
+    keep: Mapping[str, frozenset[str]] | None = None,
+    pe_extents: Sequence[int] = (),
+    skew: Sequence[int] = (),
+    source: str | None = None,
+) -> LoopNest:
+    """Return the loop nest whose time-stamp lists the ``temporal`` digits in order (the
+    last one plus ``skew``) and whose PE axes are made of the ``spatial`` (axis, digit) pairs,
+    most significant first: each temporal digit at the level whose tiles it iterates over
+    (``runs``: the number of digits of each level's tile stamp), each spatial one in the level
+    just above the per-PE ones, after the loops of its dimension with a larger stride. A
+    digit's trips are its ``trips``, else the stride of the next digit out over its
+    dimension divided by its own, else the rest of the extent. The relations are not checked
+    here (:func:`difference` does).
+
+    Raises
+    ------
+    NotALoopNestError
+        The digits of a dimension that do not nest (strides out of order, tiles not made of
+        whole inner tiles, a digit left out between two).
+
+    Examples
+    --------
+    >>> nest = from_digits(("i", "j"), (8, 8), [("i", 4, None), ("j", 1, None)],
+    ...     [(0, ("i", 1, 4))], pe_extents=[4])
+    >>> [(x.dim, x.size, x.spatial) for x in nest.levels[0].loops]
+    [('i', 2, None), ('i', 4, 0), ('j', 8, None)]
+    """
+    src = f"{source}: " if source else ""
+    dims = tuple(dims)
+    levels = list(levels) or ["dram"]
+    runs = runs or {}
+    shared = [k for k, name in enumerate(levels) if name not in per_pe]
+    host = shared[-1] if shared[-1] + 1 < len(levels) else len(levels) - 1
+    # Temporal loops in time-stamp order, each at the level whose tiles it iterates over.
+    owner: list[int] = []
+    for k, name in enumerate(levels[1:]):
+        owner.extend([k] * runs.get(name, 0))
+    owner = owner[: len(temporal)]
+    owner += [len(levels) - 1] * (len(temporal) - len(owner))
+    flat: list[tuple[int, str, int, int | None, int | None]] = [
+        (lv, d, st, n, None) for lv, (d, st, n) in zip(owner, temporal, strict=True)
+    ]
+    # A spatial loop goes after the temporal loops of its dimension with a larger stride and
+    # the spatial loops before it in the space-stamp (and no earlier than the level just
+    # above the per-PE ones).
+    cursor = 0
+    for axis, (d, st, n) in spatial:
+        after = [k for k, f in enumerate(flat) if f[1] == d and f[2] > st]
+        start = next((k for k, f in enumerate(flat) if f[0] >= host), len(flat))
+        at = max(start, cursor, after[-1] + 1 if after else 0)
+        cursor = at + 1
+        lv = flat[at - 1][0] if at > start and at > 0 else host
+        lv = max(lv, host) if at >= start else lv
+        flat.insert(at, (lv, d, st, n, axis))
+    outer_stride: dict[int, int] = {}
+    point: list[Loop] = []
+    for dim in dims:
+        mine = [k for k, f in enumerate(flat) if f[1] == dim]
+        strides = [flat[k][2] for k in mine]
+        if strides != sorted(strides, reverse=True) or len(set(strides)) < len(strides):
+            raise NotALoopNestError(
+                f"{src}the loops over {dim!r} are not nested (strides {strides} in loop order)"
+            )
+        for outer, inner in zip(mine, mine[1:], strict=False):
+            if flat[outer][2] % flat[inner][2]:
+                raise NotALoopNestError(
+                    f"{src}tiles of {flat[outer][2]} over {dim!r} are not made of whole "
+                    f"tiles of {flat[inner][2]}"
+                )
+            _, _, stride, trips, _ = flat[inner]
+            if trips is not None and stride * trips != flat[outer][2]:
+                raise NotALoopNestError(
+                    f"{src}the loops over {dim!r} leave digits out: {trips} trips of stride "
+                    f"{stride} inside a loop of stride {flat[outer][2]} (several instances "
+                    "share a PE and a time-stamp)"
+                )
+            outer_stride[inner] = flat[outer][2]
+        if mine and flat[mine[-1]][2] > 1:
+            point.append(Loop(dim, flat[mine[-1]][2]))
+        elif not mine:
+            point.append(Loop(dim, extents[dims.index(dim)]))
+    per_level: list[list[Loop]] = [[] for _ in levels]
+    for k, (lv, d, st, n, a) in enumerate(flat):
+        if n is not None:
+            size = n
+        elif k in outer_stride:
+            size = outer_stride[k] // st
+        elif a is not None and a < len(pe_extents):
+            size = min(ceil(extents[dims.index(d)] / st), pe_extents[a])
+        else:
+            size = ceil(extents[dims.index(d)] / st)
+        per_level[lv].append(Loop(d, size, spatial=a))
+    per_level[-1].extend(point)
+    return LoopNest(
+        dims,
+        tuple(extents),
+        tuple(
+            LevelLoops(name, tuple(loops), (keep or {}).get(name))
+            for name, loops in zip(levels, per_level, strict=True)
+        ),
+        per_pe=frozenset(per_pe),
+        skew=tuple(skew),
+    )
+
+
+def _before(stamp: isl.Map) -> isl.Map:
+    """Instance -> instances with a later stamp (the "runs before" relation on S×S)."""
+    return stamp.lex_lt_map(stamp)
+
+
+def difference(
+    nest: LoopNest, stamps: Stamps, domain: isl.Set, params: Mapping[str, int] | None = None
+) -> str | None:
+    """Return what ``nest`` does differently from ``stamps`` on ``domain`` (isl equality of
+    the placement, the "runs before" relation, and the same-tile relation and tile order of
+    every level, outermost first), or None when it does the same.
+
+    Examples
+    --------
+    >>> nest = LoopNest(("i",), (4,), (LevelLoops("dram", (Loop("i", 4),)),))
+    >>> domain = isl.Set("{S[i]: 0 <= i < 4}")
+    >>> difference(nest, Stamps("{S[i] -> PE[0]}", "{S[i] -> T[i]}", {}), domain) is None
+    True
+    >>> difference(nest, Stamps("{S[i] -> PE[0]}", "{S[i] -> T[-i]}", {}), domain)
+    'runs the instances in another order'
+    """
+    mine_stamps = to_stamps(nest)
+    bound = dict(params or {})
+
+    def load(text: str) -> isl.Map:
+        return bind_params(parse_map(text), bound).intersect_domain(domain)
+
+    if not load(mine_stamps.space_stamp).is_equal(load(stamps.space_stamp)):
+        return "places the instances on other PEs"
+    if not _before(load(mine_stamps.time_stamp)).is_equal(_before(load(stamps.time_stamp))):
+        return "runs the instances in another order"
+    mine = isl.Map.from_domain(domain)
+    theirs = isl.Map.from_domain(domain)
+    for level in nest.levels[1:]:
+        name = level.level
+        if name in mine_stamps.tiles:
+            mine = mine.flat_range_product(load(mine_stamps.tiles[name]))
+        if name in stamps.tiles:
+            theirs = theirs.flat_range_product(load(stamps.tiles[name]))
+        if not mine.apply_range(mine.reverse()).is_equal(theirs.apply_range(theirs.reverse())):
+            return f"groups the instances into other tiles of {name}"
+        if not _before(mine).is_equal(_before(theirs)):
+            return f"orders the tiles of {name} differently"
+    return None

@@ -1,0 +1,115 @@
+"""Rectangular tilings as loop nests: per memory level, tile sizes and the order of the loops
+over the tiles (the level's band), and the tile sizes a search enumerates.
+
+Level ``l`` (outermost first) cuts dimension ``d`` into tiles of ``sizes[d]``, aligned to its
+multiples over the whole extent; its band loops over the tiles of level ``l`` inside one tile of
+level ``l - 1`` (the whole extent for the first), in ``order`` (outermost first), and belongs to
+the level outside ``l``. The point loops inside the innermost tile come last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import product
+from math import ceil
+
+from tenet.mapping.nest import LevelLoops, Loop, LoopNest
+
+__all__ = ["tiled_nest", "tiling_key", "divisors", "nested_sizes"]
+
+
+def tiled_nest(
+    dims: Sequence[str],
+    extents: Sequence[int],
+    outer: str,
+    bands: Sequence[tuple[str, Sequence[int], Sequence[int]]],
+    point_order: Sequence[int],
+) -> LoopNest:
+    """Return the loop nest of a rectangular tiling: ``outer`` the backing store, ``bands``
+    one ``(level, sizes, order)`` per tiled level from the outermost inward (``order``: the
+    dimensions' positions, outermost loop first), then the point loops in ``point_order``.
+
+    Examples
+    --------
+    >>> from tenet.mapping.stamps import to_stamps
+    >>> t = tiled_nest(("i", "j"), (8, 8), "dram", [("glb", (4, 2), (1, 0))], (0, 1))
+    >>> to_stamps(t).tiles
+    {'glb': '{S[i, j] -> GLB[floor(j / 2), floor(i / 4)]}'}
+    >>> t.tile_sizes("glb"), t.describe()
+    ((4, 2), 'glb j:2 i:4')
+    """
+    levels: list[LevelLoops] = []
+    names = [outer, *(level for level, _, _ in bands)]
+    outside = tuple(extents)
+    for k, (_, sizes, order) in enumerate(bands):
+        trips = [ceil(o / s) for o, s in zip(outside, sizes, strict=True)]
+        loops = tuple(Loop(dims[d], trips[d], step=sizes[d]) for d in order)
+        levels.append(LevelLoops(names[k], loops))
+        outside = tuple(sizes)
+    points = tuple(Loop(dims[d], outside[d]) for d in point_order)
+    levels.append(LevelLoops(names[-1], points))
+    return LoopNest(tuple(dims), tuple(extents), tuple(levels))
+
+
+def tiling_key(nest: LoopNest) -> tuple[tuple[int, ...], ...]:
+    """Return what the memory figures of a tiling depend on: per level outside another, the
+    tile size of each dimension, and the order of the loops that run more than once (a loop
+    of one trip does not change the order of the tiles); the point loops do not count."""
+    parts: list[tuple[int, ...]] = []
+    for outside, level in zip(nest.levels, nest.levels[1:], strict=False):
+        parts.append(nest.tile_sizes(level.level))
+        parts.append(tuple(nest.dims.index(loop.dim) for loop in outside.loops if loop.size > 1))
+    return tuple(parts)
+
+
+def divisors(n: int) -> list[int]:
+    """Return the divisors of ``n`` in increasing order.
+
+    Examples
+    --------
+    >>> divisors(12)
+    [1, 2, 3, 4, 6, 12]
+    """
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def nested_sizes(
+    extents: Sequence[int],
+    levels: int,
+    tiled: Mapping[int, Sequence[int]] | None = None,
+    aligned: int | None = None,
+) -> Iterator[tuple[tuple[int, ...], ...]]:
+    """Yield tile sizes for ``levels`` nested levels: each level's size divides the one outside
+    it (the extent for the first). ``tiled`` restricts the sizes of some dimensions to a list
+    (others take every divisor); a dimension with an empty list stays whole. With
+    ``aligned``, the multiples of ``aligned`` below a size are tile sizes too, whether they
+    divide it or not (the last tile is then partial).
+
+    Examples
+    --------
+    >>> sorted({sizes[0][0] for sizes in nested_sizes([10], 1)})
+    [1, 2, 5, 10]
+    >>> sorted({sizes[0][0] for sizes in nested_sizes([10], 1, aligned=4)})
+    [1, 2, 4, 5, 8, 10]
+    """
+    tiled = tiled or {}
+
+    def fits(size: int, outer: int) -> bool:
+        return size <= outer and (
+            outer % size == 0 or (aligned is not None and size % aligned == 0)
+        )
+
+    def chains(extent: int, choices: Sequence[int] | None) -> list[tuple[int, ...]]:
+        pool = divisors(extent) if choices is None else [c for c in choices if fits(c, extent)]
+        if choices is None and aligned is not None:
+            pool = sorted(set(pool) | set(range(aligned, extent, aligned)))
+        if choices is not None and not pool:
+            pool = [extent]
+        result: list[tuple[int, ...]] = [()]
+        for _ in range(levels):
+            result = [c + (s,) for c in result for s in pool if fits(s, c[-1] if c else extent)]
+        return result
+
+    per_dim = [chains(e, tiled.get(d)) for d, e in enumerate(extents)]
+    for combo in product(*per_dim):
+        yield tuple(tuple(chain[level] for chain in combo) for level in range(levels))
