@@ -3,7 +3,6 @@ exactly with isl and barvinok."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from tenet import maestro
@@ -31,6 +30,7 @@ from tenet.errors import (
     UnknownTensorError,
     VersionError,
 )
+from tenet.lazy import lazy_exports
 from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
 from tenet.metrics.assessment import Assessment
 from tenet.model import Architecture, Dataflow, Problem, Workload
@@ -43,14 +43,15 @@ __all__ = [
     "Dataflow",
     "DataflowError",
     "DomainNotCoveredError",
+    "ExecutionOptions",
     "IslSyntaxError",
     "Metrics",
     "NotAFunctionError",
+    "OriginalReport",
     "OutsideArrayError",
     "Problem",
     "SpecError",
     "TenetError",
-    "OriginalReport",
     "TensorMetrics",
     "UnknownTensorError",
     "VersionError",
@@ -59,19 +60,18 @@ __all__ = [
     "analyze",
     "analyze_experiment",
     "analyze_symbolic",
+    "architecture",
     "assess",
     "assess_experiment",
     "check",
-    "architecture",
-    "maestro",
     "count",
     "dataflow",
     "evaluate",
     "explore",
-    "ExecutionOptions",
     "load_experiment",
     "load_problem",
     "load_specs",
+    "maestro",
     "network",
     "workload",
 ]
@@ -81,7 +81,7 @@ if TYPE_CHECKING:
     from tenet.dse.run.execution import ExecutionOptions
 
 #: Re-exports imported on first use (they need pandas, slow to import for every command).
-_LAZY = {"explore": "tenet.dse.explore", "ExecutionOptions": "tenet.dse.run.execution"}
+_lazy = lazy_exports("tenet", {"explore": "dse.explore", "ExecutionOptions": "dse.run.execution"})
 
 
 def _version() -> str:
@@ -99,8 +99,4 @@ def __getattr__(name: str) -> Any:
     if name == "__version__":
         globals()[name] = _version()
         return globals()[name]
-    if name not in _LAZY:
-        raise AttributeError(f"module 'tenet' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
+    return _lazy(name)

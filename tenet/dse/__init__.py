@@ -6,8 +6,9 @@ use (the search needs pandas, slow to import for every command)."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tenet.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tenet.dse.explore import Exploration, Sweep, sweep
@@ -100,11 +101,4 @@ _HOME = {
 }
 """The module of each re-export, under ``tenet.dse``."""
 
-
-def __getattr__(name: str) -> Any:
-    """Import a re-export on first use."""
-    if name not in _HOME:
-        raise AttributeError(f"module 'tenet.dse' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"tenet.dse.{_HOME[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("tenet.dse", _HOME)

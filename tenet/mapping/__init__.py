@@ -8,6 +8,7 @@ from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.recover import LoopDigit, box, difference, from_digits, from_stamps
 from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, to_stamps
 from tenet.mapping.tiling import tiled_nest, tiling_key
+from tenet.mapping.tuples import TupleMapping
 
 __all__ = [
     "Loop",
@@ -24,4 +25,5 @@ __all__ = [
     "box",
     "tiled_nest",
     "tiling_key",
+    "TupleMapping",
 ]

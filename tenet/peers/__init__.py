@@ -5,8 +5,9 @@ What the command line uses is re-exported here, each name imported on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tenet.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tenet.peers.accelforge import read_accelforge, write_accelforge
@@ -44,11 +45,4 @@ _HOME = {
 }
 """The module of each re-export, under ``tenet.peers``."""
 
-
-def __getattr__(name: str) -> Any:
-    """Import a re-export on first use."""
-    if name not in _HOME:
-        raise AttributeError(f"module 'tenet.peers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"tenet.peers.{_HOME[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("tenet.peers", _HOME)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from tenet.mapping import LoopNest, Stamps, from_stamps
+from tenet.mapping.tuples import TupleMapping
 from tenet.model.dataflow import Dataflow
 from tenet.model.legality import check_dataflow
 from tenet.model.problem import bind_specs
@@ -43,7 +44,7 @@ from tenet.schedule.hyperplanes import (
     restrict_delta,
     time_hyperplane,
 )
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.spec import ArchitectureSpec, WorkloadSpec
 from tenet.spec.dataflow import stamp_texts
 from tenet.vocab import PE, STATEMENT, TIME, TensorName
 
@@ -53,7 +54,7 @@ Vector = tuple[int, ...]
 
 
 @dataclass(frozen=True)
-class SpaceTimeMapping:
+class SpaceTimeMapping(TupleMapping):
     """A dataflow made of hyperplanes: ``PE[(σ_d - offset_d) % P_d]`` (no modulo when
     ``modulo[d]`` is None) and ``T[floor((σ_d - offset_d) / P_d)..., τ, rest...]``."""
 
@@ -99,15 +100,6 @@ class SpaceTimeMapping:
         ]
         rows = [hyperplane_text(row, self.loops) for row in self.time]
         return f"{TIME}[{', '.join(tiles + rows)}]"
-
-    @property
-    def name(self) -> str:
-        """A readable name: the PE and time tuples."""
-        return f"{self.pe_text} {self.time_text}"
-
-    def spec(self) -> DataflowSpec:
-        """Return the dataflow as a :class:`~tenet.spec.DataflowSpec`."""
-        return DataflowSpec.from_tuples(self.statement, self.loops, self.pe_text, self.time_text)
 
     def nest(self, domain: isl.Set, pe_extents: Sequence[int] = ()) -> LoopNest:
         """Return the mapping as a loop nest of one memory level over ``domain`` (a box),

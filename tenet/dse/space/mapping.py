@@ -19,8 +19,7 @@ import islpy as isl
 
 from tenet.errors import NotALoopNestError
 from tenet.mapping import LoopDigit, LoopNest, Stamps, box, difference, from_digits
-from tenet.spec import DataflowSpec
-from tenet.spec.dataflow import stamp_texts
+from tenet.mapping.tuples import TupleMapping
 from tenet.vocab import PE, TIME
 
 __all__ = ["Digit", "AffineMapping"]
@@ -59,7 +58,7 @@ Term = tuple[Digit, int]
 
 
 @dataclass(frozen=True)
-class AffineMapping:
+class AffineMapping(TupleMapping):
     """A space-time mapping of the loops ``loops`` of statement ``statement``.
 
     ``space[d]`` holds the (digit, weight) terms of PE coordinate d; ``outer`` the outer
@@ -171,21 +170,6 @@ class AffineMapping:
         if self.has_inner:
             dims.append(self._inner_text())
         return f"{TIME}[{', '.join(dims) or '0'}]"
-
-    @property
-    def stamp_texts(self) -> tuple[str, str]:
-        """The isl texts of the space-stamp ``{ S[...] -> PE[...] }`` and the time-stamp
-        ``{ S[...] -> T[...] }``."""
-        return stamp_texts(self.statement, self.loops, self.pe_text, self.time_text)
-
-    @property
-    def name(self) -> str:
-        """A readable name: the PE and time tuples."""
-        return f"{self.pe_text} {self.time_text}"
-
-    def spec(self) -> DataflowSpec:
-        """Return the dataflow as a :class:`~tenet.spec.DataflowSpec` (isl text)."""
-        return DataflowSpec.from_tuples(self.statement, self.loops, self.pe_text, self.time_text)
 
     def nest(self, domain: isl.Set, pe_extents: Sequence[int] = ()) -> LoopNest:
         """Return the mapping as a loop nest of one memory level over ``domain`` (a box): the
