@@ -45,7 +45,7 @@ from tenet.dse.run.execution import ExecutionOptions, Progress
 from tenet.dse.run.store import ROW_COLUMNS, ResultStore
 from tenet.dse.space.design import SpaceOptions
 from tenet.errors import SpecError
-from tenet.spec import WorkloadSpec, load_network, load_workload
+from tenet.spec import WorkloadSpec, load_architecture, load_network, load_workload
 from tenet.spec.io import strict_json
 from tenet.vocab import STRATEGIES, Neighbourhood, Strategy, column
 
@@ -412,6 +412,10 @@ def dse_command(
     if tile_levels and request.out.fmt != "table":
         raise click.UsageError("--tile prints tables: use --format table")
     spec = load_workload(workload)
+    if tile_levels:
+        from tenet.dse.tiling.run import check_tile_levels
+
+        check_tile_levels(load_architecture(arch), tile_levels)
     reductions = (*spec.reductions, *reduction)
     scheduled = None
     if reuse and not from_schedule:

@@ -111,6 +111,10 @@ def eval_command(
         raise click.UsageError("give experiment files or --workload/--arch/--dataflow, not both")
     if not experiments and not all(triple):
         raise click.UsageError("give experiment files, or all of --workload, --arch, --dataflow")
+    if latex and not symbolic:
+        raise click.UsageError("--latex needs --symbolic")
+    if latex and out.fmt != "table":
+        raise click.UsageError(f"--latex writes LaTeX: give it or --format {out.fmt}, not both")
     if symbolic:
         if experiments:
             raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")

@@ -12,6 +12,7 @@ import click
 import yaml
 
 from tenet.cli.app import choice_option, cli, neighbourhood_option
+from tenet.cli.checks import writable_path
 from tenet.cli.options import (
     YAML_FILES,
     OutputOptions,
@@ -21,7 +22,7 @@ from tenet.cli.options import (
     problem_options,
     scratchpad_options,
 )
-from tenet.cli.plot import save_axes
+from tenet.cli.plot import image_path, save_axes
 from tenet.files import write_atomically
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import LayoutMetrics
@@ -97,11 +98,17 @@ def _render(metrics: LayoutMetrics, found: LayoutSearch | None, csv: bool) -> st
 @click.option(
     "--depth", type=click.IntRange(min=1), default=2, show_default=True, help="Exhaustive depth."
 )
-@click.option("--save", type=click.Path(dir_okay=False), help="Write the layouts to this file.")
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False),
+    callback=writable_path,
+    help="Write the layouts to this file.",
+)
 @click.option(
     "--plot",
     "plot_file",
     type=click.Path(dir_okay=False),
+    callback=image_path,
     help="Draw bank use per time-stamp of --plot-tensor to this image (.png, .svg, .pdf).",
 )
 @click.option("--plot-tensor", help="Tensor of --plot (default: the first read tensor).")

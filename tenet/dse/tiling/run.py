@@ -23,17 +23,29 @@ from tenet.dse.tiling.search import (
     TilingSearch,
     TilingSpace,
     combine,
+    loop_extents,
     search_sizes,
     size_choices,
 )
+from tenet.errors import SpecError
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, MemoryMetrics
 from tenet.model.problem import Problem
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.model.tiling import tile_stamps
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
 from tenet.spec.tiling import TileBand, Tiling
 from tenet.vocab import MemoryObjective
 
-__all__ = ["run_tiling", "tile_mappings", "evaluate_sizes", "encode", "decode"]
+__all__ = [
+    "run_tiling",
+    "check_tiling",
+    "check_tile_levels",
+    "MAX_TILED_EXTENT",
+    "tile_mappings",
+    "evaluate_sizes",
+    "encode",
+    "decode",
+]
 
 
 def _fraction(value: Fraction) -> str:
@@ -127,6 +139,72 @@ def evaluate_sizes(context: str, position: int, chosen: list[list[int]]) -> tupl
     return position, encode(found)
 
 
+MAX_TILED_EXTENT = 2**16
+"""The longest loop whose tile sizes are searched (iterations): its divisors are listed."""
+
+
+def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSpace:
+    """Return ``space`` checked for ``problem`` (:meth:`TilingSpace.checked`), before any
+    search: a level to tile, the dataflow's own tile stamps (as ``tenet eval`` checks them)
+    and loops short enough to list their tile sizes.
+
+    Raises
+    ------
+    SpecError
+        An architecture without a level inside the outermost, a tiled loop longer than
+        :data:`MAX_TILED_EXTENT`, or a level or loop the problem has not.
+    DomainNotCoveredError, NotAFunctionError
+        A tile stamp of the dataflow that misses an instance or gives one two tiles.
+
+    Examples
+    --------
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 4, "N": 4, "K": 4})
+    >>> check_tiling(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: systolic-2d-8x8: no memory level inside the outermost to tile ...
+    """
+    tile_stamps(problem)
+    levels = [level.name for level in problem.architecture.levels]
+    checked = (space or TilingSpace()).checked(problem)
+    if not checked.levels:
+        raise SpecError(
+            f"no memory level inside the outermost to tile (levels: {', '.join(levels)})",
+            source=problem.architecture.name,
+        )
+    names, extents = loop_extents(problem)
+    for name, extent in zip(names, extents, strict=True):
+        if extent > MAX_TILED_EXTENT and (checked.dims is None or name in checked.dims):
+            raise SpecError(
+                f"loop {name!r} runs {extent} iterations; tile sizes are searched for loops "
+                f"of at most {MAX_TILED_EXTENT}: give smaller sizes, or --dim without {name!r}",
+                source="--param",
+            )
+    return checked
+
+
+def check_tile_levels(architecture: ArchitectureSpec, levels: Sequence[str]) -> None:
+    """Refuse, naming ``--tile``, a level of ``levels`` that is not inside the outermost memory
+    level of ``architecture`` (checked before a search whose best mappings are then tiled).
+
+    Examples
+    --------
+    >>> from tenet.spec import load_architecture
+    >>> check_tile_levels(load_architecture("simba"), ["l9"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: --tile: simba has no memory level 'l9' to tile ...
+    """
+    inner = [level.name for level in architecture.levels][1:]
+    for name in levels:
+        if name not in inner:
+            raise SpecError(
+                f"{architecture.name} has no memory level {name!r} to tile (levels inside the "
+                f"outermost: {', '.join(inner) or 'none'})",
+                source="--tile",
+            )
+
+
 def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
     return items
 
@@ -156,7 +234,7 @@ def run_tiling(
     """
     w, a, d = load_specs(workload, arch, dataflow)
     problem = load_problem(w, a, d, params)
-    space = (space or TilingSpace()).checked(problem)
+    space = check_tiling(problem, space)
     arguments = {
         "workload": w.model_dump_json(),
         "architecture": a.model_dump_json(),
@@ -239,6 +317,8 @@ def tile_mappings(
     """Search the tilings of ``levels`` for each array mapping of ``mappings`` (rows of a
     design space exploration: ``name``, ``space_stamp``, ``time_stamp``); return each
     mapping's name and its search; the other arguments are those of :func:`run_tiling`."""
+    if space is not None and space.levels is not None:
+        check_tile_levels(load_architecture(arch), space.levels)
     found = []
     for row in mappings:
         dataflow = DataflowSpec(
