@@ -1,5 +1,6 @@
 """The root ``tenet`` command group, the shared options' parsing and output helpers, and
-``main`` (exit codes: 0 ok, 2 bad input with one line on stderr, 1 unexpected)."""
+``main`` (exit codes: 0 ok, 2 bad input with one line on stderr, 130 interrupted, 1
+unexpected)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ __all__ = [
     "write_output",
     "progress",
     "QUIET_SECONDS",
+    "INTERRUPTED",
     "param_option",
     "PARAM_HELP",
     "output_option",
@@ -258,8 +260,14 @@ def _run(args: list[str], debug: bool) -> None:
             hint = f" (see '{exc.ctx.command_path} --help')"
         click.echo(f"error: {exc.format_message()}{hint}", err=True)
         sys.exit(2)
-    except click.Abort:
+    except click.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            click.echo(f"interrupted: {_resume_hint(args)}", err=True)
+            sys.exit(INTERRUPTED)
         sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: {_resume_hint(args)}", err=True)
+        sys.exit(INTERRUPTED)
     except TenetError as exc:
         if debug:
             raise
@@ -272,6 +280,31 @@ def _run(args: list[str], debug: bool) -> None:
         click.echo(f"error: {_one_line(message)}", err=True)
         sys.exit(2)
     sys.exit(0)
+
+
+INTERRUPTED = 128 + signal.SIGINT
+"""Exit status after Ctrl-C (SIGINT), as a shell reports it."""
+
+
+def _resume_hint(args: Sequence[str]) -> str:
+    """What an interrupted command kept, and how to go on from there: the store given with
+    ``--store``, or the option to give for a command that has one."""
+    for k, arg in enumerate(args):
+        if arg == "--store" and k + 1 < len(args):
+            store: str | None = args[k + 1]
+            break
+        if arg.startswith("--store="):
+            store = arg.partition("=")[2]
+            break
+    else:
+        store = None
+    if store is not None:
+        return f"finished results are kept in {store}; run the same command again to resume"
+    command = next((cli.commands[a] for a in args if a in cli.commands), None)
+    options = {o for p in (command.params if command else []) for o in getattr(p, "opts", [])}
+    if "--store" in options:
+        return "nothing kept; with --store FILE, finished results are kept and a run resumes"
+    return "nothing kept"
 
 
 def _terminated(signum: int, frame: object) -> None:

@@ -242,6 +242,10 @@ def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
 
 def _sizes_line(exploration: Exploration) -> str:
     s = exploration.sizes
+    if s is None:
+        from tenet.dse.explore import NOT_SEARCHED
+
+        return f"{exploration.workload} on {exploration.architecture}: {NOT_SEARCHED}"
     return (
         f"{exploration.workload} on {exploration.architecture}: {s.every_order} mappings with "
         f"every order, {s.generated} generated, {s.distinct} without symmetric duplicates, "
@@ -350,23 +354,26 @@ def _search(
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)
-        if len(exploration.results) < exploration.sizes.kept:
+        kept = exploration.sizes.kept if exploration.sizes is not None else 0
+        if exploration.complete and len(exploration.results) < kept:
             click.echo(
-                f"  {len(exploration.results)} of {exploration.sizes.kept} evaluated exactly "
-                "(constructive)",
+                f"  {len(exploration.results)} of {kept} evaluated exactly (constructive)",
                 err=True,
             )
     import pandas as pd
 
     objective, top = r.objective, r.top
-    best = pd.concat(
-        [e.ranked(objective, top, constraints) for e in result.explorations], ignore_index=True
+    best = result.ranked(objective, top, constraints)
+    shown = max(
+        (len(e.ranked(objective, top, constraints)) for e in result.explorations), default=0
     )
-    head = f"best {top} by {objective}" + (" per workload and array" if len(best) > top else "")
+    head = f"best {shown} by {objective}" + (
+        " per workload and array" if len(result.explorations) > 1 else ""
+    )
     if scheduled is not None:
         ours = rank(scheduled, objective, top, constraints)
         best = pd.concat([ours.assign(source="schedule"), best.assign(source="space")])
-        head = f"best {top} by {objective} from the schedule and from the space"
+        head = f"best {max(shown, len(ours))} by {objective} from the schedule and from the space"
     r.out.write(_render(best, r.out.fmt, head))
     _plot(_constrained(result.results, constraints), r.pareto, r.plot)
     return result
