@@ -7,16 +7,18 @@ search started again with the same arguments and store counts only what is missi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from math import factorial
+from typing import Any, Literal
 
 from tenet.api import load_problem, load_specs
 from tenet.dse.run.engines import Engine, make_engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
+from tenet.dse.tiling.constructive import construct_tilings
 from tenet.dse.tiling.search import (
     SizesResult,
     TilingResult,
@@ -33,8 +35,8 @@ from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, M
 from tenet.model.problem import Problem
 from tenet.model.tiling import tile_stamps
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
-from tenet.spec.tiling import TileBand, Tiling
-from tenet.vocab import MemoryObjective
+from tenet.spec.tiling import TileBand, Tiling, nested_sizes
+from tenet.vocab import MemoryObjective, Strategy
 
 __all__ = [
     "run_tiling",
@@ -183,6 +185,42 @@ def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSp
     return checked
 
 
+TILING_AUTO_LIMIT = 500
+"""With strategy ``auto``, the most candidates (tile sizes times loop orders) of the default
+space searched exhaustively; a larger one is built constructively."""
+
+
+def _counts(problem: Problem, space: TilingSpace) -> tuple[int, int]:
+    """Return the choices of tile sizes of the checked ``space`` and the loop orders of each,
+    counted without listing the choices (those of each loop multiply)."""
+    names, extents = loop_extents(problem)
+    tiled = space.dims if space.dims is not None else names
+    levels = len(space.levels or ())
+    sizes = 1
+    for name, extent in zip(names, extents, strict=True):
+        own = (space.sizes or {}).get(name)
+        pool = list(own) if own is not None else None if name in tiled else []
+        restrict = None if pool is None else {0: pool}
+        sizes *= sum(1 for _ in nested_sizes([extent], levels, restrict, space.aligned))
+    return sizes, factorial(len(tiled)) ** (levels + 1)
+
+
+def _strategy(
+    strategy: Strategy, space: TilingSpace | None, candidates: int
+) -> Literal["exhaustive", "constructive"]:
+    """Resolve ``strategy`` for a space (None: the default) of ``candidates`` tilings."""
+    default = space is None or space == TilingSpace()
+    if strategy == "constructive" and not default:
+        raise SpecError(
+            "the constructive strategy builds the tiles of every level and loop: give no "
+            "level, loop or alignment, or --strategy exhaustive",
+            source="--strategy",
+        )
+    if strategy == "auto":
+        return "constructive" if default and candidates > TILING_AUTO_LIMIT else "exhaustive"
+    return strategy
+
+
 def check_tile_levels(architecture: ArchitectureSpec, levels: Sequence[str]) -> None:
     """Refuse, naming ``--tile``, a level of ``levels`` that is not inside the outermost memory
     level of ``architecture`` (checked before a search whose best mappings are then tiled).
@@ -218,12 +256,21 @@ def run_tiling(
     *,
     objective: MemoryObjective = "latency",
     execution: ExecutionOptions | None = None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
+    report: Callable[[str], object] | None = None,
 ) -> TilingSearch:
     """Search the tilings in ``space`` of ``workload`` on ``arch`` with ``dataflow`` (files
     or zoo names) as :func:`tenet.dse.tiling.search.search_tiling` does, each choice of tile sizes
     evaluated on the engine of ``execution`` (:class:`ExecutionOptions`; None: in this
     process, nothing stored) and kept in its store (a SQLite file or :class:`ResultStore`),
     from which a new run resumes. Its time budget, batch and cache are not used.
+
+    ``strategy`` ``constructive`` builds the tilings of every level and loop instead
+    (:func:`tenet.dse.tiling.constructive.construct_tilings`, the ``top_k`` first evaluated
+    exactly, in this process); ``auto`` does so when ``space`` is the default one and holds
+    more than :data:`TILING_AUTO_LIMIT` candidates. ``report`` (if given) is called once
+    with a line saying how many candidates the space holds and how they are searched.
 
     Examples
     --------
@@ -234,7 +281,24 @@ def run_tiling(
     """
     w, a, d = load_specs(workload, arch, dataflow)
     problem = load_problem(w, a, d, params)
+    given = space
     space = check_tiling(problem, space)
+    sizes, orders = _counts(problem, space)
+    how = _strategy(strategy, given, sizes * orders)
+    if report is not None:
+        report(
+            f"{sizes} choices of tile sizes × {orders} loop orders = {sizes * orders} "
+            "candidates: "
+            + (
+                "evaluated exhaustively"
+                if how == "exhaustive"
+                else f"built constructively, at most {top_k} evaluated exactly "
+                "(--strategy exhaustive for all)"
+            )
+        )
+    if how == "constructive":
+        built = construct_tilings(problem, top_k=top_k, objective=objective)
+        return TilingSearch(built[0], len(built), len(built), len(built))
     arguments = {
         "workload": w.model_dump_json(),
         "architecture": a.model_dump_json(),
