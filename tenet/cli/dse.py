@@ -468,6 +468,7 @@ def _tile_best(
         workers=run.workers,
         address=run.address,
         store=run.store,
+        progress=lambda items, total: progress(items, total=total, desc="tiling: tile sizes"),
     )
     lines = []
     for exploration in result.explorations:
@@ -565,7 +566,12 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
         top_k=request.top_k,
     )
     best = result.best(request.objective)
-    table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
+    table = layer_table(
+        best,
+        {label: (w, p) for label, w, p in items},
+        archs[0],
+        progress=lambda rows, total: progress(rows, total=total, desc="layers: DRAM traffic"),
+    )
     request.out.write(_render_columns(table[LAYER_COLUMNS], request.out.fmt))
     save_axes(plot_layers(table)[0], plot, "--layers-plot")
 

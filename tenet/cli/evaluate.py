@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from tenet.api import check, load_experiment, load_problem
-from tenet.cli.app import cli, neighbourhood_option, progress
+from tenet.cli.app import cli, neighbourhood_option, progress, working
 from tenet.cli.options import (
     TENET_FILES,
     TENET_FILES_LONG,
@@ -120,7 +120,10 @@ def eval_command(
             raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")
         from tenet.api import analyze_symbolic
 
-        formulas = analyze_symbolic(*problem.names(), params=params, neighbourhood=neighbourhood)
+        with working("counting the formulas"):
+            formulas = analyze_symbolic(
+                *problem.names(), params=params, neighbourhood=neighbourhood
+            )
         text = formulas.to_json() if out.fmt == "json" else str(formulas)
         out.write(formulas.to_latex() if latex else text)
         return

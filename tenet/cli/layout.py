@@ -150,6 +150,7 @@ def layout_command(
         }
         text = yaml.safe_dump({"version": 1, "layouts": layouts}, sort_keys=False)
         write_atomically(save, lambda tmp: tmp.write_text(text))
+        click.echo(f"wrote {save}", err=True)
     if plot_file is not None:
         from tenet.report.banks import bank_use, plot_bank_use
 

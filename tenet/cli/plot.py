@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import click
 
 from tenet import report
-from tenet.cli.app import cli, progress
+from tenet.cli.app import cli, progress, working
 from tenet.cli.checks import writable_path
 from tenet.cli.table import design_inputs
 from tenet.designs import DesignPoint, evaluate_designs
@@ -54,9 +54,11 @@ def image_path(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 def save_figure(figure: Figure, output: str, option: str = "--output") -> None:
-    """Save ``figure`` to ``output`` (format from its suffix) through a temporary file."""
+    """Save ``figure`` to ``output`` (format from its suffix) through a temporary file, and
+    say so on stderr."""
     image_format = _image_format(output, option)
     write_atomically(output, lambda tmp: figure.savefig(tmp, format=image_format))
+    click.echo(f"wrote {output}", err=True)
 
 
 def save_axes(ax: Axes, output: str, option: str = "--output") -> None:
@@ -78,7 +80,8 @@ def _draw(
     if kind == "spacetime":
         if len(points) != 1:
             raise click.UsageError(f"spacetime draws one design point, got {len(points)}")
-        table = report.space_time_table(points[0].problem(), max_points=max_points)
+        with working("space-time points"):
+            table = report.space_time_table(points[0].problem(), max_points=max_points)
         return report.plot_space_time(
             table, report.new_axes(size or report.space_time_size(table), dpi)
         )
