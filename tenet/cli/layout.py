@@ -30,11 +30,20 @@ from tenet.layout.search import SEARCHES, LayoutSearch, Search, search_layout
 from tenet.spec import load_architecture, load_workload
 from tenet.vocab import Neighbourhood, column
 
-__all__ = ["layout_command"]
+__all__ = ["layout_command", "layout_rank_command", "LAYOUT_NOTE"]
+
+LAYOUT_NOTE = (
+    "latency_ingress_layout_cycles: the fetches of every read tensor through the banks, one\n"
+    "tensor after another (the sum of their cycles, plus the scratchpad latency - 1), with no\n"
+    "overlap with compute; latency_cycles overlaps ingress, compute and egress, so it can be\n"
+    "the smaller of the two (docs/layout.md)."
+)
+"""Printed under the ``tenet layout-rank`` table: why its two latencies differ."""
 
 
 def _plain(value: object) -> object:
-    return str(value) if isinstance(value, Fraction) else value
+    """A figure as printed: a mean (a fraction) as a decimal of 3 places, the rest as is."""
+    return f"{float(value):.3f}" if isinstance(value, Fraction) else value
 
 
 def _json_value(value: object) -> object:
@@ -219,4 +228,4 @@ def layout_rank_command(
     elif out.fmt == "csv":
         out.write(table.to_csv(index=False).rstrip("\n"))
     else:
-        out.write(table.to_string(index=False))
+        out.write(f"{table.to_string(index=False)}\n\n{LAYOUT_NOTE}")
