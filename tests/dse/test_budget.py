@@ -128,3 +128,12 @@ def test_cli_interrupt_without_a_store_says_what_to_give(
     assert err.strip().splitlines()[-1] == (
         "interrupted: nothing kept; with --store FILE, finished results are kept and a run resumes"
     )
+
+
+def test_cli_header_counts_the_rows_shown(capsys: pytest.CaptureFixture[str]) -> None:
+    sizes = ("-p", "M=8", "-p", "N=8", "-p", "K=8")
+    args = ("dse", "-w", "gemm", "-a", ARRAYS[0], *sizes, "--strategy", "constructive")
+    code, out, _ = run(capsys, *args, "--top-k", "3")
+    assert code == 0
+    header, columns, *rows = out.strip().splitlines()
+    assert len(rows) == 3 and header == "best 3 by latency"
