@@ -221,6 +221,49 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     # options that exclude each other
     ((*EVAL, "--symbolic", "--latex", "--format", "json"), "error: --latex writes LaTeX: give"),
     ((*EVAL, "--latex"), "error: --latex needs --symbolic"),
+    # the other commands added with the peers, layouts, networks and schedules
+    (
+        ("layout-rank", "-w", "gemm", "-a", "systolic-2d:rows=2,cols=2", "-p", "m=2"),
+        "gemm has no size 'm' (sizes: K, M, N); did you mean 'M'?",
+    ),
+    (
+        ("layout-rank", "-w", "gemm", "-a", "systolic-2d-8x8", "--objective", "foo"),
+        "error: --objective: unknown objective 'foo' (known: latency, energy, edp",
+    ),
+    (
+        ("layout-rank", "-w", "gemm", "-a", "systolic-2d-8x8", "-o", "nodir/x"),
+        "error: --output: cannot write 'nodir/x': no folder 'nodir'",
+    ),
+    (
+        ("eval-network", "nosuchnet", "-a", "systolic-2d-8x8", "-d", "gemm-os"),
+        "error: no network named 'nosuchnet' in the zoo (see 'tenet zoo networks')",
+    ),
+    (
+        ("sweep", "-n", "nosuchnet", "-a", "systolic-2d-8x8"),
+        "error: no network named 'nosuchnet' in the zoo",
+    ),
+    (
+        ("sweep", "-n", "alexnet", "-a", "systolic-2d-8x8", "--layers-plot", "nodir/x.png"),
+        "error: --layers-plot: cannot write 'nodir/x.png': no folder 'nodir'",
+    ),
+    (
+        ("sweep", "-w", "gemm", "-a", "systolic-2d-8x8", "--layers-plot", "x.png"),
+        "error: --layers-plot needs --network and one --arch",
+    ),
+    (
+        ("export", "zigzag", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "-o", "/proc/x"),
+        "error: --output: cannot write into '/proc/x'",
+    ),
+    (
+        ("export", "accelforge", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "-o", "nodir/x"),
+        "error: --output: cannot write 'nodir/x': no folder 'nodir'",
+    ),
+    (
+        ("import", "accelforge", str(PEERS / "accelforge-gemm.yaml"), "-o", "/proc/imported"),
+        "error: --output: cannot write into '/proc/imported'",
+    ),
+    (("import", "accelforge", "nofile.yaml", "-o", "imported"), "error: nofile.yaml: file not"),
+    (("deps", "-w", "gemm", "-p", "M=abc"), "--param: expected NAME=INTEGER, got 'M=abc'"),
     # zoo names
     (("eval", "-w", "gemn", "-a", "systolic-2d-8x8", "-d", "gemm-os"), "did you mean 'gemm'?"),
     (("dse", "-w", "gemm", "-a", "systolic-2d-8x9"), "did you mean 'systolic-2d-8x8'"),

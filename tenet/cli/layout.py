@@ -23,6 +23,7 @@ from tenet.cli.options import (
     scratchpad_options,
 )
 from tenet.cli.plot import image_path, save_axes
+from tenet.errors import SpecError
 from tenet.files import write_atomically
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import LayoutMetrics
@@ -44,6 +45,17 @@ LAYOUT_NOTE = (
 def _plain(value: object) -> object:
     """A figure as printed: a mean (a fraction) as a decimal of 3 places, the rest as is."""
     return f"{float(value):.3f}" if isinstance(value, Fraction) else value
+
+
+def _objective(name: str) -> str:
+    """Check an objective's name while the command line is parsed (before the search)."""
+    from tenet.dse.ranking.objectives import objective
+
+    try:
+        objective(name)
+    except SpecError as exc:
+        raise SpecError(str(exc), source="--objective") from exc
+    return name
 
 
 def _json_value(value: object) -> object:
@@ -176,7 +188,11 @@ def layout_command(
 @cli.command("layout-rank")
 @problem_options(YAML_FILES[:2])
 @click.option(
-    "--objective", default="latency", show_default=True, help="Objective of the first cut."
+    "--objective",
+    default="latency",
+    show_default=True,
+    callback=lambda ctx, param, value: _objective(value),
+    help="Objective of the first cut.",
 )
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True)
 @scratchpad_options()
