@@ -24,6 +24,7 @@ __all__ = [
     "FIELDS",
     "UNIT_SUFFIXES",
     "column",
+    "unit_label",
     "metric_of_column",
     "Source",
     "ENERGY_MAC",
@@ -87,7 +88,7 @@ UNITS: dict[str, str] = {
     "accesses_l1_write": "accesses",
     "accesses_l2_read": "accesses",
     "accesses_l2_write": "accesses",
-    "energy": "energy units of the architecture (pJ in the zoo)",
+    "energy": "energy units of the architecture (one MAC = 1 in the zoo)",
     "transactions": "transactions (lines)",
     "conflicts_bank": "bank accesses",
     "cycles": "cycles",
@@ -97,7 +98,7 @@ UNITS: dict[str, str] = {
     "latency_ingress_layout": "cycles",
     "latency_egress_layout": "cycles",
     "pe_count": "PEs",
-    "edp": "energy units times cycles (pJ cycles in the zoo)",
+    "edp": "energy units times cycles (one MAC = 1 in the zoo)",
     "traffic_dram": "elements",
 }
 
@@ -182,6 +183,23 @@ UNIT_SUFFIXES: dict[str, str] = {
 }
 """Unit -> the suffix of a metric's column in tables that carry units in their column names
 (report tables, design-space rows): ``latency`` -> ``latency_cycles``."""
+
+
+def unit_label(metric: str) -> str:
+    """Return the unit printed after a figure of ``metric`` in text output (empty for a
+    ratio, a name without a unit, or a count its name says: ``macs``).
+
+    Examples
+    --------
+    >>> unit_label("latency"), unit_label("utilisation"), unit_label("energy")
+    ('cycles', '', 'energy units')
+    """
+    unit = UNITS.get(metric, "ratio")
+    if unit == "ratio" or unit.lower() == metric:
+        return ""
+    if unit in (UNITS["energy"], UNITS["edp"]):
+        return "energy units" if unit == UNITS["energy"] else "energy units x cycles"
+    return unit
 
 
 def column(metric: str) -> str:

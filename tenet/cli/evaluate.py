@@ -24,7 +24,7 @@ from tenet.model import Problem
 from tenet.model.legality import Legality, check_dataflow
 from tenet.spec import load_workload
 from tenet.spec.io import strict_json
-from tenet.vocab import Neighbourhood
+from tenet.vocab import Neighbourhood, unit_label
 
 __all__ = ["eval_command", "check_command"]
 
@@ -52,12 +52,12 @@ def _render_memory(memory: MemoryMetrics) -> list[str]:
     lines = ["", memory.table().to_string(), ""]
     lines += [
         f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
-        f", reads {s.accesses_read}, writes {s.accesses_write}, latency {float(s.latency):g}"
-        f", energy {s.energy:g}"
+        f" elements, reads {s.accesses_read}, writes {s.accesses_write}, latency "
+        f"{float(s.latency):g} cycles, energy {s.energy:g} energy units"
         for s in memory.levels
     ]
     lines.append(
-        f"{'memory latency':24} {float(memory.latency):g} (bottleneck: {memory.bottleneck})"
+        f"{'memory latency':24} {float(memory.latency):g} cycles (bottleneck: {memory.bottleneck})"
     )
     lines += [f"  capacity: {v.message}" for v in memory.violations]
     return lines
@@ -70,8 +70,12 @@ def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, c
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]
     summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
-    lines = [f"{metrics.name}", table.to_string(), ""]
-    lines += [f"{key:24} {value}" for key, value in summary.items() if key != "name"]
+    lines = [f"{metrics.name} (volumes in elements)", table.to_string(), ""]
+    lines += [
+        f"{key:24} {value} {unit_label(key)}".rstrip()
+        for key, value in summary.items()
+        if key != "name"
+    ]
     lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
     lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
     lines += _render_memory(memory)

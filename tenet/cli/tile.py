@@ -22,7 +22,7 @@ from tenet.cli.options import (
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.tiling.run import TILING_AUTO_LIMIT
 from tenet.dse.tiling.search import TilingSearch
-from tenet.vocab import MEMORY_OBJECTIVES, STRATEGIES, MemoryObjective, Strategy
+from tenet.vocab import MEMORY_OBJECTIVES, STRATEGIES, MemoryObjective, Strategy, unit_label
 
 __all__ = ["tile_command"]
 
@@ -127,7 +127,18 @@ def tile_command(
     elif out.fmt == "csv":
         out.write(table.to_csv().rstrip("\n"))
     else:
-        lines = [f"{key:14} {value}" for key, value in summary.items() if key != "tiles"]
+        units = {
+            "objective": unit_label(objective if objective != "edp" else "edp"),
+            "latency": "cycles",
+            "energy": unit_label("energy"),
+            "traffic_dram": "elements",
+            "cpu_seconds": "s",
+        }
+        lines = [
+            f"{key:14} {value} {units.get(key, '')}".rstrip()
+            for key, value in summary.items()
+            if key != "tiles"
+        ]
         lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in summary["tiles"].items()]
         lines += ["", table.to_string()]
         out.write("\n".join(lines))

@@ -25,7 +25,8 @@ class LinkSpec(BaseModel):
 
 
 class EnergySpec(BaseModel):
-    """Energy per operation, in the architecture's energy unit (pJ in the zoo)."""
+    """Energy per operation, in the architecture's energy unit (relative to one MAC in the
+    zoo)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
