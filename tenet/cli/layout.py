@@ -92,8 +92,8 @@ def _render(metrics: LayoutMetrics, found: LayoutSearch | None, csv: bool) -> st
         "",
         f"{'scratchpad':24} {sp.banks} banks x {sp.bank_width} words, "
         f"{sp.transaction_width}-word transactions",
-        f"{'latency_ingress_layout':24} {metrics.latency_ingress_layout}",
-        f"{'latency_egress_layout':24} {metrics.latency_egress_layout}",
+        f"{'latency_ingress_layout':24} {metrics.latency_ingress_layout} cycles",
+        f"{'latency_egress_layout':24} {metrics.latency_egress_layout} cycles",
     ]
     if found is not None:
         lines += [
