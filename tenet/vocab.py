@@ -28,6 +28,8 @@ __all__ = [
     "metric_of_column",
     "Source",
     "ENERGY_MAC",
+    "EnergyUnit",
+    "ENERGY_UNIT_LABELS",
     "ENERGY_L1",
     "ENERGY_L2",
 ]
@@ -54,6 +56,11 @@ Strategy = Literal["auto", "exhaustive", "constructive"]
 """How a design-space search finds its candidates: enumerate them, build them from the
 workload's reuse (:mod:`tenet.dse.tiling.constructive`), or ``auto`` (build above a size)."""
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+EnergyUnit = Literal["MAC", "pJ"]
+"""The unit of an architecture's energy table: one MAC's energy (TENET's costs, the zoo's) or
+picojoules."""
+ENERGY_UNIT_LABELS: dict[str, str] = {"MAC": "MAC-relative", "pJ": "pJ"}
+"""How an energy in each unit is labelled in text output."""
 MemoryObjective = Literal["latency", "energy", "edp"]
 """What a tiling search minimises: cycles, energy, or their product."""
 MEMORY_OBJECTIVES: tuple[MemoryObjective, ...] = get_args(MemoryObjective)
@@ -147,6 +154,7 @@ FIELDS: dict[str, str] = {
     "tensor": "the tensor's name",
     "access": "read or write",
     "neighbourhood": "where reuse is found: window or links",
+    "energy_unit": "the unit of the energies: MAC (relative to one MAC) or pJ",
     "tensors": "the per-tensor-access metrics",
     "original": "the original tool's report, in its names and formulas",
     "legality": "the legality violations, each with its kind and message",

@@ -24,7 +24,7 @@ from tenet.model import Problem
 from tenet.model.legality import Legality, check_dataflow
 from tenet.spec import load_workload
 from tenet.spec.io import strict_json
-from tenet.vocab import Neighbourhood, unit_label
+from tenet.vocab import ENERGY_UNIT_LABELS, Neighbourhood, unit_label
 
 __all__ = ["eval_command", "check_command"]
 
@@ -46,14 +46,14 @@ def _to_dict(metrics: Metrics, legality: Legality, memory: MemoryMetrics) -> dic
     }
 
 
-def _render_memory(memory: MemoryMetrics) -> list[str]:
+def _render_memory(memory: MemoryMetrics, energy_unit: str) -> list[str]:
     if len(memory.levels) < 2:
         return []
     lines = ["", memory.table().to_string(), ""]
     lines += [
         f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
         f" elements, reads {s.accesses_read}, writes {s.accesses_write}, latency "
-        f"{float(s.latency):g} cycles, energy {s.energy:g} energy units"
+        f"{float(s.latency):g} cycles, energy {s.energy:g} {energy_unit}"
         for s in memory.levels
     ]
     lines.append(
@@ -71,14 +71,15 @@ def _render_table(metrics: Metrics, legality: Legality, memory: MemoryMetrics, c
     table.columns = [c.removeprefix("volume_") for c in table.columns]
     summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
     lines = [f"{metrics.name} (volumes in elements)", table.to_string(), ""]
+    units = {"energy": ENERGY_UNIT_LABELS[metrics.energy_unit]}
     lines += [
-        f"{key:24} {value} {unit_label(key)}".rstrip()
+        f"{key:24} {value} {units.get(key, unit_label(key))}".rstrip()
         for key, value in summary.items()
-        if key != "name"
+        if key not in ("name", "energy_unit")
     ]
     lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
     lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
-    lines += _render_memory(memory)
+    lines += _render_memory(memory, units["energy"])
     return "\n".join(lines)
 
 

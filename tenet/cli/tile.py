@@ -22,7 +22,8 @@ from tenet.cli.options import (
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.tiling.run import TILING_AUTO_LIMIT
 from tenet.dse.tiling.search import TilingSearch
-from tenet.vocab import MEMORY_OBJECTIVES, STRATEGIES, MemoryObjective, Strategy, unit_label
+from tenet.spec import load_architecture
+from tenet.vocab import ENERGY_UNIT_LABELS, MEMORY_OBJECTIVES, STRATEGIES, MemoryObjective, Strategy
 
 __all__ = ["tile_command"]
 
@@ -127,10 +128,14 @@ def tile_command(
     elif out.fmt == "csv":
         out.write(table.to_csv().rstrip("\n"))
     else:
+        assert problem.architecture  # a required option
+        energy = ENERGY_UNIT_LABELS[load_architecture(problem.architecture).energy.unit]
         units = {
-            "objective": unit_label(objective if objective != "edp" else "edp"),
+            "objective": {"latency": "cycles", "energy": energy}.get(
+                objective, f"{energy} x cycles"
+            ),
             "latency": "cycles",
-            "energy": unit_label("energy"),
+            "energy": energy,
             "traffic_dram": "elements",
             "cpu_seconds": "s",
         }
