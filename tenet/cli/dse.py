@@ -237,7 +237,8 @@ def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
         return str(shown.to_csv(index=False).rstrip("\n"))
     if fmt == "json":
         return strict_json(json.loads(shown.to_json(orient="records")))
-    return f"{head}\n{shown.to_string(index=False)}" if len(shown) else f"{head}\n(no design point)"
+    text = shown.to_string(index=False, na_rep="-")
+    return f"{head}\n{text}" if len(shown) else f"{head}\n(no design point)"
 
 
 def _sizes_line(exploration: Exploration) -> str:
@@ -370,6 +371,8 @@ def _search(
     head = f"best {shown} by {objective}" + (
         " per workload and array" if len(result.explorations) > 1 else ""
     )
+    if not shown and not result.complete:
+        head = "no design point evaluated within the time budget"
     if scheduled is not None:
         ours = rank(scheduled, objective, top, constraints)
         best = pd.concat([ours.assign(source="schedule"), best.assign(source="space")])
