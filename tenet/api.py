@@ -20,7 +20,7 @@ from tenet.spec import (
     load_workload,
     read_experiment,
 )
-from tenet.spec.params import check_param_names, check_sizes, param_names
+from tenet.spec.params import check_param_names, check_params, check_sizes, param_names
 from tenet.vocab import Neighbourhood, Source, TensorName
 
 if TYPE_CHECKING:
@@ -209,6 +209,8 @@ def analyze_symbolic(
     64
     """
     specs = load_specs(workload, architecture, dataflow)
+    what = f"{specs[0].name} on {specs[1].name} with {specs[2].name}"
+    check_params(options.get("params"), *specs, what=what)
     return symbolic_metrics(*specs, options.get("params"), options.get("neighbourhood", "window"))
 
 

@@ -14,7 +14,8 @@ __all__ = ["write_atomically", "KeyedFiles"]
 
 def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
     """Call ``write`` on a temporary file beside ``path``, then rename it to ``path``: a
-    reader never sees a half-written file, and a failed write leaves ``path`` as it was.
+    reader never sees a half-written file, and a failed write leaves ``path`` as it was (the
+    ``OSError`` raised names ``path``).
 
     Examples
     --------
@@ -29,6 +30,8 @@ def write_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
     try:
         write(tmp)
         os.replace(tmp, target)
+    except OSError as exc:  # named by the file asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
     finally:
         tmp.unlink(missing_ok=True)
     return target

@@ -24,9 +24,12 @@ __all__ = [
     "FIELDS",
     "UNIT_SUFFIXES",
     "column",
+    "unit_label",
     "metric_of_column",
     "Source",
     "ENERGY_MAC",
+    "EnergyUnit",
+    "ENERGY_UNIT_LABELS",
     "ENERGY_L1",
     "ENERGY_L2",
 ]
@@ -53,6 +56,11 @@ Strategy = Literal["auto", "exhaustive", "constructive"]
 """How a design-space search finds its candidates: enumerate them, build them from the
 workload's reuse (:mod:`tenet.dse.tiling.constructive`), or ``auto`` (build above a size)."""
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+EnergyUnit = Literal["MAC", "pJ"]
+"""The unit of an architecture's energy table: one MAC's energy (TENET's costs, the zoo's) or
+picojoules."""
+ENERGY_UNIT_LABELS: dict[str, str] = {"MAC": "MAC-relative", "pJ": "pJ"}
+"""How an energy in each unit is labelled in text output."""
 MemoryObjective = Literal["latency", "energy", "edp"]
 """What a tiling search minimises: cycles, energy, or their product."""
 MEMORY_OBJECTIVES: tuple[MemoryObjective, ...] = get_args(MemoryObjective)
@@ -87,7 +95,7 @@ UNITS: dict[str, str] = {
     "accesses_l1_write": "accesses",
     "accesses_l2_read": "accesses",
     "accesses_l2_write": "accesses",
-    "energy": "energy units of the architecture (pJ in the zoo)",
+    "energy": "energy units of the architecture (one MAC = 1 in the zoo)",
     "transactions": "transactions (lines)",
     "conflicts_bank": "bank accesses",
     "cycles": "cycles",
@@ -97,7 +105,7 @@ UNITS: dict[str, str] = {
     "latency_ingress_layout": "cycles",
     "latency_egress_layout": "cycles",
     "pe_count": "PEs",
-    "edp": "energy units times cycles (pJ cycles in the zoo)",
+    "edp": "energy units times cycles (one MAC = 1 in the zoo)",
     "traffic_dram": "elements",
 }
 
@@ -146,6 +154,7 @@ FIELDS: dict[str, str] = {
     "tensor": "the tensor's name",
     "access": "read or write",
     "neighbourhood": "where reuse is found: window or links",
+    "energy_unit": "the unit of the energies: MAC (relative to one MAC) or pJ",
     "tensors": "the per-tensor-access metrics",
     "original": "the original tool's report, in its names and formulas",
     "legality": "the legality violations, each with its kind and message",
@@ -182,6 +191,23 @@ UNIT_SUFFIXES: dict[str, str] = {
 }
 """Unit -> the suffix of a metric's column in tables that carry units in their column names
 (report tables, design-space rows): ``latency`` -> ``latency_cycles``."""
+
+
+def unit_label(metric: str) -> str:
+    """Return the unit printed after a figure of ``metric`` in text output (empty for a
+    ratio, a name without a unit, or a count its name says: ``macs``).
+
+    Examples
+    --------
+    >>> unit_label("latency"), unit_label("utilisation"), unit_label("energy")
+    ('cycles', '', 'energy units')
+    """
+    unit = UNITS.get(metric, "ratio")
+    if unit == "ratio" or unit.lower() == metric:
+        return ""
+    if unit in (UNITS["energy"], UNITS["edp"]):
+        return "energy units" if unit == UNITS["energy"] else "energy units x cycles"
+    return unit
 
 
 def column(metric: str) -> str:

@@ -25,6 +25,35 @@ accesses:
   C: {write: "{S[i] -> C[i]}"}
 """
 
+TILED = """\
+name: tiled
+space_stamp: "{{S[i,j,k] -> PE[i % 4, j % 4]}}"
+time_stamp: "{{S[i,j,k] -> T[floor(i/4), floor(j/4), k]}}"
+tiles:
+  {level}: "{{S[i,j,k] -> {tile}}}"
+"""
+TILE = ("tile", "-w", "gemm", "-a", "simba", "-p", "M=8", "-p", "N=8", "-p", "K=8")
+LAYOUT = (
+    "layout",
+    "-w",
+    "gemm",
+    "-a",
+    "systolic-2d:rows=2,cols=2",
+    "-d",
+    "gemm-os-systolic:rows=2,cols=2",
+    *SMALL,
+)
+REPO = Path(__file__).resolve().parents[1]
+PEERS = REPO / "examples" / "peers"
+ZIGZAG = (
+    "-a",
+    str(PEERS / "zigzag-accelerator.yaml"),
+    "-m",
+    str(PEERS / "zigzag-gemm-mapping.yaml"),
+    "-o",
+    "imported",
+)
+
 
 @pytest.fixture(scope="module")
 def store_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
@@ -59,6 +88,9 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_bytes: bytes) 
     )
     (tmp_path / "badisl.yaml").write_text(EMPTY_DOMAIN.replace("1 <= i < M", "1 <= i < Q"))
     (tmp_path / "typo.yaml").write_text(EMPTY_DOMAIN + "reduction: [C]\n")
+    (tmp_path / "twotiles.yaml").write_text(TILED.format(level="glb", tile="glb[a]: 0 <= a <= 1"))
+    (tmp_path / "nolevel.yaml").write_text(TILED.format(level="l9", tile="l9[floor(i/4)]"))
+    (tmp_path / "void.yaml").write_text("")
     return tmp_path
 
 
@@ -133,6 +165,105 @@ CASES: list[tuple[tuple[str, ...], str]] = [
         "error: typo.yaml: invalid workload spec: line 7: reduction: unknown key; "
         "did you mean 'reductions'?",
     ),
+    # tenet tile: sizes, the dataflow's own tile stamps, levels
+    (
+        ("tile", "-w", "gemm", "-a", "simba", "-d", "gemm-os-systolic", "-p", f"M={10**30}"),
+        f"error: --param: loop 'i' runs {10**30} iterations; tile sizes are searched for loops "
+        "of at most 65536",
+    ),
+    (
+        (*TILE, "-d", "twotiles.yaml"),
+        "error: twotiles.yaml: tiles.glb: an instance of tile glb[1] also lies in glb[0]",
+    ),
+    (
+        (*TILE, "-d", "nolevel.yaml"),
+        "error: nolevel.yaml: tiles.l9: the architecture has no memory level 'l9' "
+        "(levels: dram, glb, pe_buffer)",
+    ),
+    (
+        ("tile", "-w", "gemm", "-a", "systolic-2d-8x8", "-d", "gemm-os-systolic", *SMALL),
+        "error: systolic-2d-8x8: no memory level inside the outermost to tile (levels: dram)",
+    ),
+    (
+        ("dse", "-w", "gemm", "-a", "simba", *SMALL, "--tile", "l9"),
+        "error: --tile: simba has no memory level 'l9' to tile (levels inside the outermost: "
+        "glb, pe_buffer)",
+    ),
+    # sizes of the commands without an evaluation
+    (("schedule", "-w", "gemm", "-p", "N=-1"), "error: --param: size N=-1: sizes must be at"),
+    (("deps", "-w", "gemm", "-p", "Q=3"), "error: --param: gemm has no size 'Q' (sizes: K, M, N)"),
+    (
+        ("schedule", "-w", "gemm", "-p", "Q=3"),
+        "error: --param: gemm has no size 'Q' (sizes: K, M, N)",
+    ),
+    ((*EVAL[:7], "--symbolic", "-p", "Q=3"), "has no size 'Q' (sizes: K, M, N)"),
+    (
+        ("export", "accelforge", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "-p", "Q=3"),
+        "error: gemm on simba with gemm-os:rows=4,cols=4 has no size 'Q' (sizes: K, M, N)",
+    ),
+    # output files of the layout command
+    ((*LAYOUT, "--save", "nodir/x.yaml"), "error: --save: cannot write 'nodir/x.yaml': no folder"),
+    ((*LAYOUT, "--save", "/proc/x.yaml"), "error: --save: cannot write '/proc/x.yaml'"),
+    ((*LAYOUT, "--plot", "nodir/x.png"), "error: --plot: cannot write 'nodir/x.png': no folder"),
+    ((*LAYOUT, "--plot", "x.txt"), "--plot: expected a .png, .svg or .pdf file"),
+    # peers' files
+    (
+        ("import", "accelforge", str(REPO / "workloads" / "gemm.yaml"), "-o", "imported"),
+        "not an AccelForge spec: expected the keys arch, workload and mapping, found version, "
+        "name, params, domain, accesses, reductions (a tenet spec: tenet eval reads it)",
+    ),
+    (
+        ("import", "zigzag", "-w", "void.yaml", *ZIGZAG),
+        "error: void.yaml: the file is empty (no YAML document)",
+    ),
+    (("import", "zigzag", "-w", "bin.yaml", *ZIGZAG), "error: bin.yaml: a binary file"),
+    (("import", "accelforge", "bin.m", "-o", "imported"), "error: bin.m: not UTF-8 text"),
+    # options that exclude each other
+    ((*EVAL, "--symbolic", "--latex", "--format", "json"), "error: --latex writes LaTeX: give"),
+    ((*EVAL, "--latex"), "error: --latex needs --symbolic"),
+    # the other commands added with the peers, layouts, networks and schedules
+    (
+        ("layout-rank", "-w", "gemm", "-a", "systolic-2d:rows=2,cols=2", "-p", "m=2"),
+        "gemm has no size 'm' (sizes: K, M, N); did you mean 'M'?",
+    ),
+    (
+        ("layout-rank", "-w", "gemm", "-a", "systolic-2d-8x8", "--objective", "foo"),
+        "error: --objective: unknown objective 'foo' (known: latency, energy, edp",
+    ),
+    (
+        ("layout-rank", "-w", "gemm", "-a", "systolic-2d-8x8", "-o", "nodir/x"),
+        "error: --output: cannot write 'nodir/x': no folder 'nodir'",
+    ),
+    (
+        ("eval-network", "nosuchnet", "-a", "systolic-2d-8x8", "-d", "gemm-os"),
+        "error: no network named 'nosuchnet' in the zoo (see 'tenet zoo networks')",
+    ),
+    (
+        ("sweep", "-n", "nosuchnet", "-a", "systolic-2d-8x8"),
+        "error: no network named 'nosuchnet' in the zoo",
+    ),
+    (
+        ("sweep", "-n", "alexnet", "-a", "systolic-2d-8x8", "--layers-plot", "nodir/x.png"),
+        "error: --layers-plot: cannot write 'nodir/x.png': no folder 'nodir'",
+    ),
+    (
+        ("sweep", "-w", "gemm", "-a", "systolic-2d-8x8", "--layers-plot", "x.png"),
+        "error: --layers-plot needs --network and one --arch",
+    ),
+    (
+        ("export", "zigzag", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "-o", "/proc/x"),
+        "error: --output: cannot write into '/proc/x'",
+    ),
+    (
+        ("export", "accelforge", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "-o", "nodir/x"),
+        "error: --output: cannot write 'nodir/x': no folder 'nodir'",
+    ),
+    (
+        ("import", "accelforge", str(PEERS / "accelforge-gemm.yaml"), "-o", "/proc/imported"),
+        "error: --output: cannot write into '/proc/imported'",
+    ),
+    (("import", "accelforge", "nofile.yaml", "-o", "imported"), "error: nofile.yaml: file not"),
+    (("deps", "-w", "gemm", "-p", "M=abc"), "--param: expected NAME=INTEGER, got 'M=abc'"),
     # zoo names
     (("eval", "-w", "gemn", "-a", "systolic-2d-8x8", "-d", "gemm-os"), "did you mean 'gemm'?"),
     (("dse", "-w", "gemm", "-a", "systolic-2d-8x9"), "did you mean 'systolic-2d-8x8'"),
@@ -150,6 +281,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     assert "Traceback" not in err
     assert expected in err
     assert not list(folder.glob("nodir*")) and not list(folder.glob("*.png"))
+    assert not (folder / "imported").exists()
 
 
 def test_cli_input_larger_than_the_limit_is_refused_unread(
@@ -198,3 +330,26 @@ def test_cli_foreign_store_is_left_as_it_was(
         code, _, err = run(capsys, *DSE, "--store", name)
         assert code == 2 and err.startswith(f"error: {name}: ")
     assert {name: (folder / name).read_bytes() for name in before} == before
+
+
+@pytest.mark.parametrize(
+    ("args", "started"),
+    [
+        (("dse", "-w", "gemm", "-a", "simba", *SMALL, "--tile", "l9"), "tenet.dse.explore.sweep"),
+        ((*TILE, "-d", "twotiles.yaml"), "tenet.dse.tiling.run._resume_and_run"),
+        ((*TILE, "-d", "gemm-os-systolic", "-p", "M=100000"), "tenet.dse.tiling.run.size_choices"),
+    ],
+)
+def test_cli_bad_tiling_input_is_refused_before_the_search(
+    capsys: pytest.CaptureFixture[str],
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: tuple[str, ...],
+    started: str,
+) -> None:
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("the search started")
+
+    monkeypatch.setattr(started, never)
+    code, _, err = run(capsys, *args)
+    assert code == 2 and err.startswith("error: ") and len(err.splitlines()) == 1, err

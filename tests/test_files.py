@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tenet.files import KeyedFiles
+import pytest
+
+from tenet.files import KeyedFiles, write_atomically
 
 
 def _rows(folder: Path | None, memory: int | None = None) -> KeyedFiles[list[int]]:
@@ -35,3 +37,10 @@ def test_files_keep_writes_nothing(tmp_path: Path) -> None:
     rows.keep("a", [1])
     assert rows.get("a") == [1]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_files_failed_write_names_the_file_asked_for(tmp_path: Path) -> None:
+    target = tmp_path / "nodir" / "out.txt"
+    with pytest.raises(OSError) as failed:
+        write_atomically(target, lambda tmp: tmp.write_text("x"))
+    assert failed.value.filename == str(target)

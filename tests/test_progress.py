@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -103,3 +104,45 @@ def test_cli_quick_command_prints_no_progress(
 
 def test_progress_started_outside_a_command() -> None:
     assert app._started(12.5) == 12.5
+
+
+def test_progress_line_at_least_every_heartbeat_with_an_estimate(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setattr(app, "QUIET_SECONDS", 0.0)
+    monkeypatch.setattr(app, "HEARTBEAT_SECONDS", 0.2)
+
+    def slow() -> Iterator[int]:
+        for k in range(2):
+            time.sleep(0.7)  # no item finishes for several heartbeats
+            yield k
+
+    assert list(app.progress(slow(), total=2, desc="spaces", each=False)) == [0, 1]
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("spaces: 0/2 done (")
+    assert any(line.startswith("spaces: 1/2 done (") and "s left)" in line for line in lines)
+    assert lines[-1].startswith("spaces: 2/2 done (")
+
+
+def test_working_prints_the_time_spent_without_a_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setattr(app, "QUIET_SECONDS", 0.0)
+    monkeypatch.setattr(app, "HEARTBEAT_SECONDS", 0.2)
+    with app.working("counting"):
+        time.sleep(0.7)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and all(line.startswith("counting: running (") for line in lines)
+
+
+def test_cli_says_which_file_it_wrote(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out_file, image = tmp_path / "out.txt", tmp_path / "front.png"
+    sizes = ("-p", "M=4", "-p", "N=4", "-p", "K=4")
+    dse = ("dse", "-w", "gemm", "-a", "systolic-2d-8x8", *sizes)
+    code, _, err = _run(capsys, *dse, "-o", str(out_file), "--plot", str(image))
+    assert code == 0
+    assert f"wrote {out_file}" in err.splitlines() and f"wrote {image}" in err.splitlines()

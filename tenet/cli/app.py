@@ -1,5 +1,6 @@
 """The root ``tenet`` command group, the shared options' parsing and output helpers, and
-``main`` (exit codes: 0 ok, 2 bad input with one line on stderr, 1 unexpected)."""
+``main`` (exit codes: 0 ok, 2 bad input with one line on stderr, 130 interrupted, 1
+unexpected)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ __all__ = [
     "write_output",
     "progress",
     "QUIET_SECONDS",
+    "HEARTBEAT_SECONDS",
+    "working",
+    "INTERRUPTED",
     "param_option",
     "PARAM_HELP",
     "output_option",
@@ -171,12 +175,14 @@ def parse_params(values: Sequence[str]) -> dict[str, int]:
 
 
 def write_output(text: str, output: str | None) -> None:
-    """Print ``text``, or write it to ``output`` through a temporary file (never half-written)."""
+    """Print ``text``, or write it to ``output`` through a temporary file (never half-written)
+    and say so on stderr."""
     if output is None:
         click.echo(text)
         return
     check_writable(output, "--output")
     write_atomically(output, lambda tmp: tmp.write_text(text + "\n"))
+    click.echo(f"wrote {output}", err=True)
 
 
 QUIET_SECONDS = 2.0
@@ -204,26 +210,101 @@ def progress(
     return _progress_lines(items, total, desc, each)
 
 
+HEARTBEAT_SECONDS = 9.5
+"""Without a terminal, the longest time without a progress line (seconds; a line comes within
+10 s, the thread looking every quarter of a second)."""
+
+
+def _status(desc: str, done: int, total: int | None, elapsed: float) -> str:
+    """``desc: done/total done (elapsed, about the time left)``, times in seconds."""
+    count = f"{done}/{total}" if total is not None else str(done)
+    left = ""
+    if total is not None and 0 < done < total:
+        left = f", about {elapsed / done * (total - done):.0f} s left"
+    return f"{desc}: {count} done ({elapsed:.1f} s{left})"
+
+
+class _Heartbeat:
+    """A thread calling ``show()`` whenever :data:`HEARTBEAT_SECONDS` pass without a progress
+    line, once the command has run for :data:`QUIET_SECONDS`."""
+
+    def __init__(self, show: Callable[[], object], every: float | None = None) -> None:
+        self.show = show
+        self.every = HEARTBEAT_SECONDS if every is None else every
+        self.started = _started(time.monotonic())
+        self.last = time.monotonic()
+        self.stop = threading.Event()
+        threading.Thread(target=self._beat, name="progress", daemon=True).start()
+
+    def _beat(self) -> None:
+        while not self.stop.wait(min(0.25, self.every)):
+            now = time.monotonic()
+            if now - self.last >= self.every and now - self.started >= QUIET_SECONDS:
+                self.beat()
+
+    def beat(self) -> None:
+        """Show the progress now (and count the time to the next from here)."""
+        self.last = time.monotonic()
+        self.show()
+
+    def close(self) -> None:
+        """Stop the thread."""
+        self.stop.set()
+
+
 def _progress_lines(
     items: Iterable[Item], total: int | None, desc: str, each: bool
 ) -> Iterator[Item]:
     start = time.monotonic()
     started = _started(start)
     done = 0
+    beat = _Heartbeat(
+        lambda: click.echo(_status(desc, done, total, time.monotonic() - start), err=True)
+    )
 
     def line() -> None:
-        now = time.monotonic()
-        if now - started >= QUIET_SECONDS:
-            count = f"{done}/{total}" if total is not None else str(done)
-            click.echo(f"{desc}: {count} done ({now - start:.1f} s)", err=True)
+        if time.monotonic() - started >= QUIET_SECONDS:
+            beat.beat()
 
-    for item in items:
-        yield item
-        done += 1
-        if each:
+    try:
+        for item in items:
+            yield item
+            done += 1
+            if each:
+                line()
+        if not each:
             line()
-    if not each:
-        line()
+    finally:
+        beat.close()
+
+
+class working:  # noqa: N801  (a statement: ``with working("counting"): ...``)
+    """Show that a step without parts to count is running: on a terminal, a line with the
+    time spent, redrawn every second; otherwise a line every :data:`HEARTBEAT_SECONDS`
+    (after :data:`QUIET_SECONDS`) with the time spent so far."""
+
+    def __init__(self, desc: str) -> None:
+        self.desc = desc
+        self.start = time.monotonic()
+        self.bar: Any = None
+        self.beat: _Heartbeat | None = None
+
+    def _line(self) -> None:
+        click.echo(f"{self.desc}: running ({time.monotonic() - self.start:.0f} s)", err=True)
+
+    def __enter__(self) -> working:
+        if sys.stderr.isatty():
+            self.bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed}")
+            self.beat = _Heartbeat(self.bar.refresh, every=1.0)
+        else:
+            self.beat = _Heartbeat(self._line)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.beat is not None:
+            self.beat.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -258,8 +339,14 @@ def _run(args: list[str], debug: bool) -> None:
             hint = f" (see '{exc.ctx.command_path} --help')"
         click.echo(f"error: {exc.format_message()}{hint}", err=True)
         sys.exit(2)
-    except click.Abort:
+    except click.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            click.echo(f"interrupted: {_resume_hint(args)}", err=True)
+            sys.exit(INTERRUPTED)
         sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: {_resume_hint(args)}", err=True)
+        sys.exit(INTERRUPTED)
     except TenetError as exc:
         if debug:
             raise
@@ -272,6 +359,31 @@ def _run(args: list[str], debug: bool) -> None:
         click.echo(f"error: {_one_line(message)}", err=True)
         sys.exit(2)
     sys.exit(0)
+
+
+INTERRUPTED = 128 + signal.SIGINT
+"""Exit status after Ctrl-C (SIGINT), as a shell reports it."""
+
+
+def _resume_hint(args: Sequence[str]) -> str:
+    """What an interrupted command kept, and how to go on from there: the store given with
+    ``--store``, or the option to give for a command that has one."""
+    for k, arg in enumerate(args):
+        if arg == "--store" and k + 1 < len(args):
+            store: str | None = args[k + 1]
+            break
+        if arg.startswith("--store="):
+            store = arg.partition("=")[2]
+            break
+    else:
+        store = None
+    if store is not None:
+        return f"finished results are kept in {store}; run the same command again to resume"
+    command = next((cli.commands[a] for a in args if a in cli.commands), None)
+    options = {o for p in (command.params if command else []) for o in getattr(p, "opts", [])}
+    if "--store" in options:
+        return "nothing kept; with --store FILE, finished results are kept and a run resumes"
+    return "nothing kept"
 
 
 def _terminated(signum: int, frame: object) -> None:

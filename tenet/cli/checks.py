@@ -18,7 +18,14 @@ from tenet.errors import SpecError
 if TYPE_CHECKING:
     from tenet.dse import Constraint, ExecutionOptions
 
-__all__ = ["check_before_work", "check_writable", "describe_error", "writable_path"]
+__all__ = [
+    "check_before_work",
+    "check_folder",
+    "check_writable",
+    "describe_error",
+    "writable_folder",
+    "writable_path",
+]
 
 
 def check_writable(path: str | None, option: str) -> None:
@@ -50,6 +57,40 @@ def check_writable(path: str | None, option: str) -> None:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise SpecError(f"cannot write {path!r}: {reason}", source=option) from exc
+
+
+def check_folder(path: str | None, option: str) -> None:
+    """Refuse, naming ``option``, an output folder ``path`` that cannot be made or written
+    into: a file, or below a folder where nothing can be created.
+
+    Examples
+    --------
+    >>> check_folder("/proc/specs", "--output")
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: --output: cannot write into '/proc/specs': No such file or directory
+    """
+    if path is None:
+        return
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise SpecError(f"cannot write into {path!r}: it is a file, not a folder", source=option)
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        raise SpecError(f"cannot write into {path!r}: '{existing}' is a file", source=option)
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".tenet.", suffix=".tmp"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise SpecError(f"cannot write into {path!r}: {reason}", source=option) from exc
+
+
+def writable_folder(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: check an output folder option with :func:`check_folder` while the
+    command line is parsed, before any work starts."""
+    check_folder(value, _option_name(param))
+    return value
 
 
 def describe_error(exc: BaseException) -> str | None:

@@ -31,6 +31,7 @@ from tenet.cli.options import (
     image_path,
     kept_output,
     record_options,
+    save_plot,
 )
 from tenet.dse import (
     OBJECTIVES,
@@ -44,8 +45,7 @@ from tenet.dse import (
     space_options,
 )
 from tenet.errors import SpecError
-from tenet.report import save_axes
-from tenet.spec import WorkloadSpec, load_network, load_workload, strict_json
+from tenet.spec import WorkloadSpec, load_architecture, load_network, load_workload, strict_json
 from tenet.vocab import STRATEGIES, Neighbourhood, Strategy, column
 
 if TYPE_CHECKING:
@@ -244,11 +244,16 @@ def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
         return str(shown.to_csv(index=False).rstrip("\n"))
     if fmt == "json":
         return strict_json(json.loads(shown.to_json(orient="records")))
-    return f"{head}\n{shown.to_string(index=False)}" if len(shown) else f"{head}\n(no design point)"
+    text = shown.to_string(index=False, na_rep="-")
+    return f"{head}\n{text}" if len(shown) else f"{head}\n(no design point)"
 
 
 def _sizes_line(exploration: Exploration) -> str:
     s = exploration.sizes
+    if s is None:
+        from tenet.dse import NOT_SEARCHED
+
+        return f"{exploration.workload} on {exploration.architecture}: {NOT_SEARCHED}"
     return (
         f"{exploration.workload} on {exploration.architecture}: {s.every_order} mappings with "
         f"every order, {s.generated} generated, {s.distinct} without symmetric duplicates, "
@@ -266,7 +271,7 @@ def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
     from tenet.dse import draw_pareto
 
     ax = draw_pareto(results, x.strip(), y.strip() or "energy")
-    save_axes(ax, plot, "--plot")
+    save_plot(ax, plot, "--plot")
 
 
 SweepItem = str | WorkloadSpec | tuple[str, str, Mapping[str, int]]
@@ -319,19 +324,26 @@ def _search(
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)
-        if len(exploration.results) < exploration.sizes.kept:
+        kept = exploration.sizes.kept if exploration.sizes is not None else 0
+        if exploration.complete and len(exploration.results) < kept:
             click.echo(
-                f"  {len(exploration.results)} of {exploration.sizes.kept} evaluated exactly "
-                "(constructive)",
+                f"  {len(exploration.results)} of {kept} evaluated exactly (constructive)",
                 err=True,
             )
     objective, top = r.objective, r.top
     best = result.ranked(objective, top, constraints)
-    head = f"best {top} by {objective}" + (" per workload and array" if len(best) > top else "")
+    shown = max(
+        (len(e.ranked(objective, top, constraints)) for e in result.explorations), default=0
+    )
+    head = f"best {shown} by {objective}" + (
+        " per workload and array" if len(result.explorations) > 1 else ""
+    )
+    if not shown and not result.complete:
+        head = "no design point evaluated within the time budget"
     if scheduled is not None:
         ours = rank(scheduled, objective, top, constraints)
         best = by_source({"schedule": ours, "space": best})
-        head = f"best {top} by {objective} from the schedule and from the space"
+        head = f"best {max(shown, len(ours))} by {objective} from the schedule and from the space"
     r.out.write(_render(best, r.out.fmt, head))
     _plot(constrained(result.results, constraints), r.pareto, r.plot)
     _report(result.results, items, archs, r)
@@ -402,6 +414,10 @@ def dse_command(
     if tile_levels and request.out.fmt != "table":
         raise click.UsageError("--tile prints tables: use --format table")
     spec = load_workload(workload)
+    if tile_levels:
+        from tenet.dse import check_tile_levels
+
+        check_tile_levels(load_architecture(arch), tile_levels)
     reductions = (*spec.reductions, *reduction)
     scheduled = None
     if reuse and not from_schedule:
@@ -447,6 +463,7 @@ def _tile_best(
         workers=run.workers,
         address=run.address,
         store=run.store,
+        progress=lambda items, total: progress(items, total=total, desc="tiling: tile sizes"),
     )
     lines = []
     for exploration in result.explorations:
@@ -534,9 +551,14 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
         top_k=request.top_k,
     )
     best = result.best(request.objective)
-    table = layer_table(best, {label: (w, p) for label, w, p in items}, archs[0])
+    table = layer_table(
+        best,
+        {label: (w, p) for label, w, p in items},
+        archs[0],
+        progress=lambda rows, total: progress(rows, total=total, desc="layers: DRAM traffic"),
+    )
     request.out.write(_render_columns(table[LAYER_COLUMNS], request.out.fmt))
-    save_axes(plot_layers(table, title=f"{spec.name} on {archs[0]}")[0], plot, "--layers-plot")
+    save_plot(plot_layers(table, title=f"{spec.name} on {archs[0]}")[0], plot, "--layers-plot")
     _report(result.results, items, archs, request)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from tenet import assess, assess_experiment, check
-from tenet.cli.app import cli, neighbourhood_option, progress
+from tenet.cli.app import cli, neighbourhood_option, progress, working
 from tenet.cli.options import (
     TENET_FILES,
     TENET_FILES_LONG,
@@ -58,12 +58,19 @@ def eval_command(
         raise click.UsageError("give experiment files or --workload/--arch/--dataflow, not both")
     if not experiments and not all(triple):
         raise click.UsageError("give experiment files, or all of --workload, --arch, --dataflow")
+    if latex and not symbolic:
+        raise click.UsageError("--latex needs --symbolic")
+    if latex and out.fmt != "table":
+        raise click.UsageError(f"--latex writes LaTeX: give it or --format {out.fmt}, not both")
     if symbolic:
         if experiments:
             raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")
         from tenet import analyze_symbolic
 
-        formulas = analyze_symbolic(*problem.names(), params=params, neighbourhood=neighbourhood)
+        with working("counting the formulas"):
+            formulas = analyze_symbolic(
+                *problem.names(), params=params, neighbourhood=neighbourhood
+            )
         text = formulas.to_json() if out.fmt == "json" else str(formulas)
         out.write(formulas.to_latex() if latex else text)
         return

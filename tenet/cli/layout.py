@@ -10,6 +10,7 @@ from typing import cast
 import click
 
 from tenet.cli.app import choice_option, cli, neighbourhood_option
+from tenet.cli.checks import writable_path
 from tenet.cli.options import (
     YAML_FILES,
     OutputOptions,
@@ -18,14 +19,35 @@ from tenet.cli.options import (
     image_path,
     output_options,
     problem_options,
+    save_plot,
     scratchpad_options,
 )
+from tenet.errors import SpecError
 from tenet.layout import SEARCHES, Search, load_layout_problem, search_layout, write_layout_file
-from tenet.report import layout_dict, layout_text, save_axes
+from tenet.report import layout_dict, layout_text
 from tenet.spec import load_architecture, load_workload
 from tenet.vocab import Neighbourhood, column
 
-__all__ = ["layout_command"]
+__all__ = ["layout_command", "layout_rank_command", "LAYOUT_NOTE"]
+
+LAYOUT_NOTE = (
+    "latency_ingress_layout_cycles: the fetches of every read tensor through the banks, one\n"
+    "tensor after another (the sum of their cycles, plus the scratchpad latency - 1), with no\n"
+    "overlap with compute; latency_cycles overlaps ingress, compute and egress, so it can be\n"
+    "the smaller of the two (docs/layout.md)."
+)
+"""Printed under the ``tenet layout-rank`` table: why its two latencies differ."""
+
+
+def _objective(name: str) -> str:
+    """Check an objective's name while the command line is parsed (before the search)."""
+    from tenet.dse import objective
+
+    try:
+        objective(name)
+    except SpecError as exc:
+        raise SpecError(str(exc), source="--objective") from exc
+    return name
 
 
 @cli.command("layout")
@@ -42,7 +64,12 @@ __all__ = ["layout_command"]
 @click.option(
     "--depth", type=click.IntRange(min=1), default=2, show_default=True, help="Exhaustive depth."
 )
-@click.option("--save", type=click.Path(dir_okay=False), help="Write the layouts to this file.")
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False),
+    callback=writable_path,
+    help="Write the layouts to this file.",
+)
 @click.option(
     "--plot",
     "plot_file",
@@ -83,6 +110,7 @@ def layout_command(
     metrics = lp.evaluate()
     if save is not None:
         write_layout_file(save, lp.layouts)
+        click.echo(f"wrote {save}", err=True)
     if plot_file is not None:
         from tenet.report import bank_use, plot_bank_use, plot_bank_use_pair
 
@@ -94,7 +122,7 @@ def layout_command(
             titles = (f"{tensor}: given layout", f"{tensor}: layout found ({method})")
             before = bank_use(replace(given, scratchpad=lp.scratchpad), tensor)
             ax = plot_bank_use_pair(before, bank_use(lp, tensor), titles)[0]
-        save_axes(ax, plot_file, "--plot")
+        save_plot(ax, plot_file, "--plot")
     if out.fmt == "json":
         out.write(json.dumps(layout_dict(metrics, found), indent=2))
     else:
@@ -104,7 +132,11 @@ def layout_command(
 @cli.command("layout-rank")
 @problem_options(YAML_FILES[:2])
 @click.option(
-    "--objective", default="latency", show_default=True, help="Objective of the first cut."
+    "--objective",
+    default="latency",
+    show_default=True,
+    callback=lambda ctx, param, value: _objective(value),
+    help="Objective of the first cut.",
 )
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True)
 @scratchpad_options()
@@ -155,4 +187,4 @@ def layout_rank_command(
     elif out.fmt == "csv":
         out.write(table.to_csv(index=False).rstrip("\n"))
     else:
-        out.write(table.to_string(index=False))
+        out.write(f"{table.to_string(index=False)}\n\n{LAYOUT_NOTE}")

@@ -15,6 +15,7 @@ from tenet.cli.options import (
     image_path,
     output_options,
     problem_options,
+    save_plot,
 )
 from tenet.errors import SpecError, TenetError
 from tenet.maestro import (
@@ -26,7 +27,7 @@ from tenet.maestro import (
     load_hardware,
     load_mapping,
 )
-from tenet.report import records_table, save_axes
+from tenet.report import records_table
 from tenet.spec import strict_json
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def compare_command(
     if plot_path:
         from tenet.report import plot_comparison
 
-        save_axes(plot_comparison(table), plot_path, "--plot")
+        save_plot(plot_comparison(table), plot_path, "--plot")
     if out.fmt == "json":
         out.write(strict_json(table.to_dict(orient="records")))
     elif out.fmt == "csv":

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
 
@@ -32,10 +32,14 @@ from tenet.cli.checks import writable_path
 from tenet.designs import DesignPoint
 from tenet.dse import ExecutionOptions
 from tenet.errors import SpecError
-from tenet.report import image_format
+from tenet.report import image_format, save_axes
 from tenet.spec import ScratchpadSpec
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 __all__ = [
+    "save_plot",
     "Decorator",
     "record_options",
     "ProblemOptions",
@@ -368,3 +372,10 @@ def collect_designs(
     if not points:
         raise click.UsageError("give experiment files, --designs FILE, or -w/-a/-d")
     return designs.label_designs(points)
+
+
+def save_plot(ax: Axes, path: str, option: str) -> None:
+    """Save the figure ``ax`` is drawn on to ``path`` (format from its suffix) and say so on
+    stderr."""
+    save_axes(ax, path, option)
+    click.echo(f"wrote {path}", err=True)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from tenet.cli.app import cli, write_output
+from tenet.cli.checks import writable_folder, writable_path
 from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options
 
 if TYPE_CHECKING:
@@ -34,7 +35,15 @@ def _written(directory: str, paths: list[Path]) -> None:
 
 @import_group.command("accelforge")
 @click.argument("spec", type=click.Path())
-@click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    "directory",
+    required=True,
+    type=click.Path(file_okay=False),
+    callback=writable_folder,
+    help="Folder of the specs written.",
+)
 def import_accelforge(spec: str, directory: str) -> None:
     """Read an AccelForge SPEC file (arch, workload, mapping) into tenet specs in DIRECTORY."""
     from tenet.peers import read_accelforge, write_specs
@@ -48,7 +57,15 @@ def import_accelforge(spec: str, directory: str) -> None:
 @click.option("--workload", "-w", required=True, type=click.Path(), help="ZigZag workload.")
 @click.option("--accelerator", "-a", required=True, type=click.Path(), help="ZigZag hardware.")
 @click.option("--mapping", "-m", required=True, type=click.Path(), help="ZigZag mapping.")
-@click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    "directory",
+    required=True,
+    type=click.Path(file_okay=False),
+    callback=writable_folder,
+    help="Folder of the specs written.",
+)
 def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str) -> None:
     """Read ZigZag's workload, accelerator and mapping files into tenet specs in DIRECTORY
     (loops allocated to memories innermost first, as far as each memory's size allows)."""
@@ -89,7 +106,13 @@ def _specs(problem: ProblemOptions) -> ProblemSpecs:
 
 @export_group.command("accelforge")
 @problem_options(YAML_FILES)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    callback=writable_path,
+    help="Write to this file.",
+)
 def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
     from tenet.peers import dump, write_accelforge
@@ -100,7 +123,15 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
 
 @export_group.command("zigzag")
 @problem_options(YAML_FILES)
-@click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    "directory",
+    required=True,
+    type=click.Path(file_okay=False),
+    callback=writable_folder,
+    help="Folder of the specs written.",
+)
 def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
     from tenet.peers import write_specs, write_zigzag

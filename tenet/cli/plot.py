@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 from tenet import report
-from tenet.cli.app import cli, progress
-from tenet.cli.options import design_inputs, image_path
+from tenet.cli.app import cli, progress, working
+from tenet.cli.options import design_inputs, image_path, save_plot
 from tenet.designs import DesignPoint, evaluate_designs
 from tenet.errors import TenetError
 from tenet.report import DESIGN_COLUMNS
@@ -42,7 +42,8 @@ def _draw(
     if kind == "spacetime":
         if len(points) != 1:
             raise click.UsageError(f"spacetime draws one design point, got {len(points)}")
-        table = report.space_time_table(points[0].problem(), max_points=max_points)
+        with working("space-time points"):
+            table = report.space_time_table(points[0].problem(), max_points=max_points)
         return report.plot_space_time(
             table, report.new_axes(size or report.space_time_size(table), dpi)
         )
@@ -121,4 +122,4 @@ def plot_command(
         if isinstance(exc, TenetError):
             raise
         raise click.ClickException(str(exc)) from exc
-    report.save_axes(ax, output, "--output")
+    save_plot(ax, output, "--output")

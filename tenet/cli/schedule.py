@@ -30,7 +30,7 @@ from tenet.schedule import (
     spacetime_mappings,
     time_candidates,
 )
-from tenet.spec import WorkloadSpec, load_architecture, load_workload
+from tenet.spec import WorkloadSpec, check_params, load_architecture, load_workload
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,7 +76,9 @@ def _dependences(
     its dependences."""
     assert problem.workload  # a required option
     spec = load_workload(problem.workload)
-    model = parametric_workload(spec, problem.params() if bind else {})
+    params = problem.params()
+    check_params(params, spec, what=spec.name, source="--param")  # bound or not
+    model = parametric_workload(spec, params if bind else {})
     found = dependence_polyhedra(model, (*spec.reductions, *chains.reduction), reuse=chains.reuse)
     return spec, model, found
 

@@ -19,8 +19,9 @@ from tenet.cli.options import (
     output_options,
     problem_options,
 )
-from tenet.dse import ExecutionOptions, TilingSearch
-from tenet.vocab import MEMORY_OBJECTIVES, MemoryObjective
+from tenet.dse import TILING_AUTO_LIMIT, ExecutionOptions, TilingSearch
+from tenet.spec import load_architecture
+from tenet.vocab import ENERGY_UNIT_LABELS, MEMORY_OBJECTIVES, STRATEGIES, MemoryObjective, Strategy
 
 __all__ = ["tile_command"]
 
@@ -62,6 +63,20 @@ def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
     help="Also try tile sizes that are multiples of this, dividing the loop or not.",
 )
 @choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
+@choice_option(
+    "--strategy",
+    STRATEGIES,
+    "auto",
+    "Evaluate every tiling, or build the top-k (auto: built when no --level, --dim or "
+    f"--aligned is given and the space holds more than {TILING_AUTO_LIMIT} tilings).",
+)
+@click.option(
+    "--top-k",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Tilings the constructive strategy evaluates exactly.",
+)
 @execution_options(workers=1)  # as `tenet dse`, but one worker (this process) by default
 @output_options()
 def tile_command(
@@ -72,28 +87,38 @@ def tile_command(
     dims: tuple[str, ...],
     aligned: int | None,
     objective: MemoryObjective,
+    strategy: Strategy,
+    top_k: int,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
-    and its exact figures per level and tensor (docs/memory.md). With ``--workers`` above 1
+    and its exact figures per level and tensor (docs/memory.md). A large default space is
+    built constructively (--strategy). With ``--workers`` above 1
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
     finished choice of tile sizes is kept and a search started again resumes."""
     check_before_work((), execution, None, None, out.path)
     from tenet.dse import TilingSpace, run_tiling
 
     start = time.process_time()
+    told: list[str] = []
     in_process = execution.workers == 1 and execution.engine == "local"
     found = run_tiling(
         *problem.names(),
         problem.params(),
-        TilingSpace(levels or None, dims or None, aligned=aligned),
+        TilingSpace(levels or None, dims or None, aligned=aligned)
+        if levels or dims or aligned
+        else None,
         objective=objective,
         execution=replace(
             execution,
             engine=None if in_process else execution.engine,
             progress=lambda items, total: progress(items, total=total, desc="tile sizes"),
         ),
+        strategy=strategy,
+        top_k=top_k,
+        report=told.append,
     )
+    click.echo("\n".join(told), err=True)  # after the search: an error stays one line
     summary = _summary(found, time.process_time() - start)
     table = found.best.metrics.table()
     if out.fmt == "json":
@@ -102,7 +127,22 @@ def tile_command(
     elif out.fmt == "csv":
         out.write(table.to_csv().rstrip("\n"))
     else:
-        lines = [f"{key:14} {value}" for key, value in summary.items() if key != "tiles"]
+        assert problem.architecture  # a required option
+        energy = ENERGY_UNIT_LABELS[load_architecture(problem.architecture).energy.unit]
+        units = {
+            "objective": {"latency": "cycles", "energy": energy}.get(
+                objective, f"{energy} x cycles"
+            ),
+            "latency": "cycles",
+            "energy": energy,
+            "traffic_dram": "elements",
+            "cpu_seconds": "s",
+        }
+        lines = [
+            f"{key:14} {value} {units.get(key, '')}".rstrip()
+            for key, value in summary.items()
+            if key != "tiles"
+        ]
         lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in summary["tiles"].items()]
         lines += ["", table.to_string()]
         out.write("\n".join(lines))

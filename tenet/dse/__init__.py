@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from tenet.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from tenet.dse.explore import Exploration, Sweep, sweep
+    from tenet.dse.explore import NOT_SEARCHED, Exploration, Sweep, sweep
     from tenet.dse.layers import LAYER_COLUMNS, layer_table
     from tenet.dse.ranking.headline import compare_data_centric
     from tenet.dse.ranking.layout import LAYOUT_COLUMN, rank_by_layout
@@ -31,7 +31,12 @@ if TYPE_CHECKING:
     from tenet.dse.run.store import ROW_COLUMNS, ResultStore
     from tenet.dse.space.design import SpaceOptions, space_options
     from tenet.dse.space.schedules import explore_schedule
-    from tenet.dse.tiling.run import run_tiling, tile_mappings
+    from tenet.dse.tiling.run import (
+        TILING_AUTO_LIMIT,
+        check_tile_levels,
+        run_tiling,
+        tile_mappings,
+    )
     from tenet.dse.tiling.search import TilingSearch, TilingSpace
 
 __all__ = [
@@ -41,15 +46,18 @@ __all__ = [
     "Exploration",
     "LAYER_COLUMNS",
     "LAYOUT_COLUMN",
+    "NOT_SEARCHED",
     "OBJECTIVES",
     "Progress",
     "ROW_COLUMNS",
     "ResultStore",
     "SpaceOptions",
     "Sweep",
+    "TILING_AUTO_LIMIT",
     "TilingSearch",
     "TilingSpace",
     "by_source",
+    "check_tile_levels",
     "compare_data_centric",
     "constrained",
     "design_report",
@@ -69,6 +77,7 @@ __all__ = [
 
 _HOME = {
     "Exploration": "explore",
+    "NOT_SEARCHED": "explore",
     "Sweep": "explore",
     "sweep": "explore",
     "LAYER_COLUMNS": "layers",
@@ -94,7 +103,9 @@ _HOME = {
     "SpaceOptions": "space.design",
     "space_options": "space.design",
     "explore_schedule": "space.schedules",
+    "TILING_AUTO_LIMIT": "tiling.run",
     "run_tiling": "tiling.run",
+    "check_tile_levels": "tiling.run",
     "tile_mappings": "tiling.run",
     "TilingSearch": "tiling.search",
     "TilingSpace": "tiling.search",

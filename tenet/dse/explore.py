@@ -31,7 +31,15 @@ if TYPE_CHECKING:
     import pandas as pd
     from typing_extensions import Unpack
 
-__all__ = ["Exploration", "ExecutionOptions", "SearchArguments", "Sweep", "explore", "sweep"]
+__all__ = [
+    "NOT_SEARCHED",
+    "Exploration",
+    "ExecutionOptions",
+    "SearchArguments",
+    "Sweep",
+    "explore",
+    "sweep",
+]
 
 
 class SearchArguments(TypedDict, total=False):
@@ -47,23 +55,55 @@ class SearchArguments(TypedDict, total=False):
     top_k: int
 
 
+NOT_SEARCHED = "not searched (time budget)"
+"""The ``name`` and ``status`` of the row that stands for what a time budget left out."""
+
+
 @dataclass(frozen=True)
 class Exploration:
     """The outcome of exploring one workload on one architecture."""
 
     workload: str
     architecture: str
-    sizes: SpaceSizes
+    sizes: SpaceSizes | None
+    """Sizes of the design space; None when the time budget ran out before it was built."""
     results: pd.DataFrame
     """One row per evaluated design point, in the space's order."""
     complete: bool
     """Whether every design point has a row (False after a time budget ran out)."""
+    planned: int | None = None
+    """Design points the search was to evaluate (None: not known, the space was not built)."""
 
     def ranked(
         self, by: str = "latency", top: int | None = None, constraints: Sequence[Constraint] = ()
     ) -> pd.DataFrame:
         """Return the feasible design points, best first by objective ``by``."""
+        if self.sizes is None:
+            return self.results
         return rank(self.results, by, top, constraints)
+
+    def unsearched(self) -> pd.DataFrame:
+        """Return one row standing for the design points a time budget left out, named and
+        with status :data:`NOT_SEARCHED` and saying how many (none when complete)."""
+        import pandas as pd
+
+        if self.complete:
+            return pd.DataFrame()
+        left = (
+            "every design point"
+            if self.planned is None
+            else (f"{self.planned - len(self.results)} of {self.planned} design points")
+        )
+        return pd.DataFrame(
+            [
+                {
+                    "workload": self.workload,
+                    "architecture": self.architecture,
+                    "name": f"{NOT_SEARCHED}: {left}",
+                    "status": NOT_SEARCHED,
+                }
+            ]
+        )
 
     def pareto(
         self, x: str = "latency", y: str = "energy", constraints: Sequence[Constraint] = ()
@@ -93,13 +133,21 @@ class Sweep:
     def ranked(
         self, by: str = "latency", top: int | None = None, constraints: Sequence[Constraint] = ()
     ) -> pd.DataFrame:
-        """Return the feasible design points of every exploration in one table, each
-        exploration's best ``top`` first by objective ``by``."""
+        """Return the best ``top`` design points of each exploration by objective ``by``,
+        each followed by its :meth:`Exploration.unsearched` row when a time budget left some
+        out."""
         import pandas as pd
 
-        return pd.concat(
-            [e.ranked(by, top, constraints) for e in self.explorations], ignore_index=True
-        )
+        parts = []
+        for e in self.explorations:
+            parts += [e.ranked(by, top, constraints)] if e.sizes is not None else []
+            parts += [] if e.complete else [e.unsearched()]
+        if not parts:
+            return pd.DataFrame()
+        counts = {c for part in parts for c, kind in part.dtypes.items() if kind.kind in "iu"}
+        table = pd.concat(parts, ignore_index=True)
+        # the rows of what was not searched have no figures: counts stay integers beside them
+        return table.astype({c: "Int64" for c in counts if table[c].dtype.kind == "f"})
 
     def best(self, by: str = "latency", constraints: Sequence[Constraint] = ()) -> pd.DataFrame:
         """Return the best design point of each (workload, architecture) by objective ``by``."""
@@ -283,7 +331,15 @@ def _explore(
         space.sizes,
         results,
         len(results) == len(candidates),
+        len(candidates),
     )
+
+
+def _not_searched(label: str | None, workload: WorkloadSpec, architecture: str) -> Exploration:
+    """The exploration of a workload on an array that a time budget left out entirely."""
+    import pandas as pd
+
+    return Exploration(label or workload.name, architecture, None, pd.DataFrame(), False)
 
 
 def explore(
@@ -330,7 +386,9 @@ def sweep(
     """Explore every workload on every architecture with one engine and one store.
 
     A workload is a source or a ``(label, source, params)`` triple (e.g. a network layer).
-    The time budget covers the whole sweep.
+    The time budget covers the whole sweep: past it, no design point starts, those running
+    are dropped, and what was left out is told by :meth:`Sweep.ranked` (a row named
+    :data:`NOT_SEARCHED` per workload and array).
 
     Parameters
     ----------
@@ -380,10 +438,14 @@ def sweep(
     run = execution or ExecutionOptions()
     session = _Session(run)
     deadline = None if run.time_budget is None else time.monotonic() + run.time_budget
-    done = []
+    done: list[Exploration] = []
     try:
         for (label, _, own), spec in zip(items, specs, strict=True):
             for array in arrays:
+                # past the budget, a space is not even built (but the first, for its sizes)
+                if done and deadline is not None and time.monotonic() >= deadline:
+                    done.append(_not_searched(label, spec, array.name))
+                    continue
                 done.append(
                     _explore(
                         session,
@@ -405,5 +467,7 @@ def sweep(
     except BaseException as failure:
         session.close(failure)
         raise
-    session.close()
-    return Sweep(tuple(done))
+    result = Sweep(tuple(done))
+    # past the budget, the points still running are dropped rather than waited for
+    session.close(None if result.complete else TimeoutError("the time budget ran out"))
+    return result

@@ -17,6 +17,7 @@ import pandas as pd
 
 from tenet.api import load_problem
 from tenet.counting import count
+from tenet.dse.run.execution import Progress
 from tenet.dse.tiling.constructive import construct_tilings
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.vocab import column
@@ -62,11 +63,14 @@ def layer_table(
     layers: Mapping[str, tuple[Any, Mapping[str, int]]],
     architecture: str | ArchitectureSpec,
     top_k: int = 3,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Return one row per layer of ``best`` (a sweep's best row per workload label), with its
-    DRAM traffic; ``layers`` maps a label to its workload source and size parameters."""
+    DRAM traffic; ``layers`` maps a label to its workload source and size parameters;
+    ``progress`` (none: no display) wraps the layers (called with ``total=``)."""
     rows = []
-    for _, row in best.iterrows():
+    shown = best.iterrows() if progress is None else progress(best.iterrows(), total=len(best))
+    for _, row in shown:
         source, params = layers[str(row["workload"])]
         traffic = dram_traffic(
             source, architecture, params, str(row["space_stamp"]), str(row["time_stamp"]), top_k

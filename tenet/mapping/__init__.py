@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.recover import LoopDigit, box, difference, from_digits, from_stamps
-from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, to_stamps
+from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, tile_maps, to_stamps
 from tenet.mapping.tiling import tiled_nest, tiling_key
 from tenet.mapping.tuples import TupleMapping
 
@@ -16,6 +16,7 @@ __all__ = [
     "LoopNest",
     "Stamps",
     "to_stamps",
+    "tile_maps",
     "dataflow_spec",
     "tensor_tiles",
     "LoopDigit",

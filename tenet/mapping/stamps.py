@@ -16,10 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
+import islpy as isl
+
+from tenet.isl_utils import parse_map
 from tenet.mapping.nest import Loop, LoopNest
 from tenet.spec.dataflow import DataflowSpec
 
-__all__ = ["Stamps", "to_stamps", "tensor_tiles", "dataflow_spec"]
+__all__ = ["Stamps", "to_stamps", "tile_maps", "tensor_tiles", "dataflow_spec"]
 
 
 @dataclass(frozen=True)
@@ -130,3 +133,8 @@ def tensor_tiles(nest: LoopNest, tensor: str) -> dict[str, str]:
         if parts:
             out[level.level] = f"{{{head} -> {level.level.upper()}[{', '.join(parts)}]}}"
     return out
+
+
+def tile_maps(nest: LoopNest) -> list[tuple[str, isl.Map]]:
+    """Return the tile stamp of each level of ``nest`` inside the outermost, as isl maps."""
+    return [(level, parse_map(text)) for level, text in to_stamps(nest).tiles.items()]

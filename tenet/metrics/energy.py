@@ -9,7 +9,7 @@ __all__ = ["energy"]
 
 def energy(macs: int, accesses_l1: int, accesses_l2: int, table: EnergySpec) -> float:
     """Return the energy of ``macs`` MACs, ``accesses_l1`` PE-buffer and ``accesses_l2``
-    scratchpad accesses, in the unit of the energy ``table`` (pJ in the zoo).
+    scratchpad accesses, in the unit of the energy ``table`` (one MAC = 1 in the zoo).
 
     Examples
     --------

@@ -14,7 +14,7 @@ from tenet.metrics.original import OriginalReport, original_report
 from tenet.metrics.utilisation import active_pes_avg, utilisation
 from tenet.metrics.volume import TensorCounts, count_tensor
 from tenet.model.problem import Problem
-from tenet.vocab import Access, Neighbourhood, TensorName
+from tenet.vocab import Access, EnergyUnit, Neighbourhood, TensorName
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,6 +82,8 @@ class Metrics:
     bandwidth_scratchpad: Fraction
     energy: float
     original: OriginalReport
+    energy_unit: EnergyUnit = "MAC"
+    """The unit of ``energy``: the architecture's energy table's."""
 
     def tensor(self, name: TensorName, access: Access | None = None) -> TensorMetrics:
         """Return the metrics of tensor ``name`` (and ``access`` when it is read and written)."""
@@ -167,6 +169,7 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         bandwidth_pe=bandwidth(sum(c.reused_spatial for c in counts), latency),
         bandwidth_scratchpad=bandwidth(unique_in + unique_out, latency),
         energy=energy(macs, l1, l2, arch.energy),
+        energy_unit=arch.energy.unit,
         original=original_report(
             counts,
             macs=macs,

@@ -282,6 +282,7 @@ def reference_metrics(
             Fraction(unique_in + unique_out, latency) if latency else Fraction(0)
         ),
         "energy": macs * arch.energy.mac + l1 * arch.energy.l1 + l2 * arch.energy.l2,
+        "energy_unit": arch.energy.unit,
     }
     result["original"] = _original_report(rows, result, arch.bandwidth, arch.latency)
     result["tensors"] = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows]

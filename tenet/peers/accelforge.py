@@ -251,6 +251,15 @@ def read_accelforge(path: str | Path) -> specs.Imported:
     doc = read_peer_yaml(path)
     if not isinstance(doc, dict):
         raise SpecError("expected a mapping with arch, workload and mapping", source=src)
+    missing = [key for key in ("arch", "workload", "mapping") if key not in doc]
+    if missing:
+        found = ", ".join(map(str, doc)) or "none"
+        tenet = " (a tenet spec: tenet eval reads it)" if {"name", "domain"} & set(doc) else ""
+        raise SpecError(
+            f"not an AccelForge spec: expected the keys arch, workload and mapping, found "
+            f"{found}{tenet}",
+            source=src,
+        )
     dims, extents, operands, einsum, width = _workload(doc, src)
     arch, names, axes = _architecture(doc, src, width)
     per_pe = frozenset(lv["name"] for lv in arch["levels"] if lv.get("per_pe"))

@@ -11,6 +11,7 @@ import yaml
 
 from tenet.errors import SpecError
 from tenet.files import write_atomically
+from tenet.spec.io import read_text
 
 __all__ = ["read_peer_yaml", "need", "need_known", "write_specs", "dump"]
 
@@ -36,18 +37,18 @@ def read_peer_yaml(path: str | Path) -> Any:
     Raises
     ------
     SpecError
-        A file that does not exist, or is not YAML.
+        A file that does not exist, is binary, empty or not YAML.
     """
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise SpecError(f"cannot read the file: {exc.strerror}", source=str(path)) from exc
+    text = read_text(path)
     if "{%" in text or "{{" in text:
         raise SpecError("Jinja templates are not read: render the file first", source=str(path))
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
+        doc = yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
     except yaml.YAMLError as exc:
         raise SpecError(f"not YAML: {exc}".splitlines()[0], source=str(path)) from exc
+    if doc is None:
+        raise SpecError("the file is empty (no YAML document)", source=str(path))
+    return doc
 
 
 def need(data: Any, key: str | int, kind: type | tuple[type, ...], source: str, where: str) -> Any:

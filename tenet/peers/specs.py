@@ -15,6 +15,7 @@ from tenet.isl_utils import bind_params, parse_set
 from tenet.mapping import LoopNest, Stamps, box, from_stamps, to_stamps
 from tenet.spec.architecture import ArchitectureSpec, LevelSpec
 from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.params import check_params
 from tenet.spec.workload import WorkloadSpec
 
 __all__ = [
@@ -170,6 +171,10 @@ class ProblemSpecs:
     architecture: ArchitectureSpec
     dataflow: DataflowSpec
     params: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        what = f"{self.workload.name} on {self.architecture.name} with {self.dataflow.name}"
+        check_params(self.params, self.workload, self.architecture, self.dataflow, what=what)
 
     @property
     def bound(self) -> dict[str, int]:

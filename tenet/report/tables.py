@@ -65,7 +65,7 @@ DATAFLOW_COLUMNS: dict[str, str] = _columns(
 )
 """Per-dataflow metric -> its column in the comparison table (``bandwidth_pe`` is the
 interconnect bandwidth IBW, ``bandwidth_scratchpad`` the scratchpad bandwidth SBW; energy is in
-the unit of the architecture's energy table, pJ by convention)."""
+the unit of the architecture's energy table, its ``energy.unit``: MAC or pJ)."""
 
 
 def _value(value: object) -> object:

@@ -11,25 +11,26 @@ from tenet.layout.metrics import LayoutMetrics
 from tenet.layout.search import LayoutSearch
 from tenet.metrics.assessment import Assessment
 from tenet.metrics.memory import MemoryMetrics
+from tenet.vocab import ENERGY_UNIT_LABELS, unit_label
 
 __all__ = ["assessment_text", "layout_dict", "layout_text"]
 
 
-def _memory_lines(memory: MemoryMetrics) -> list[str]:
+def _memory_lines(memory: MemoryMetrics, energy_unit: str) -> list[str]:
     if len(memory.levels) < 2:
         return []
     lines = ["", memory.table().to_string(), ""]
     lines += [
         f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
-        f", reads {s.accesses_read}, writes {s.accesses_write}, latency {float(s.latency):g}"
-        f", energy {s.energy:g}"
+        f" elements, reads {s.accesses_read}, writes {s.accesses_write}, latency "
+        f"{float(s.latency):g} cycles, energy {s.energy:g} {energy_unit}"
         for s in memory.levels
     ]
     lines.append(
-        f"{'memory latency':24} {float(memory.latency):g} (bottleneck: {memory.bottleneck})"
+        f"{'memory latency':24} {float(memory.latency):g} cycles (bottleneck: {memory.bottleneck})"
     )
     lines.append(
-        f"{'memory energy':24} {memory.energy:g} (levels above, operands "
+        f"{'memory energy':24} {memory.energy:g} {energy_unit} (the levels above, operands "
         f"{memory.energy_operands:g}, links {memory.energy_links:g})"
     )
     lines += [f"  capacity: {v.message}" for v in memory.violations]
@@ -47,16 +48,22 @@ def assessment_text(assessment: Assessment, csv: bool = False) -> str:
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]
     summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
-    lines = [f"{metrics.name}", table.to_string(), ""]
-    lines += [f"{key:24} {value}" for key, value in summary.items() if key != "name"]
+    lines = [f"{metrics.name} (volumes in elements)", table.to_string(), ""]
+    units = {"energy": ENERGY_UNIT_LABELS[metrics.energy_unit]}
+    lines += [
+        f"{key:24} {value} {units.get(key, unit_label(key))}".rstrip()
+        for key, value in summary.items()
+        if key not in ("name", "energy_unit")
+    ]
     lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
     lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
-    lines += _memory_lines(memory)
+    lines += _memory_lines(memory, units["energy"])
     return "\n".join(lines)
 
 
 def _plain(value: object) -> object:
-    return str(value) if isinstance(value, Fraction) else value
+    """A figure as printed: a mean (a fraction) as a decimal of 3 places, the rest as is."""
+    return f"{float(value):.3f}" if isinstance(value, Fraction) else value
 
 
 def _json_value(value: object) -> object:
@@ -100,8 +107,8 @@ def layout_text(
         "",
         f"{'scratchpad':24} {sp.banks} banks x {sp.bank_width} words, "
         f"{sp.transaction_width}-word transactions",
-        f"{'latency_ingress_layout':24} {metrics.latency_ingress_layout}",
-        f"{'latency_egress_layout':24} {metrics.latency_egress_layout}",
+        f"{'latency_ingress_layout':24} {metrics.latency_ingress_layout} cycles",
+        f"{'latency_egress_layout':24} {metrics.latency_egress_layout} cycles",
     ]
     if found is not None:
         lines += [

@@ -22,6 +22,7 @@ import islpy as isl
 from tenet.isl_utils import parameters_of, parse_map, parse_set
 from tenet.model.legality import dependences
 from tenet.model.workload import Workload
+from tenet.spec.params import check_params
 from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import TensorName
 
@@ -50,6 +51,11 @@ def parametric_workload(spec: WorkloadSpec, params: Mapping[str, int] | None = N
     """Return the workload of ``spec`` with the size parameters in ``params`` bound and every
     other one left symbolic (the model's :meth:`Workload.from_spec` binds them all).
 
+    Raises
+    ------
+    SpecError
+        A size that is not positive, or that the workload does not have.
+
     Examples
     --------
     >>> from tenet.spec import load_workload
@@ -57,6 +63,7 @@ def parametric_workload(spec: WorkloadSpec, params: Mapping[str, int] | None = N
     >>> w.domain
     Set("[M, N] -> { S[i, j, k] : 0 <= i < M and 0 <= j < N and 0 <= k <= 3 }")
     """
+    check_params(params, spec, what=spec.name)
     bound = params or {}
     src = spec.source
     domain = _bind_some(parse_set(spec.domain, source=src, location="domain"), bound)

@@ -76,10 +76,24 @@ class SpaceTimeMapping(TupleMapping):
 
     @property
     def rectangular(self) -> bool:
-        """Whether every space and time row is one loop (no skew): what data-centric
-        directives can write."""
+        """Whether every space and time row is one loop and no time row is a loop on the
+        array (whose time would then follow the PE: a skew): what data-centric directives
+        can write, as :attr:`tenet.dse.space.mapping.AffineMapping.rectangular` says for the
+        design space.
+
+        Examples
+        --------
+        >>> def mapping(time: tuple[int, ...]) -> SpaceTimeMapping:
+        ...     return SpaceTimeMapping("S", ("i", "j", "k"), ((1, 0, 0), (0, 1, 0)), (0, 0),
+        ...                             (None, None), (time,), "band row")
+        >>> mapping((0, 0, 1)).rectangular, mapping((0, 1, 0)).rectangular
+        (True, False)
+        """
         rows = [*self.space, *self.time]
-        return all(sum(1 for c in row if c) == 1 and max(row) == 1 for row in rows)
+        if not all(sum(1 for c in row if c) == 1 and max(row) == 1 for row in rows):
+            return False
+        on_array = {row.index(1) for row in self.space}
+        return not any(row.index(1) in on_array for row in self.time)
 
     @property
     def pe_text(self) -> str:

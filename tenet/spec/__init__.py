@@ -23,7 +23,7 @@ from tenet.spec.original import (
     read_pe_array,
     read_statement,
 )
-from tenet.spec.params import check_sizes
+from tenet.spec.params import check_params, check_sizes
 from tenet.spec.template import instantiate, pe_extents, read_entry, split_arguments
 from tenet.spec.workload import AccessSpec, WorkloadSpec
 
@@ -39,6 +39,7 @@ __all__ = [
     "NetworkSpec",
     "ScratchpadSpec",
     "WorkloadSpec",
+    "check_params",
     "check_sizes",
     "load_architecture",
     "load_dataflow",

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tenet.spec.base import SpecModel
 from tenet.spec.layout import ScratchpadSpec
-from tenet.vocab import ENERGY_L1, ENERGY_L2, ENERGY_MAC
+from tenet.vocab import ENERGY_L1, ENERGY_L2, ENERGY_MAC, EnergyUnit
 
 __all__ = ["LinkSpec", "EnergySpec", "LevelNetworkSpec", "LevelSpec", "ArchitectureSpec"]
 
@@ -31,13 +31,19 @@ class LinkSpec(BaseModel):
 
 
 class EnergySpec(BaseModel):
-    """Energy per operation, in the architecture's energy unit (pJ in the zoo)."""
+    """Energy per operation, in the architecture's energy unit (relative to one MAC in the
+    zoo)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     mac: float = Field(ENERGY_MAC, description="Energy of one MAC.")
     l1: float = Field(ENERGY_L1, description="Energy of one L1 (PE-local buffer) access.")
     l2: float = Field(ENERGY_L2, description="Energy of one L2 (scratchpad) access.")
+    unit: EnergyUnit = Field(
+        "MAC",
+        description="Unit of the table (and of every energy counted with it): MAC, relative "
+        "to one MAC's energy (TENET's costs), or pJ.",
+    )
 
 
 class LevelNetworkSpec(BaseModel):

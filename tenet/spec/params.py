@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from tenet.errors import SpecError
 
-__all__ = ["param_names", "check_param_names", "check_sizes"]
+__all__ = ["param_names", "check_param_names", "check_sizes", "check_params"]
 
 _DECLARED = re.compile(r"^\s*\[([^\]]*)\]\s*->\s*\{")
 
@@ -86,3 +86,22 @@ def check_sizes(params: Mapping[str, int], source: str | None = "--param") -> No
     for name, value in params.items():
         if value < 1:
             raise SpecError(f"size {name}={value}: sizes must be at least 1", source=source)
+
+
+def check_params(
+    params: Mapping[str, int] | None, *specs: BaseModel, what: str, source: str | None = None
+) -> None:
+    """Refuse size parameters that are not positive or that none of ``specs`` (named ``what``
+    in the message) has: :func:`check_sizes`, then :func:`check_param_names`.
+
+    Examples
+    --------
+    >>> from tenet.zoo import workload
+    >>> check_params({"Q": 3}, workload("gemm"), what="gemm")
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: gemm has no size 'Q' (sizes: K, M, N)
+    """
+    if params:
+        check_sizes(params, source=source)
+        check_param_names(params, param_names(*specs), what, source=source)

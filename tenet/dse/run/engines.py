@@ -113,7 +113,7 @@ class LocalEngine(Engine):
         )
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
-        if kind is not None:  # stopped by an error or a signal: drop the work in progress
+        if kind is not None:  # stopped by an error, a signal or a deadline: drop the work
             for process in list(getattr(self._pool, "_processes", {}).values()):
                 process.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -124,14 +124,17 @@ class LocalEngine(Engine):
         pending: set[Future[Any]] = set()
         try:
             for job in jobs:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return
                 pending.add(self._pool.submit(function, *job))
                 if len(pending) < self._in_flight():
                     continue
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+                if not done:
+                    return
                 for future in done:
                     yield future.result()
-                if deadline is not None and time.monotonic() > deadline:
-                    return
             while pending:
                 timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
                 done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)

@@ -51,9 +51,9 @@ from tenet.dse.tiling.alignment import (
     pe_units,
 )
 from tenet.dse.tiling.rtile import RTile, box_extents, reuse_score, traffic
-from tenet.dse.tiling.search import TilingResult, objective_value, tile_stamps
+from tenet.dse.tiling.search import TilingResult, objective_value
 from tenet.errors import CapacityError, SpecError
-from tenet.mapping import LoopNest, tiled_nest, tiling_key
+from tenet.mapping import LoopNest, tile_maps, tiled_nest, tiling_key
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory, level_needs
 from tenet.model import Workload
@@ -360,7 +360,7 @@ def construct_tilings(
     compute = occupancy(problem).latency_compute
     results: list[TilingResult] = []
     for tiling in build_tilings(problem, start, compute):
-        stamps = tile_stamps(tiling)
+        stamps = tile_maps(tiling)
         if not level_needs(problem, stamps)[1]:
             continue
         metrics = evaluate_memory(problem, compute, stamps)

@@ -9,33 +9,48 @@ store counts only what is missing.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from math import factorial
+from typing import Any, Literal
 
 from tenet.api import load_problem, load_specs
 from tenet.dse.run.engines import Engine, make_engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
+from tenet.dse.tiling.constructive import construct_tilings
 from tenet.dse.tiling.search import (
     SizesResult,
     TilingResult,
     TilingSearch,
     TilingSpace,
     combine,
+    loop_extents,
     search_sizes,
     size_choices,
 )
+from tenet.errors import SpecError
 from tenet.mapping import LoopNest
+from tenet.mapping.tiling import nested_sizes
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, MemoryMetrics
 from tenet.model.problem import Problem
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
-from tenet.vocab import MemoryObjective
+from tenet.model.tiling import tile_stamps
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
+from tenet.vocab import MemoryObjective, Strategy
 
-__all__ = ["run_tiling", "tile_mappings", "evaluate_sizes", "encode", "decode"]
+__all__ = [
+    "run_tiling",
+    "check_tiling",
+    "check_tile_levels",
+    "MAX_TILED_EXTENT",
+    "tile_mappings",
+    "evaluate_sizes",
+    "encode",
+    "decode",
+]
 
 
 def _fraction(value: Fraction) -> str:
@@ -127,6 +142,108 @@ def evaluate_sizes(context: str, position: int, chosen: list[list[int]]) -> tupl
     return position, encode(found)
 
 
+MAX_TILED_EXTENT = 2**16
+"""The longest loop whose tile sizes are searched (iterations): its divisors are listed."""
+
+
+def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSpace:
+    """Return ``space`` checked for ``problem`` (:meth:`TilingSpace.checked`), before any
+    search: a level to tile, the dataflow's own tile stamps (as ``tenet eval`` checks them)
+    and loops short enough to list their tile sizes.
+
+    Raises
+    ------
+    SpecError
+        An architecture without a level inside the outermost, a tiled loop longer than
+        :data:`MAX_TILED_EXTENT`, or a level or loop the problem has not.
+    DomainNotCoveredError, NotAFunctionError
+        A tile stamp of the dataflow that misses an instance or gives one two tiles.
+
+    Examples
+    --------
+    >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 4, "N": 4, "K": 4})
+    >>> check_tiling(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: systolic-2d-8x8: no memory level inside the outermost to tile ...
+    """
+    tile_stamps(problem)
+    levels = [level.name for level in problem.architecture.levels]
+    checked = (space or TilingSpace()).checked(problem)
+    if not checked.levels:
+        raise SpecError(
+            f"no memory level inside the outermost to tile (levels: {', '.join(levels)})",
+            source=problem.architecture.name,
+        )
+    names, extents = loop_extents(problem)
+    for name, extent in zip(names, extents, strict=True):
+        if extent > MAX_TILED_EXTENT and (checked.dims is None or name in checked.dims):
+            raise SpecError(
+                f"loop {name!r} runs {extent} iterations; tile sizes are searched for loops "
+                f"of at most {MAX_TILED_EXTENT}: give smaller sizes, or --dim without {name!r}",
+                source="--param",
+            )
+    return checked
+
+
+TILING_AUTO_LIMIT = 500
+"""With strategy ``auto``, the most candidates (tile sizes times loop orders) of the default
+space searched exhaustively; a larger one is built constructively."""
+
+
+def _counts(problem: Problem, space: TilingSpace) -> tuple[int, int]:
+    """Return the choices of tile sizes of the checked ``space`` and the loop orders of each,
+    counted without listing the choices (those of each loop multiply)."""
+    names, extents = loop_extents(problem)
+    tiled = space.dims if space.dims is not None else names
+    levels = len(space.levels or ())
+    sizes = 1
+    for name, extent in zip(names, extents, strict=True):
+        own = (space.sizes or {}).get(name)
+        pool = list(own) if own is not None else None if name in tiled else []
+        restrict = None if pool is None else {0: pool}
+        sizes *= sum(1 for _ in nested_sizes([extent], levels, restrict, space.aligned))
+    return sizes, factorial(len(tiled)) ** (levels + 1)
+
+
+def _strategy(
+    strategy: Strategy, space: TilingSpace | None, candidates: int
+) -> Literal["exhaustive", "constructive"]:
+    """Resolve ``strategy`` for a space (None: the default) of ``candidates`` tilings."""
+    default = space is None or space == TilingSpace()
+    if strategy == "constructive" and not default:
+        raise SpecError(
+            "the constructive strategy builds the tiles of every level and loop: give no "
+            "level, loop or alignment, or --strategy exhaustive",
+            source="--strategy",
+        )
+    if strategy == "auto":
+        return "constructive" if default and candidates > TILING_AUTO_LIMIT else "exhaustive"
+    return strategy
+
+
+def check_tile_levels(architecture: ArchitectureSpec, levels: Sequence[str]) -> None:
+    """Refuse, naming ``--tile``, a level of ``levels`` that is not inside the outermost memory
+    level of ``architecture`` (checked before a search whose best mappings are then tiled).
+
+    Examples
+    --------
+    >>> from tenet.spec import load_architecture
+    >>> check_tile_levels(load_architecture("simba"), ["l9"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: --tile: simba has no memory level 'l9' to tile ...
+    """
+    inner = [level.name for level in architecture.levels][1:]
+    for name in levels:
+        if name not in inner:
+            raise SpecError(
+                f"{architecture.name} has no memory level {name!r} to tile (levels inside the "
+                f"outermost: {', '.join(inner) or 'none'})",
+                source="--tile",
+            )
+
+
 def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
     return items
 
@@ -140,12 +257,21 @@ def run_tiling(
     *,
     objective: MemoryObjective = "latency",
     execution: ExecutionOptions | None = None,
+    strategy: Strategy = "exhaustive",
+    top_k: int = 10,
+    report: Callable[[str], object] | None = None,
 ) -> TilingSearch:
     """Search the tilings in ``space`` of ``workload`` on ``arch`` with ``dataflow`` (files
     or zoo names) as :func:`tenet.dse.tiling.search.search_tiling` does, each choice of tile sizes
     evaluated on the engine of ``execution`` (:class:`ExecutionOptions`; None: in this
     process, nothing stored) and kept in its store (a SQLite file or :class:`ResultStore`),
     from which a new run resumes. Its time budget, batch and cache are not used.
+
+    ``strategy`` ``constructive`` builds the tilings of every level and loop instead
+    (:func:`tenet.dse.tiling.constructive.construct_tilings`, the ``top_k`` first evaluated
+    exactly, in this process); ``auto`` does so when ``space`` is the default one and holds
+    more than :data:`TILING_AUTO_LIMIT` candidates. ``report`` (if given) is called once
+    with a line saying how many candidates the space holds and how they are searched.
 
     Examples
     --------
@@ -156,7 +282,24 @@ def run_tiling(
     """
     w, a, d = load_specs(workload, arch, dataflow)
     problem = load_problem(w, a, d, params)
-    space = (space or TilingSpace()).checked(problem)
+    given = space
+    space = check_tiling(problem, space)
+    sizes, orders = _counts(problem, space)
+    how = _strategy(strategy, given, sizes * orders)
+    if report is not None:
+        report(
+            f"{sizes} choices of tile sizes × {orders} loop orders = {sizes * orders} "
+            "candidates: "
+            + (
+                "evaluated exhaustively"
+                if how == "exhaustive"
+                else f"built constructively, at most {top_k} evaluated exactly "
+                "(--strategy exhaustive for all)"
+            )
+        )
+    if how == "constructive":
+        built = construct_tilings(problem, top_k=top_k, objective=objective)
+        return TilingSearch(built[0], len(built), len(built), len(built))
     arguments = {
         "workload": w.model_dump_json(),
         "architecture": a.model_dump_json(),
@@ -259,6 +402,8 @@ def tile_mappings(
     """Search the tilings of ``levels`` for each array mapping of ``mappings`` (rows of a
     design space exploration: ``name``, ``space_stamp``, ``time_stamp``); return each
     mapping's name and its search; the other arguments are those of :func:`run_tiling`."""
+    if space is not None and space.levels is not None:
+        check_tile_levels(load_architecture(arch), space.levels)
     found = []
     for row in mappings:
         dataflow = DataflowSpec(

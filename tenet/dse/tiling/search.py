@@ -15,13 +15,10 @@ from fractions import Fraction
 from itertools import permutations, product
 from typing import Any, cast
 
-import islpy as isl
-
 from tenet.dse.run.execution import Progress
 from tenet.dse.tiling.rtile import box_extents
 from tenet.errors import CapacityError, SpecError
-from tenet.isl_utils import parse_map
-from tenet.mapping import LoopNest, tiled_nest, tiling_key, to_stamps
+from tenet.mapping import LoopNest, tile_maps, tiled_nest, tiling_key
 from tenet.mapping.tiling import nested_sizes
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
@@ -40,7 +37,6 @@ __all__ = [
     "size_choices",
     "search_sizes",
     "combine",
-    "tile_stamps",
 ]
 
 
@@ -190,11 +186,6 @@ def objective_value(metrics: MemoryMetrics, objective: MemoryObjective) -> Fract
     return metrics.latency * energy
 
 
-def tile_stamps(tiling: LoopNest) -> list[tuple[str, isl.Map]]:
-    """Return the tile stamp of each level of ``tiling`` inside the outermost."""
-    return [(level, parse_map(text)) for level, text in to_stamps(tiling).tiles.items()]
-
-
 def search_tiling(
     problem: Problem,
     space: TilingSpace | None = None,
@@ -254,7 +245,7 @@ def search_sizes(
     enumerated candidate)."""
     tilings_ = list(_orders(problem, space, chosen))
     first = position * len(tilings_)
-    needs, fits = level_needs(problem, tile_stamps(tilings_[0]))
+    needs, fits = level_needs(problem, tile_maps(tilings_[0]))
     if not fits:
         return SizesResult(None, None, len(tilings_), 0, 0, dict(needs))
     done: dict[tuple[tuple[int, ...], ...], TilingResult] = {}
@@ -262,7 +253,7 @@ def search_sizes(
     for index, tiling in enumerate(tilings_, start=first):
         key = tiling_key(tiling)
         if key not in done:
-            metrics = evaluate_memory(problem, compute, tile_stamps(tiling))
+            metrics = evaluate_memory(problem, compute, tile_maps(tiling))
             done[key] = TilingResult(tiling, metrics, objective_value(metrics, objective))
         result = done[key]
         rank = (result.value, result.traffic_dram, index)

@@ -13,6 +13,7 @@ from tenet.api import load_problem
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.tiling.run import decode, encode, run_tiling
 from tenet.dse.tiling.search import TilingSpace, search_tiling
+from tenet.errors import SpecError
 from tests.conftest import run
 
 ARGS = ("gemm", "simba", "gemm-os")
@@ -82,3 +83,45 @@ def test_cli_store_not_a_store(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     )
     assert code == 2
     assert "not a tenet results store" in err
+
+
+@pytest.mark.parametrize(
+    "space",
+    [
+        TilingSpace(),
+        GLB,
+        TilingSpace(["glb"], dims=["k"]),
+        TilingSpace(["glb", "pe_buffer"], aligned=3),
+        TilingSpace(["glb"], dims=["i"], sizes={"j": [2]}),
+    ],
+)
+def test_counts_match_the_listed_tilings(space: TilingSpace) -> None:
+    from tenet.dse.tiling.run import _counts, check_tiling
+    from tenet.dse.tiling.search import size_choices, tilings
+
+    problem = load_problem(*ARGS, PARAMS)
+    checked = check_tiling(problem, space)
+    sizes, orders = _counts(problem, checked)
+    assert sizes == len(size_choices(problem, checked))
+    assert sizes * orders == sum(1 for _ in tilings(problem, space))
+
+
+def test_default_space_above_the_limit_is_built(capsys: pytest.CaptureFixture[str]) -> None:
+    lines: list[str] = []
+    found = run_tiling(*ARGS, {"M": 8, "N": 8, "K": 8}, strategy="auto", report=lines.append)
+    # M = N = K = 8, glb and pe_buffer: 10 nested divisor pairs per loop, 3!^3 orders
+    assert lines == [
+        "1000 choices of tile sizes × 216 loop orders = 216000 candidates: built "
+        "constructively, at most 10 evaluated exactly (--strategy exhaustive for all)"
+    ]
+    assert found.evaluated <= 10
+    code, out, err = run(
+        capsys, "tile", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "-p", "M=8", "-p", "N=8",
+        "-p", "K=8",
+    )  # fmt: skip
+    assert code == 0 and "216000 candidates" in err
+
+
+def test_constructive_strategy_needs_the_default_space() -> None:
+    with pytest.raises(SpecError, match="--strategy: the constructive strategy builds"):
+        run_tiling(*ARGS, PARAMS, GLB, strategy="constructive")
