@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate
 
 import click
 
@@ -21,20 +21,23 @@ from tenet.cli.app import (
     progress,
     write_output,
 )
-from tenet.cli.checks import check_before_work, writable_path
+from tenet.cli.checks import check_before_work
 from tenet.cli.options import (
     Decorator,
     OutputOptions,
+    P,
+    R,
     checked_execution,
     engine_options,
     format_and_output,
-    image_path,
     kept_output,
     record_options,
     save_plot,
+    written_file,
 )
 from tenet.dse import (
     OBJECTIVES,
+    POINT_COLUMNS,
     Constraint,
     ExecutionOptions,
     Progress,
@@ -46,7 +49,7 @@ from tenet.dse import (
 )
 from tenet.errors import SpecError
 from tenet.spec import WorkloadSpec, load_architecture, load_network, load_workload, strict_json
-from tenet.vocab import STRATEGIES, Neighbourhood, Strategy, column
+from tenet.vocab import STRATEGIES, Neighbourhood, Strategy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,21 +57,6 @@ if TYPE_CHECKING:
     from tenet.dse import Exploration, Sweep
 
 __all__ = ["dse_command", "sweep_command", "SearchRequest"]
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-SHOWN = [
-    "source",
-    "workload",
-    "architecture",
-    "index",
-    "name",
-    "data_centric",
-    "scratchpad",
-    *(column(m) for m in ("latency", "energy", "edp", "bandwidth_scratchpad", "bandwidth_pe")),
-    column("utilisation"),
-]
 
 
 def _integers(text: str, option: str) -> tuple[int, ...]:
@@ -221,17 +209,11 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
         kept_option(
             "--pareto", metavar="X,Y", help="Plot the Pareto front of objectives X,Y to --plot."
         ),
-        kept_option(
-            "--plot",
-            type=click.Path(dir_okay=False),
-            callback=image_path,
-            help="PNG/SVG/PDF of the front.",
-        ),
-        kept_option(
+        written_file("--plot", help="PNG/SVG/PDF of the front.", image=True, kept=True),
+        written_file(
             "--report",
-            type=click.Path(dir_okay=False),
-            callback=writable_path,
             help="Also write the HTML report (inputs, tables, plots, dataflows) to this file.",
+            kept=True,
         ),
         *format_and_output(),
     ]
@@ -239,7 +221,7 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
 
 
 def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
-    shown = table[[c for c in SHOWN if c in table.columns]]
+    shown = table[[c for c in ("source", *POINT_COLUMNS) if c in table.columns]]
     if fmt == "csv":
         return str(shown.to_csv(index=False).rstrip("\n"))
     if fmt == "json":
@@ -509,11 +491,10 @@ def _workload_list(workloads: Sequence[str], network: str | None) -> list[SweepI
 @click.option("--workload", "-w", "workloads", multiple=True, help="Workload (repeatable).")
 @click.option("--network", "-n", help="Every layer of this network (zoo name or YAML).")
 @click.option("--arch", "-a", "archs", multiple=True, required=True, help="Array (repeatable).")
-@click.option(
+@written_file(
     "--layers-plot",
-    type=click.Path(dir_okay=False),
-    callback=image_path,
     help="With --network: per-layer table (latency, DRAM traffic, utilisation) and its plot.",
+    image=True,
 )
 @_space_options()
 def sweep_command(

@@ -10,17 +10,16 @@ from typing import cast
 import click
 
 from tenet.cli.app import choice_option, cli, neighbourhood_option
-from tenet.cli.checks import writable_path
 from tenet.cli.options import (
     YAML_FILES,
     OutputOptions,
     ProblemOptions,
     ScratchpadOptions,
-    image_path,
     output_options,
     problem_options,
     save_plot,
     scratchpad_options,
+    written_file,
 )
 from tenet.errors import SpecError
 from tenet.layout import SEARCHES, Search, load_layout_problem, search_layout, write_layout_file
@@ -64,18 +63,12 @@ def _objective(name: str) -> str:
 @click.option(
     "--depth", type=click.IntRange(min=1), default=2, show_default=True, help="Exhaustive depth."
 )
-@click.option(
-    "--save",
-    type=click.Path(dir_okay=False),
-    callback=writable_path,
-    help="Write the layouts to this file.",
-)
-@click.option(
+@written_file("--save", help="Write the layouts to this file.")
+@written_file(
     "--plot",
     "plot_file",
-    type=click.Path(dir_okay=False),
-    callback=image_path,
     help="Draw bank use per time-stamp of --plot-tensor to this image (.png, .svg, .pdf).",
+    image=True,
 )
 @click.option("--plot-tensor", help="Tensor of --plot (default: the first read tensor).")
 @neighbourhood_option("window")

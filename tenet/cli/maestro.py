@@ -12,10 +12,10 @@ from tenet.cli.app import choice_option, cli, progress
 from tenet.cli.options import (
     OutputOptions,
     ProblemOptions,
-    image_path,
     output_options,
     problem_options,
     save_plot,
+    written_file,
 )
 from tenet.errors import SpecError, TenetError
 from tenet.maestro import (
@@ -119,13 +119,7 @@ def maestro_command(
     "multicast",
     "Links of the lowered array (data-centric input only).",
 )
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False),
-    callback=image_path,
-    help="Save a bar plot here.",
-)
+@written_file("--plot", "plot_path", help="Save a bar plot here.", image=True)
 @click.option(
     "--with",
     "peer",

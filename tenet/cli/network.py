@@ -7,8 +7,7 @@ from collections.abc import Iterable
 import click
 
 from tenet.cli.app import cli, progress
-from tenet.cli.checks import writable_path
-from tenet.cli.options import OutputOptions, output_options
+from tenet.cli.options import OutputOptions, output_options, written_file
 from tenet.networks import evaluate_network, network_report
 from tenet.report import write_report
 from tenet.spec import LayerSpec, strict_json
@@ -36,12 +35,7 @@ def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
     type=click.Path(file_okay=False),
     help="Folder keeping each distinct layer's exact metrics for later runs.",
 )
-@click.option(
-    "--report",
-    type=click.Path(dir_okay=False),
-    callback=writable_path,
-    help="Also write the HTML report (table, plot, dataflows) to this file.",
-)
+@written_file("--report", help="Also write the HTML report (table, plot, dataflows) to this file.")
 @output_options()
 def eval_network_command(
     out: OutputOptions,

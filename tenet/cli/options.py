@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
+    "P",
+    "R",
+    "written_file",
     "save_plot",
     "Decorator",
     "record_options",
@@ -62,7 +65,9 @@ __all__ = [
 ]
 
 P = ParamSpec("P")
+"""The parameters of a command a decorator wraps."""
 R = TypeVar("R")
+"""What the command returns."""
 Record = TypeVar("Record")
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 """A click option (or argument) decorator."""
@@ -174,13 +179,7 @@ def format_and_output(formats: Sequence[str] = ("table", "csv", "json")) -> list
     :class:`OutputOptions`."""
     return [
         choice_option("--format", formats, "table", "Output format.", dest="fmt", kept=True),
-        kept_option(
-            "--output",
-            "-o",
-            type=click.Path(dir_okay=False),
-            callback=writable_path,
-            help="Write to this file.",
-        ),
+        written_file("--output", "-o", help="Write to this file.", kept=True),
     ]
 
 
@@ -291,6 +290,22 @@ def image_path(ctx: click.Context, param: click.Parameter, value: str | None) ->
             )
         writable_path(ctx, param, value)
     return value
+
+
+def written_file(
+    *names: str, help: str, image: bool = False, required: bool = False, kept: bool = False
+) -> Callable[[Any], Any]:
+    """An option naming a file the command writes, checked writable (with ``image``: a .png,
+    .svg or .pdf file) while the command line is parsed; ``kept`` for a record's option
+    (:func:`tenet.cli.app.kept_option`)."""
+    make: Callable[..., Callable[[Any], Any]] = kept_option if kept else click.option
+    return make(
+        *names,
+        type=click.Path(dir_okay=False),
+        callback=image_path if image else writable_path,
+        required=required,
+        help=help,
+    )
 
 
 def design_inputs(command: Callable[..., None]) -> Callable[..., None]:

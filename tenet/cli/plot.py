@@ -10,7 +10,7 @@ import click
 
 from tenet import report
 from tenet.cli.app import cli, progress, working
-from tenet.cli.options import design_inputs, image_path, save_plot
+from tenet.cli.options import design_inputs, save_plot, written_file
 from tenet.designs import DesignPoint, evaluate_designs
 from tenet.errors import TenetError
 from tenet.report import DESIGN_COLUMNS
@@ -74,14 +74,7 @@ def _at_least(flag: str, least: int, default: int, text: str) -> Callable[[Comma
 @cli.command("plot")
 @click.argument("kind", type=click.Choice(KINDS))
 @design_inputs
-@click.option(
-    "--output",
-    "-o",
-    required=True,
-    type=click.Path(dir_okay=False),
-    callback=image_path,
-    help="Image file: .png, .svg or .pdf.",
-)
+@written_file("--output", "-o", help="Image file: .png, .svg or .pdf.", image=True, required=True)
 @click.option("--size", nargs=2, type=float, help="Figure width and height, inches.")
 @_at_least("--dpi", 10, 100, "Resolution, pixels per inch.")
 @click.option(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from tenet.cli.app import cli
-from tenet.cli.checks import writable_path
+from tenet.cli.options import written_file
 from tenet.dse import OBJECTIVES, design_report, stored_results
 from tenet.report import write_report
 
@@ -14,14 +14,7 @@ __all__ = ["report_command"]
 
 @cli.command("report")
 @click.argument("store", type=click.Path(dir_okay=False))
-@click.option(
-    "--output",
-    "-o",
-    required=True,
-    type=click.Path(dir_okay=False),
-    callback=writable_path,
-    help="HTML file to write.",
-)
+@written_file("--output", "-o", help="HTML file to write.", required=True)
 @click.option(
     "--objective",
     type=click.Choice(list(OBJECTIVES)),

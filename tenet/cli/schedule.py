@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate
 
 import click
 
@@ -14,7 +14,9 @@ from tenet.cli.app import cli, kept, kept_option
 from tenet.cli.options import (
     TENET_FILES,
     OutputOptions,
+    P,
     ProblemOptions,
+    R,
     output_options,
     problem_options,
     record_options,
@@ -36,9 +38,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["deps_command", "schedule_command", "Chains"]
-
-P = ParamSpec("P")
-R = TypeVar("R")
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         rank,
     )
     from tenet.dse.ranking.pareto import draw_pareto
-    from tenet.dse.report import design_report, stored_results
+    from tenet.dse.report import POINT_COLUMNS, design_report, stored_results
     from tenet.dse.run.execution import ExecutionOptions, Progress
     from tenet.dse.run.store import ROW_COLUMNS, ResultStore
     from tenet.dse.space.design import SpaceOptions, space_options
@@ -48,6 +48,7 @@ __all__ = [
     "LAYOUT_COLUMN",
     "NOT_SEARCHED",
     "OBJECTIVES",
+    "POINT_COLUMNS",
     "Progress",
     "ROW_COLUMNS",
     "ResultStore",
@@ -95,6 +96,7 @@ _HOME = {
     "rank": "ranking.objectives",
     "draw_pareto": "ranking.pareto",
     "design_report": "report",
+    "POINT_COLUMNS": "report",
     "stored_results": "report",
     "ExecutionOptions": "run.execution",
     "Progress": "run.execution",

@@ -23,18 +23,21 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["REPORTED_COLUMNS", "design_report", "stored_results"]
+__all__ = ["POINT_COLUMNS", "REPORTED_COLUMNS", "design_report", "stored_results"]
 
-REPORTED_COLUMNS = [
+POINT_COLUMNS = [
     "workload",
     "architecture",
     "index",
     "name",
     "data_centric",
     "scratchpad",
-    *(column(m) for m in ("latency", "energy", "edp", "utilisation")),
-    *(column(m) for m in ("bandwidth_pe", "bandwidth_scratchpad", "active_pes", "timestamps")),
+    *(column(m) for m in ("latency", "energy", "edp", "bandwidth_scratchpad", "bandwidth_pe")),
+    column("utilisation"),
 ]
+"""Columns of a design point shown in tables of the best points, in order."""
+
+REPORTED_COLUMNS = [*POINT_COLUMNS, column("active_pes"), column("timestamps")]
 """Columns of a design point shown in the report's tables, in order."""
 
 MOST_POINTS = 2000

@@ -127,24 +127,29 @@ class LocalEngine(Engine):
                 if deadline is not None and time.monotonic() >= deadline:
                     return
                 pending.add(self._pool.submit(function, *job))
-                if len(pending) < self._in_flight():
-                    continue
-                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-                done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
-                if not done:
-                    return
-                for future in done:
-                    yield future.result()
+                while len(pending) >= self._in_flight():
+                    done, pending = _first_done(pending, deadline)
+                    if not done:
+                        return
+                    yield from (future.result() for future in done)
             while pending:
-                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-                done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+                done, pending = _first_done(pending, deadline)
                 if not done:
                     return
-                for future in done:
-                    yield future.result()
+                yield from (future.result() for future in done)
         finally:
             for future in pending:
                 future.cancel()
+
+
+def _first_done(
+    pending: set[Future[Any]], deadline: float | None
+) -> tuple[set[Future[Any]], set[Future[Any]]]:
+    """Wait for the first of ``pending`` to finish (at most until ``deadline``): the finished
+    and the still pending (none finished: the deadline passed)."""
+    timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+    done, left = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+    return done, left
 
 
 class DaskEngine(Engine):

@@ -104,17 +104,9 @@ class SpaceOptions(BaseModel):
         return tuple(sorted(set(value)))
 
 
-def space_options(
-    *,
-    skew: tuple[int, ...],
-    pe_digits: int,
-    order_depth: int | None,
-    temporal_tiles: tuple[int, ...],
-    instances_per_step: int | None,
-    prune_scratchpad: bool,
-) -> SpaceOptions:
-    """Return these :class:`SpaceOptions`, or raise one :class:`SpecError` naming every field
-    out of its range.
+def space_options(**fields: object) -> SpaceOptions:
+    """Return the :class:`SpaceOptions` of ``fields``, or raise one :class:`SpecError` naming
+    every field out of its range.
 
     Examples
     --------
@@ -125,14 +117,7 @@ def space_options(
     tenet.errors.SpecError: pe_digits: Input should be less than or equal to 4
     """
     try:
-        return SpaceOptions(
-            skew=skew,
-            pe_digits=pe_digits,
-            order_depth=order_depth,
-            temporal_tiles=temporal_tiles,
-            instances_per_step=instances_per_step,
-            prune_scratchpad=prune_scratchpad,
-        )
+        return SpaceOptions.model_validate(fields)
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise SpecError(reasons) from exc
