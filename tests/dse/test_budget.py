@@ -122,7 +122,7 @@ def test_cli_interrupt_without_a_store_says_what_to_give(
     def interrupted(*_: object, **__: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("tenet.dse.explore.sweep", interrupted)
+    monkeypatch.setattr("tenet.dse.sweep", interrupted)
     code, _, err = run(capsys, "dse", "-w", "gemm", "-a", ARRAYS[0])
     assert code == 130
     assert err.strip().splitlines()[-1] == (
