@@ -54,7 +54,7 @@ def _line(source: str, table: pd.DataFrame, seconds: float) -> str:
         return head
     row = rank(table, "latency", 1).iloc[0]
     return (
-        f"{head}  latency {int(row['latency_cycles']):6}  energy {row['energy_pj']:10.1f}  "
+        f"{head}  latency {int(row['latency_cycles']):6}  energy {row['energy']:10.1f}  "
         f"{row['name']}"
     )
 

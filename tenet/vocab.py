@@ -186,11 +186,10 @@ UNIT_SUFFIXES: dict[str, str] = {
     "elements": "_elements",
     "cycles": "_cycles",
     "elements/cycle": "_elements_per_cycle",
-    UNITS["energy"]: "_pj",
-    UNITS["edp"]: "_pj_cycles",
 }
 """Unit -> the suffix of a metric's column in tables that carry units in their column names
-(report tables, design-space rows): ``latency`` -> ``latency_cycles``."""
+(report tables, design-space rows): ``latency`` -> ``latency_cycles``. Energies keep their
+name: their unit is the architecture's, in the ``energy_unit`` column beside them."""
 
 
 def unit_label(metric: str) -> str:

@@ -32,8 +32,9 @@ POINT_COLUMNS = [
     "name",
     "data_centric",
     "scratchpad",
-    *(column(m) for m in ("latency", "energy", "edp", "bandwidth_scratchpad", "bandwidth_pe")),
-    column("utilisation"),
+    *(column(m) for m in ("latency", "energy", "edp")),
+    "energy_unit",
+    *(column(m) for m in ("bandwidth_scratchpad", "bandwidth_pe", "utilisation")),
 ]
 """Columns of a design point shown in tables of the best points, in order."""
 

@@ -45,8 +45,8 @@ def plot_pareto(
     --------
     >>> import pandas as pd
     >>> points = pd.DataFrame({"data_centric": [True, False, False],
-    ...     "latency_cycles": [1, 2, 3], "energy_pj": [3.0, 1.0, 2.0]})
-    >>> ax = plot_pareto(points, points.iloc[:2], "latency_cycles", "energy_pj",
+    ...     "latency_cycles": [1, 2, 3], "energy": [3.0, 1.0, 2.0]})
+    >>> ax = plot_pareto(points, points.iloc[:2], "latency_cycles", "energy",
     ...                  xlabel="latency, cycles")
     >>> ax.get_xlabel(), [float(v) for v in ax.lines[0].get_ydata()]
     ('latency, cycles', [3.0, 1.0])

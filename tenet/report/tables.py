@@ -1,6 +1,6 @@
 """Metrics -> tidy pandas DataFrames: the per-tensor reuse table and the side-by-side comparison
 of several design points (the layout of the paper's tables). Units are in the column names
-(``volume_unique_elements``, ``latency_cycles``, ``energy_pj``); ratios are floats. Plots and
+(``volume_unique_elements``, ``latency_cycles``, ``energy``); ratios are floats. Plots and
 exports read these tables."""
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ def _report() -> Report:
         {
             "name": ["os", "ws"],
             "latency_cycles": [47, 10**20],
-            "energy_pj": [12.5, float(Fraction(1, 3))],
+            "energy": [12.5, float(Fraction(1, 3))],
             "utilisation": [1.0, 0.25],
         }
     )

@@ -92,10 +92,10 @@ def test_pareto_front_of_one_point_shows_a_marker_in_plot_and_legend() -> None:
         {
             "data_centric": [False, True, False],
             "latency_cycles": [47, 159, 143],
-            "energy_pj": [1.0, 3.0, 2.0],
+            "energy": [1.0, 3.0, 2.0],
         }
     )
-    ax = plot_pareto(points, points.iloc[:1], "latency_cycles", "energy_pj")
+    ax = plot_pareto(points, points.iloc[:1], "latency_cycles", "energy")
     front = next(line for line in ax.lines if line.get_label() == "Pareto front")
     assert list(front.get_xdata()) == [47] and front.get_marker() not in ("None", "", None, " ")
     legend = ax.get_legend()

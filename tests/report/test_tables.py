@@ -87,7 +87,7 @@ def test_comparison_table_has_hand_derived_figures_side_by_side() -> None:
     for design, figures in expected.items():
         assert table.loc[design, columns].tolist() == pytest.approx(figures)
     # 16 MACs + 2·48 L1 accesses at 1.68 + 2·20 L2 accesses at 18.61
-    assert table["energy_pj"].tolist() == pytest.approx([16 + 96 * 1.68 + 40 * 18.61] * 3)
+    assert table["energy"].tolist() == pytest.approx([16 + 96 * 1.68 + 40 * 18.61] * 3)
     assert (table["macs"] == 16).all()
 
 

@@ -54,7 +54,7 @@ OBJECTIVES: dict[str, Objective] = {
     o.name: o
     for o in (
         Objective("latency", column("latency"), "min", "latency, cycles"),
-        Objective("energy", column("energy"), "min", "energy, the architecture's unit (pJ)"),
+        Objective("energy", column("energy"), "min", "energy, in the architecture's energy unit"),
         Objective("edp", column("edp"), "min", "energy-delay product"),
         Objective(
             "sbw", column("bandwidth_scratchpad"), "min", "scratchpad bandwidth, elements/cycle"
@@ -78,7 +78,7 @@ def objective(name: str) -> Objective:
     Examples
     --------
     >>> objective("edp").column
-    'edp_pj_cycles'
+    'edp'
     """
     if name not in OBJECTIVES:
         close = difflib.get_close_matches(name, list(OBJECTIVES), n=1)
@@ -203,7 +203,7 @@ def pareto_front(
     --------
     >>> import pandas as pd
     >>> t = pd.DataFrame({"index": [0, 1, 2, 3], "status": ["ok"] * 4,
-    ...                   "latency_cycles": [1, 2, 3, 3], "energy_pj": [9.0, 4.0, 5.0, 1.0]})
+    ...                   "latency_cycles": [1, 2, 3, 3], "energy": [9.0, 4.0, 5.0, 1.0]})
     >>> pareto_front(t)["index"].tolist()
     [0, 1, 3]
     """

@@ -27,7 +27,7 @@ def draw_pareto(
     >>> import pandas as pd
     >>> t = pd.DataFrame({"index": [0, 1, 2], "status": ["ok"] * 3,
     ...     "data_centric": [True, False, False], "latency_cycles": [1, 2, 3],
-    ...     "energy_pj": [3.0, 1.0, 2.0]})
+    ...     "energy": [3.0, 1.0, 2.0]})
     >>> ax = draw_pareto(t)
     >>> ax.get_xlabel(), len(ax.lines[0].get_xdata())  # point 2 is beaten by point 1
     ('latency, cycles', 2)

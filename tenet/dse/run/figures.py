@@ -203,6 +203,7 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
         column("latency_egress"): egress,
         column("energy"): energy,
         column("edp"): energy * latency,
+        "energy_unit": arch.energy.unit,
         column("bandwidth_scratchpad"): float(Fraction(unique_in + unique_out, latency))
         if latency
         else 0.0,

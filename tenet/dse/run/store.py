@@ -32,6 +32,7 @@ ROW_COLUMNS: dict[str, str] = {
     "movement": "TEXT",
     "status": "TEXT",
     "reason": "TEXT",
+    "energy_unit": "TEXT",
     **METRIC_COLUMNS,
 }
 """Columns of a stored design point besides ``run`` and ``idx``."""

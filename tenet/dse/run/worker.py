@@ -128,6 +128,7 @@ def metric_row(metrics: Metrics) -> dict[str, Any]:
         column("latency_egress"): metrics.latency_egress,
         column("energy"): metrics.energy,
         column("edp"): metrics.energy * metrics.latency,
+        "energy_unit": metrics.energy_unit,
         column("bandwidth_scratchpad"): float(metrics.bandwidth_scratchpad),
         column("bandwidth_pe"): float(metrics.bandwidth_pe),
         column("utilisation"): float(metrics.utilisation),

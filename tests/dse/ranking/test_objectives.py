@@ -13,7 +13,7 @@ TABLE = pd.DataFrame(
         "index": [0, 1, 2, 3, 4],
         "status": ["ok", "ok", "ok", "ok", "illegal"],
         "latency_cycles": [10, 20, 10, 30, 1],
-        "energy_pj": [5.0, 2.0, 4.0, 1.0, 0.0],
+        "energy": [5.0, 2.0, 4.0, 1.0, 0.0],
         "utilisation": [0.5, 1.0, 0.25, 0.75, 1.0],
         "bandwidth_scratchpad_elements_per_cycle": [8.0, 2.0, 3.0, 1.0, 0.0],
         "bandwidth_elements_per_cycle": [4.0] * 5,

@@ -79,7 +79,7 @@ def test_rows_on_disk_are_read_back(tmp_path: Path):
 
     problem = load_problem("gemm", ARRAY, "gemm-os-systolic", {"M": 2, "N": 2, "K": 2})
     key = row_key(problem, ())
-    row = {"status": "ok", "reason": "", "energy_pj": 0.1, "latency_cycles": 2**70}
+    row = {"status": "ok", "reason": "", "energy": 0.1, "latency_cycles": 2**70}
     RowCache(tmp_path).get(key, lambda: row)
     later = RowCache(tmp_path)
     assert later.get(key, dict) == row
