@@ -214,9 +214,9 @@ def tiled_problems(draw: st.DrawFn, linked: bool = False) -> tuple[RandomProblem
     hierarchy of two or three levels (the innermost sometimes per PE) and random tile stamps
     (orders and sizes 1..4, dividing or not); returns the problem and its size parameters.
 
-    With ``linked``: three levels, the innermost per PE, joined by one or two link families of
-    :data:`LINKS` (energy 0..3 per element moved) and fed by a network that multicasts and
-    reduces or not."""
+    With ``linked``: two or three levels, the innermost per PE, joined by one or two link
+    families of :data:`LINKS` (energy 0..3 per element moved) and fed by a network that
+    multicasts and reduces or not."""
     if draw(st.booleans()):
         names, tensors = ["i", "j", "k"], ["A", "B", "C"]
         params = {p: draw(st.integers(1, 5)) for p in ("M", "N", "K")}
@@ -238,6 +238,8 @@ def tiled_problems(draw: st.DrawFn, linked: bool = False) -> tuple[RandomProblem
     pes = draw(st.integers(2 if linked else 1, 3))
     three = linked or draw(st.booleans())
     levels: list[dict[str, object]] = [{"name": "dram"}, {"name": "glb", "capacity": 10_000}]
+    if linked and draw(st.booleans()):
+        levels.pop()  # two levels: DRAM feeds the register files
     if three:
         levels.append({"name": "rf", "per_pe": linked or draw(st.booleans())})
     links: list[dict[str, object]] = []
