@@ -93,9 +93,10 @@ def _specs(problem: ProblemOptions) -> ProblemSpecs:
 def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
     from tenet.peers import dump, write_accelforge
+    from tenet.peers.accelforge import HEADER
 
     doc = write_accelforge(_specs(problem))
-    write_output(dump(doc).rstrip(), output)
+    write_output(HEADER + dump(doc).rstrip(), output)
 
 
 @export_group.command("zigzag")
@@ -104,7 +105,8 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
 def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
     from tenet.peers import write_specs, write_zigzag
+    from tenet.peers.zigzag import HEADER
 
     docs = write_zigzag(_specs(problem))
-    paths = write_specs(directory, docs)
+    paths = write_specs(directory, docs, HEADER)
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
