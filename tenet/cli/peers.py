@@ -68,8 +68,8 @@ def _header(source: str, nest: LoopNest) -> str:
             for level, at in per.items()
         )
         text += (
-            f"# Storage placed off its level's place ({placed}): tenet compare --with and\n"
-            "# tenet.peers.loopnest.evaluate_nest count it; tenet eval uses the level's place.\n"
+            f"# Storage placed off its level's tiles ({placed}): the dataflow's places,\n"
+            "# which tenet eval honours.\n"
         )
     return text
 

@@ -266,12 +266,11 @@ def _mapping(
         end = later[0] if later else len(flat)
         keep = frozenset(placed.get(name, {})) if k else None
         levels.append(LevelLoops(name, tuple(flat[bounds[name] : end]), keep))
-    above = {
-        tensor: {c: at}
-        for c, per in placed.items()
-        for tensor, at in per.items()
-        if at != bounds[c] and c != level_names[0]
-    }
+    above: dict[str, dict[str, int]] = {}
+    for c, per in placed.items():
+        for tensor, at in per.items():
+            if at != bounds[c] and c != level_names[0]:
+                above.setdefault(tensor, {})[c] = at
     return LoopNest(tuple(dims), tuple(extents), tuple(levels), per_pe=per_pe, above=above)
 
 

@@ -103,6 +103,8 @@ def dataflow_document(nest: LoopNest, name: str, source: str | None = None) -> d
     }
     if r.tiles:
         out["tiles"] = r.tiles
+    if r.places:
+        out["places"] = r.places
     return out
 
 
