@@ -25,7 +25,7 @@ from pathlib import Path
 from tenet.mapping import tensor_tiles
 from tenet.oracle.tiles import reference_memory
 from tenet.peers.compare import (
-    CounterRow,
+    Comparison,
     PeerError,
     compare_accelforge,
     compare_zigzag,
@@ -212,14 +212,14 @@ ZIGZAG = {
 }
 
 
-def _oracle_check(imported: Imported, rows: list[CounterRow]) -> str:
+def _oracle_check(imported: Imported, rows: Comparison) -> str:
     """Compare tenet's figures of the differing rows with the brute-force walk of the tiles
     (each tensor alone, on the levels that keep it)."""
     work = WorkloadSpec.from_mapping(imported.workload)
     arch = ArchitectureSpec.from_mapping(imported.architecture)
     checked = 0
     for row in rows:
-        if not row.reason:
+        if not (row.reason or row.reason_accesses) or row.level == imported.nest.levels[0].level:
             continue
         nest = imported.nest
         kept = [lv.level for lv in nest.levels if lv.keep is None or row.tensor in lv.keep]
@@ -227,7 +227,7 @@ def _oracle_check(imported: Imported, rows: list[CounterRow]) -> str:
             update={"levels": tuple(lv for lv in arch.levels if lv.name in kept)}
         )
         tiles = {k: v for k, v in tensor_tiles(nest, row.tensor).items() if k in kept}
-        flow = DataflowSpec.from_mapping({**imported.dataflow, "tiles": tiles})
+        flow = DataflowSpec.from_mapping({**imported.dataflow, "tiles": tiles, "places": {}})
         flow = flow.model_copy(update={"tensors": (row.tensor,)})
         figures, _ = reference_memory(work, arch_t, flow)
         ref = figures[(row.level, row.tensor)]
@@ -237,14 +237,21 @@ def _oracle_check(imported: Imported, rows: list[CounterRow]) -> str:
     return f"oracle agrees on {checked} differing row(s)" if checked else "all equal"
 
 
-def _print(name: str, peer: str, rows: list[CounterRow], note: str, seconds: float) -> None:
+def _print(name: str, peer: str, rows: Comparison, note: str, seconds: float) -> None:
     print(f"\n{peer} / {name}  (tenet {seconds:.2f} s CPU; {note})")
-    print(f"  {'level':<13}{'tensor':<7}{'fills':>7}{'peer':>7}{'wback':>7}{'peer':>7}  reason")
+    print(
+        f"  {'level':<13}{'tensor':<7}{'reads':>7}{'peer':>7}{'writes':>7}{'peer':>7}"
+        f"{'fills':>7}{'peer':>7}{'wback':>7}{'peer':>7}  reason"
+    )
     for r in rows:
+        reason = "; ".join(dict.fromkeys(x for x in (r.reason_accesses, r.reason) if x))
         print(
-            f"  {r.level:<13}{r.tensor:<7}{r.fills:>7}{r.fills_peer:>7}{r.writebacks:>7}"
-            f"{r.writebacks_peer:>7}  {r.reason or 'equal'}"
+            f"  {r.level:<13}{r.tensor:<7}{r.reads:>7}{r.reads_peer:>7}{r.writes:>7}"
+            f"{r.writes_peer:>7}{r.fills:>7}{r.fills_peer:>7}{r.writebacks:>7}"
+            f"{r.writebacks_peer:>7}  {reason or 'equal'}"
         )
+    gap = abs(rows.energy - rows.energy_peer) / max(rows.energy_peer, 1e-12)
+    print(f"  energy (pJ): tenet {rows.energy:.6g}, {peer} {rows.energy_peer:.6g} ({gap:.2%})")
 
 
 def main() -> None:
