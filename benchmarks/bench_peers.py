@@ -250,8 +250,14 @@ def _print(name: str, peer: str, rows: Comparison, note: str, seconds: float) ->
             f"{r.writes_peer:>7}{r.fills:>7}{r.fills_peer:>7}{r.writebacks:>7}"
             f"{r.writebacks_peer:>7}  {reason or 'equal'}"
         )
-    gap = abs(rows.energy - rows.energy_peer) / max(rows.energy_peer, 1e-12)
-    print(f"  energy (pJ): tenet {rows.energy:.6g}, {peer} {rows.energy_peer:.6g} ({gap:.2%})")
+    sums = rows.energy + rows.energy_sums
+    rule = sums if rows.energy_refetch is None else rows.energy_refetch + rows.energy_sums
+    gap = abs(rule - rows.energy_peer) / max(rows.energy_peer, 1e-12)
+    print(
+        f"  energy (pJ): tenet {rows.energy:.6g}, with the MACs' reads of partial sums "
+        f"{sums:.6g}, and the peer's retention rule {rule:.6g}; {peer} {rows.energy_peer:.6g} "
+        f"({gap:.2%} apart)"
+    )
 
 
 def main() -> None:

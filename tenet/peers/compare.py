@@ -88,11 +88,16 @@ class CounterRow:
 @dataclass(frozen=True)
 class Comparison:
     """The rows of a comparison and the total energies (pJ): tenet's, from its counters and
-    the imported per-element energies, and the peer's own."""
+    the imported per-element energies, the peer's own, and the energy of the MACs' reads of
+    partial sums as the peers count them (each MAC but the first of an output element reads
+    it at the innermost level holding the output), which tenet's counters leave out."""
 
     rows: tuple[CounterRow, ...]
     energy: float
     energy_peer: float
+    energy_sums: float = 0.0
+    energy_refetch: float | None = None
+    """tenet's energy under the refetch rule (AccelForge's), before the partial sums."""
 
     def __iter__(self) -> Iterator[CounterRow]:
         """Iterate over the rows."""
@@ -250,6 +255,18 @@ def level_counters(
     return out, energy
 
 
+def _energy_sums(imported: Imported, context: _Context) -> float:
+    """Return the energy of the MACs' reads of partial sums (pJ), as the peers count them."""
+    energies = {
+        lv["name"]: float(lv.get("energy_read", 0)) for lv in imported.architecture["levels"]
+    }
+    return sum(
+        (context.macs - elements) * energies[context.innermost[tensor]]
+        for tensor, elements in context.outputs.items()
+        if tensor in context.innermost
+    )
+
+
 def _causes(imported: Imported) -> dict[tuple[str, str], str]:
     """Return, per (level, tensor), why consecutive tiles share data: a loop above the level
     over a dimension the tensor does not use, and/or overlapping windows (a loop above over a
@@ -353,6 +370,11 @@ def _reason(
         reasons.append("overlapping windows: tenet fetches the overlap once, the peer again")
     elif context.partial:
         reasons.append("partial tiles: the peer counts the last tile of a loop as a full one")
+    elif context.innermost.get(tensor) == level and theirs[0] < mine[0]:
+        reasons.append(
+            "the peer keeps the operand at the MAC while the innermost loops do not change "
+            "it; tenet reads it for every MAC"
+        )
     else:
         reasons.append("the peer's model differs (see docs/peers.md)")
     return "; ".join(reasons)
@@ -441,7 +463,8 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
                     accesses,
                 )
             )
-    return Comparison(tuple(rows), energy, float(peer.get("energy", 0.0)))
+    sums = _energy_sums(imported, context)
+    return Comparison(tuple(rows), energy, float(peer.get("energy", 0.0)), sums)
 
 
 def _pair(mine: tuple[int, int], theirs: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -481,7 +504,7 @@ def compare_accelforge(python: str | None, spec: str) -> Comparison:
     mine = tenet_figures(imported)
     refetch = tenet_figures(imported, "refetch")
     counters, energy = level_counters(imported, mine)
-    refetch_counters, _ = level_counters(imported, refetch)
+    refetch_counters, energy_refetch = level_counters(imported, refetch)
     context = _context(imported, mine, refetch_counters)
     per_action, width = _widths(read_peer_yaml(spec), spec)
     order = [lv.level for lv in imported.nest.levels]
@@ -532,7 +555,9 @@ def compare_accelforge(python: str | None, spec: str) -> Comparison:
                 )
             )
     rows.sort(key=lambda row: (order.index(row.level), row.tensor))
-    return Comparison(tuple(rows), energy, float(peer.get("energy", 0.0)))
+    sums = _energy_sums(imported, context)
+    peer_energy = float(peer.get("energy", 0.0))
+    return Comparison(tuple(rows), energy, peer_energy, sums, energy_refetch)
 
 
 def _why(row: CounterRow) -> str:
@@ -557,7 +582,14 @@ def render(comparison: Comparison | Sequence[CounterRow], peer: str) -> str:
             f"{r.writebacks_peer:>11}  {_why(r)}"
         )
     if isinstance(comparison, Comparison):
+        c = comparison
+        refetch = (
+            ""
+            if c.energy_refetch is None
+            else f", and under the refetch rule {c.energy_refetch + c.energy_sums:.6g}"
+        )
         lines.append(
-            f"energy (pJ): tenet {comparison.energy:.6g}, {peer} {comparison.energy_peer:.6g}"
+            f"energy (pJ): tenet {c.energy:.6g}, with the MACs' reads of partial sums "
+            f"{c.energy + c.energy_sums:.6g}{refetch}; {peer} {c.energy_peer:.6g}"
         )
     return "\n".join(lines)
