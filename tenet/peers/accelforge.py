@@ -357,31 +357,40 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
     shape = dict(zip(nest.dims, nest.extents, strict=True))
     mapping: list[dict[str, Any]] = []
     flat = nest.loops()
+    places: dict[int, list[tuple[str, list[str]]]] = {}
     for k, level in enumerate(nest.levels):
         kept = keep.get(level.level) if k else None
-        held = [t for t in tensors if kept is None or t in kept]
-        if held:
-            mapping.append({"kind": "Storage", "tensors": held, "component": level.level})
-        for owner, loop in flat:
-            if owner != k:
-                continue
-            shape[loop.dim] = ceil(shape[loop.dim] / loop.size)
-            node: dict[str, Any] = {
-                "kind": "Spatial" if loop.spatial is not None else "Temporal",
-                "rank_variable": loop.dim,
-                "tile_shape": shape[loop.dim],
-            }
-            if loop.spatial is not None:
-                if k == len(nest.levels) - 1 and per_pe:
-                    raise NotALoopNestError(
-                        f"{problem.dataflow.source or problem.dataflow.name}: a spatial loop over "
-                        f"{loop.dim!r} sits inside the per-PE level {level.level!r} (the PE "
-                        "index is a low-order digit of the loop), which a fanout above the "
-                        "PE buffers cannot express"
-                    )
-                node["name"] = f"d{loop.spatial}"
-                node["component"] = "PE"
-            mapping.append(node)
+        at: dict[int, list[str]] = {}
+        for t in tensors:
+            if kept is None or t in kept:
+                bound = nest.boundary(level.level) if k else 0
+                at.setdefault(nest.above.get(t, {}).get(level.level, bound), []).append(t)
+        for n, held in sorted(at.items()):
+            places.setdefault(n, []).append((level.level, held))
+    for n, (owner, loop) in enumerate([*flat, (len(nest.levels), None)]):
+        for component, held in places.get(n, []):
+            mapping.append({"kind": "Storage", "tensors": held, "component": component})
+        if loop is None:
+            break
+        k = owner
+        level = nest.levels[k]
+        shape[loop.dim] = ceil(shape[loop.dim] / loop.size)
+        node: dict[str, Any] = {
+            "kind": "Spatial" if loop.spatial is not None else "Temporal",
+            "rank_variable": loop.dim,
+            "tile_shape": shape[loop.dim],
+        }
+        if loop.spatial is not None:
+            if k == len(nest.levels) - 1 and per_pe:
+                raise NotALoopNestError(
+                    f"{problem.dataflow.source or problem.dataflow.name}: a spatial loop over "
+                    f"{loop.dim!r} sits inside the per-PE level {level.level!r} (the PE "
+                    "index is a low-order digit of the loop), which a fanout above the "
+                    "PE buffers cannot express"
+                )
+            node["name"] = f"d{loop.spatial}"
+            node["component"] = "PE"
+        mapping.append(node)
     mapping.append({"kind": "Compute", "einsum": workload.name, "component": "MAC"})
     domain_dims = nest.dims
     return {

@@ -89,8 +89,8 @@ class CounterRow:
 class Comparison:
     """The rows of a comparison and the total energies (pJ): tenet's, from its counters and
     the imported per-element energies, the peer's own, and the energy of the MACs' reads of
-    partial sums as the peers count them (each MAC but the first of an output element reads
-    it at the innermost level holding the output), which tenet's counters leave out."""
+    partial sums as the peer charges them at the innermost level holding the output, which
+    tenet's counters leave out."""
 
     rows: tuple[CounterRow, ...]
     energy: float
@@ -255,13 +255,15 @@ def level_counters(
     return out, energy
 
 
-def _energy_sums(imported: Imported, context: _Context) -> float:
-    """Return the energy of the MACs' reads of partial sums (pJ), as the peers count them."""
+def _energy_sums(imported: Imported, context: _Context, every: bool) -> float:
+    """Return the energy of the MACs' reads of partial sums (pJ), as the peer charges them:
+    before every MAC (``every``: ZigZag's word accesses) or every MAC but the first of each
+    output element (AccelForge)."""
     energies = {
         lv["name"]: float(lv.get("energy_read", 0)) for lv in imported.architecture["levels"]
     }
     return sum(
-        (context.macs - elements) * energies[context.innermost[tensor]]
+        (context.macs - (0 if every else elements)) * energies[context.innermost[tensor]]
         for tensor, elements in context.outputs.items()
         if tensor in context.innermost
     )
@@ -463,7 +465,7 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
                     accesses,
                 )
             )
-    sums = _energy_sums(imported, context)
+    sums = _energy_sums(imported, context, every=True)
     return Comparison(tuple(rows), energy, float(peer.get("energy", 0.0)), sums)
 
 
@@ -555,7 +557,7 @@ def compare_accelforge(python: str | None, spec: str) -> Comparison:
                 )
             )
     rows.sort(key=lambda row: (order.index(row.level), row.tensor))
-    sums = _energy_sums(imported, context)
+    sums = _energy_sums(imported, context, every=False)
     peer_energy = float(peer.get("energy", 0.0))
     return Comparison(tuple(rows), energy, peer_energy, sums, energy_refetch)
 
