@@ -382,8 +382,9 @@ def normal_form(
     """Return ``stamps`` in the form :func:`from_stamps` reads as a nest, when they are one
     written otherwise: every loop index relative to the loops of its dimension with a larger
     stride (``floor(d / s)`` becomes ``floor(d / s) mod (S / s)`` below a loop of stride
-    ``S``: the same tiles, in the same order), a per-PE level's tile stamp without the PE's
-    own loops (its tiles are keyed by the PE), and the time-stamp in tile order (the tile
+    ``S``: the same tiles, in the same order), a tile stamp without the loops of the levels
+    outside (the tiles nest in theirs) and, at a per-PE level, without the PE's own loops (its
+    tiles are keyed by the PE), and the time-stamp in tile order (the tile
     stamps' loops first, outermost level first, then the time-stamp's own order inside
     each tile). Stamps with a term that is not a loop index are returned unchanged.
 
@@ -422,10 +423,10 @@ def normal_form(
     for name in levels[1:]:
         if name not in tiles:
             continue
-        digits = [relative(d) for d in tiles[name]]
+        digits = [d for d in map(relative, tiles[name]) if d not in ordered]
         if name in per_pe:
             digits = [d for d in digits if d not in array]
-        ordered += [d for d in digits if d not in ordered]
+        ordered += digits
         if digits:
             head, tuple_name = _head(stamps.tiles[name])
             parts = ", ".join(_digit_text(d) for d in digits)
@@ -442,11 +443,12 @@ def equivalence(
     domain: isl.Set,
     levels: Sequence[str],
     params: Mapping[str, int] | None = None,
+    per_pe: Collection[str] = (),
 ) -> str | None:
     """Return how ``nest`` differs from ``stamps`` as a mapping over memory ``levels``
-    (placement, the tiles of every level and their order, and the order of the instances
-    inside one tile of the innermost level), or None when it is the same mapping, though its
-    time-stamp may list the tiles' loops first.
+    (placement, the tiles of every level, keyed by the PE at the ``per_pe`` ones, and their
+    order, and the order of the instances inside one tile of the innermost level), or None
+    when it is the same mapping, though its time-stamp may list the tiles' loops first.
 
     Examples
     --------
@@ -475,9 +477,14 @@ def equivalence(
         if name in stamps.tiles:
             theirs = theirs.flat_range_product(load(stamps.tiles[name]))
             innermost = name
-        if not mine.apply_range(mine.reverse()).is_equal(theirs.apply_range(theirs.reverse())):
+        keyed_mine, keyed_theirs = mine, theirs
+        if name in per_pe:
+            pe = load(stamps.space_stamp)
+            keyed_mine, keyed_theirs = pe.flat_range_product(mine), pe.flat_range_product(theirs)
+        same_mine = keyed_mine.apply_range(keyed_mine.reverse())
+        if not same_mine.is_equal(keyed_theirs.apply_range(keyed_theirs.reverse())):
             return f"groups the instances into other tiles of {name}"
-        if not _before(mine).is_equal(_before(theirs)):
+        if not _before(keyed_mine).is_equal(_before(keyed_theirs)):
             return f"orders the tiles of {name} differently"
     same_tile = theirs.apply_range(theirs.reverse())
     inside_mine = _before(load(mine_stamps.time_stamp)).intersect(same_tile)

@@ -189,9 +189,10 @@ class ProblemSpecs:
 
 def recover_nest(problem: ProblemSpecs) -> LoopNest:
     """Return the per-level loop nest of a tenet dataflow, checked to give the same placement,
-    time order and tiles (:func:`tenet.mapping.from_stamps`); stamps that are a nest written
-    otherwise are read in their normal form (:func:`tenet.mapping.normal_form`: tile order,
-    relative per-PE tile stamps), checked to place, tile and order the instances as written.
+    time order and tiles (:func:`tenet.mapping.from_stamps`), read in their normal form
+    first (:func:`tenet.mapping.normal_form`: tile order, relative loop indices, per-PE tile
+    stamps without the PE's loops) when it differs and places, tiles and orders the instances
+    as written (:func:`tenet.mapping.equivalence`).
 
     Raises
     ------
@@ -221,24 +222,22 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
             source=source,
         )
 
+    normal = normal_form(stamps, box(domain)[0], levels, per_pe)
+    if normal == stamps:
+        return read(stamps)
+    try:
+        nest = read(normal)
+        differs = equivalence(nest, stamps, domain, levels, bound, per_pe)
+    except NotALoopNestError as exc:
+        nest, differs = None, f"is no nest: {exc}"
+    if nest is not None and differs is None:
+        return nest
     try:
         return read(stamps)
     except NotALoopNestError as written:
-        normal = normal_form(stamps, box(domain)[0], levels, per_pe)
-        if normal == stamps:
-            raise
-        try:
-            nest = read(normal)
-        except NotALoopNestError as exc:
-            raise NotALoopNestError(
-                f"{written}; in normal form (tile order, relative loop indices): {exc}"
-            ) from exc
-        differs = equivalence(nest, stamps, domain, levels, bound)
-        if differs is not None:
-            raise NotALoopNestError(
-                f"{written}; its normal form (tile order, relative loop indices) {differs}"
-            ) from written
-        return nest
+        raise NotALoopNestError(
+            f"{written}; its normal form (tile order, relative loop indices) {differs}"
+        ) from written
 
 
 def bound_pe_extents(architecture: ArchitectureSpec, bound: Mapping[str, int]) -> list[int]:
