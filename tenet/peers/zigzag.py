@@ -464,6 +464,8 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
             f"{workload.source or workload.name}: ZigZag reads one output and two inputs, "
             f"not {len(outputs)} and {len(inputs)}"
         )
+    if set(inputs) == {"I", "W"}:
+        inputs = ["I", "W"]
     rename = {outputs[0]: "O", inputs[0]: "I", inputs[1]: "W"}
     dims = [d.upper() for d in nest.dims]
 

@@ -14,7 +14,7 @@ from tenet.peers.zigzag import port_widths, read_zigzag
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 
 HERE = Path(__file__).parent
-PLACES = HERE / "accelforge-gemm-places.yaml"
+PLACES = HERE / "mappings" / "accelforge-gemm-places.yaml"
 EXAMPLES = HERE.parent.parent / "examples" / "peers"
 
 
