@@ -338,6 +338,7 @@ def evaluate_memory(
     own = tensor_tile_levels(problem, tiles)
     for k, tiled in enumerate(tile_levels(problem, tiles)):
         level = tiled.level
+        finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
         total: isl.PwQPolynomial | None = None
         level_records: list[LevelTensor] = []
         for tensor, (read, write) in relations.items():
@@ -346,7 +347,7 @@ def evaluate_memory(
             placed = own[tensor][k] if tensor in own else tiled
             traffic = _traffic(placed, read, write)
             moved += traffic.energy_links
-            on_level = _on_level_keys(tiled, placed, read.union(write), traffic.footprint)
+            on_level = _on_level_keys(finest, placed, read.union(write), traffic.footprint)
             footprint = _maximum(traffic.footprint)
             limit = level.capacity_of(tensor) if level.split else None
             fits = limit is None or footprint <= limit
@@ -405,6 +406,7 @@ def level_needs(
     own = tensor_tile_levels(problem, tiles)
     for k, tiled in enumerate(tile_levels(problem, tiles)):
         level = tiled.level
+        finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
         total: isl.PwQPolynomial | None = None
         for tensor, (read, write) in relations.items():
             if not level.holds(tensor):
@@ -414,7 +416,7 @@ def level_needs(
             per_key = _per_key_count(placed.key_of.reverse().apply_range(accessed))
             if level.split and _maximum(per_key) > (level.capacity_of(tensor) or 0):
                 fits = False
-            per_key = _on_level_keys(tiled, placed, accessed, per_key)
+            per_key = _on_level_keys(finest, placed, accessed, per_key)
             total = per_key if total is None else total.add(per_key)
         needs[level.name] = _maximum(total) if total is not None else 0
         if not level.split and level.capacity is not None and needs[level.name] > level.capacity:
@@ -422,15 +424,21 @@ def level_needs(
     return needs, fits
 
 
+def _finest(tiled: TiledLevel, placed: Sequence[TiledLevel]) -> TiledLevel:
+    """Return the finest tiles of a level among its own (``tiled``) and its tensors' places:
+    the one under the most loops (the places of a nest are prefixes of one loop order)."""
+    return max([tiled, *placed], key=lambda t: t.tile_of.dim(isl.dim_type.out))
+
+
 def _on_level_keys(
-    tiled: TiledLevel, placed: TiledLevel, accessed: isl.Map, per_key: isl.PwQPolynomial
+    finest: TiledLevel, placed: TiledLevel, accessed: isl.Map, per_key: isl.PwQPolynomial
 ) -> isl.PwQPolynomial:
-    """Return a tensor's elements held per key of the level's own tiles (``tiled``) when the
-    tensor sits at another place (``placed``, with ``per_key`` its count per own key): what
-    its buffer holds while each of the level's tiles runs, so tensors add up per key."""
-    if placed is tiled:
+    """Return a tensor's elements held per key of the level's finest tiles (``finest``) when
+    the tensor sits at another place (``placed``, with ``per_key`` its count per own key):
+    what its buffer holds while each finest tile runs, so the tensors add up per key."""
+    if placed is finest:
         return per_key
-    to_placed = tiled.key_of.reverse().apply_range(placed.key_of)
+    to_placed = finest.key_of.reverse().apply_range(placed.key_of)
     return _per_key_count(to_placed.apply_range(placed.key_of.reverse()).apply_range(accessed))
 
 

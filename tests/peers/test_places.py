@@ -78,3 +78,18 @@ def test_places_accelforge_energy_per_bits_per_action() -> None:
     # bits_per_action, AccelForge's default of 1 bit: 1 pJ per bit = 16 pJ per element.
     assert levels["GlobalBuffer"]["energy_read"] == 1.5
     assert levels["Register"]["energy_write"] == 16.0
+
+
+def test_places_zigzag_mapping_fits_where_zigzag_fits() -> None:
+    mappings = HERE / "mappings"
+    imported = read_zigzag(
+        *(
+            mappings / f"zigzag-gemm-k-outer-{part}.yaml"
+            for part in ("workload", "accelerator", "mapping")
+        )
+    )
+    memory = evaluate_memory(_problem(imported))
+    glb = next(s for s in memory.levels if s.level == "glb")
+    # The 96-element buffer holds O whole (8 x 8 = 64), I under the k and m tiles (4 rows of m
+    # across the PEs x 4 of k = 16) and W under k, m and n (4 of k x 1 of n = 4): 84.
+    assert (glb.footprint, memory.violations) == (84, ())
