@@ -92,11 +92,10 @@ def _specs(problem: ProblemOptions) -> ProblemSpecs:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file.")
 def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
-    from tenet.peers import dump, write_accelforge
-    from tenet.peers.accelforge import HEADER
+    from tenet.peers import ACCELFORGE_UNITS, dump, write_accelforge
 
     doc = write_accelforge(_specs(problem))
-    write_output(HEADER + dump(doc).rstrip(), output)
+    write_output(ACCELFORGE_UNITS + dump(doc).rstrip(), output)
 
 
 @export_group.command("zigzag")
@@ -104,9 +103,8 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
 @click.option("--output", "-o", "directory", required=True, type=click.Path(file_okay=False))
 def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
-    from tenet.peers import write_specs, write_zigzag
-    from tenet.peers.zigzag import HEADER
+    from tenet.peers import ZIGZAG_UNITS, write_specs, write_zigzag
 
     docs = write_zigzag(_specs(problem))
-    paths = write_specs(directory, docs, HEADER)
+    paths = write_specs(directory, docs, ZIGZAG_UNITS)
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)

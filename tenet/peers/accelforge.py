@@ -411,7 +411,7 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
     }
 
 
-HEADER = (
+ACCELFORGE_UNITS = (
     "# Written by tenet export accelforge. Units: size in bits; energy in pJ per action of\n"
     "# bits_per_action bits (one element); throughput in actions per cycle; area and leak_power\n"
     "# zero (tenet does not model them).\n"

@@ -554,7 +554,7 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
     return {"workload": [layer], "accelerator": accelerator, "mapping": mapping}
 
 
-HEADER = (
+ZIGZAG_UNITS = (
     "# Written by tenet export zigzag. Units: size in bits; r_cost and w_cost in pJ per word of\n"
     "# the port's bandwidth_max bits; bandwidth_min/bandwidth_max in bits per cycle;\n"
     "# unit_energy in pJ per MAC; operand_precision in bits.\n"

@@ -17,7 +17,7 @@ from tenet import load_specs
 from tenet.mapping import tensor_tiles
 from tenet.metrics.memory import evaluate_memory
 from tenet.oracle.tiles import reference_memory
-from tenet.peers.accelforge import HEADER as AF_HEADER
+from tenet.peers import ACCELFORGE_UNITS, ZIGZAG_UNITS
 from tenet.peers.accelforge import read_accelforge, write_accelforge
 from tenet.peers.compare import (
     Comparison,
@@ -29,7 +29,6 @@ from tenet.peers.compare import (
 )
 from tenet.peers.files import dump, read_peer_yaml, write_specs
 from tenet.peers.specs import Imported, ProblemSpecs
-from tenet.peers.zigzag import HEADER as ZZ_HEADER
 from tenet.peers.zigzag import read_zigzag, write_zigzag
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tests.peers.test_places import _problem
@@ -123,7 +122,7 @@ def test_roundtrip_accelforge_export(name: str, peers_python: str, tmp_path: Pat
         )
     )
     exported = tmp_path / "exported.yaml"
-    exported.write_text(AF_HEADER + dump(write_accelforge(specs)))
+    exported.write_text(ACCELFORGE_UNITS + dump(write_accelforge(specs)))
     original, again = (
         run_accelforge(peers_python, spec),
         run_accelforge(peers_python, str(exported)),
@@ -157,7 +156,7 @@ def test_roundtrip_zigzag_export(name: str, peers_python: str, tmp_path: Path) -
             )
         )
     )
-    write_specs(tmp_path / "zz", write_zigzag(specs), ZZ_HEADER)
+    write_specs(tmp_path / "zz", write_zigzag(specs), ZIGZAG_UNITS)
     exported = [str(tmp_path / "zz" / f"{k}.yaml") for k in ("workload", "accelerator", "mapping")]
     original, again = run_zigzag(peers_python, *files), run_zigzag(peers_python, *exported)
     assert (again["levels"], again["loops"], again["moves"]) == (
@@ -184,7 +183,7 @@ def test_roundtrip_tenet_best_to_accelforge(peers_python: str, tmp_path: Path) -
         {"M": 8, "N": 8, "K": 8},
     )
     exported = tmp_path / "best.yaml"
-    exported.write_text(AF_HEADER + dump(write_accelforge(specs)))
+    exported.write_text(ACCELFORGE_UNITS + dump(write_accelforge(specs)))
     rows = compare_accelforge(peers_python, str(exported))
     _check_rows(read_accelforge(exported), rows)
     assert rows.energy_refetch is not None
