@@ -127,13 +127,14 @@ def to_stamps(nest: LoopNest, source: str | None = None) -> Stamps:
 def dataflow_spec(nest: LoopNest, name: str, source: str | None = None) -> DataflowSpec:
     """Return the dataflow spec of ``nest``: its space-stamp, time-stamp and tile stamps."""
     s = to_stamps(nest, source)
+    places = {"places": s.places} if s.places else {}
     return DataflowSpec.from_mapping(
         {
             "name": name,
             "space_stamp": s.space_stamp,
             "time_stamp": s.time_stamp,
             "tiles": s.tiles,
-            "places": s.places,
+            **places,
         }
     )
 
