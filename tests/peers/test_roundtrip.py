@@ -188,3 +188,15 @@ def test_roundtrip_tenet_best_to_accelforge(peers_python: str, tmp_path: Path) -
     _check_rows(read_accelforge(exported), rows)
     assert rows.energy_refetch is not None
     assert rows.energy_refetch + rows.energy_sums == pytest.approx(rows.energy_peer, rel=1e-3)
+
+
+def test_roundtrip_tenet_best_to_zigzag(peers_python: str, tmp_path: Path) -> None:
+    specs = ProblemSpecs(
+        *load_specs("gemm", "simba", str(MAPPINGS / "tenet-gemm-best.yaml")),
+        {"M": 8, "N": 8, "K": 8},
+    )
+    write_specs(tmp_path, write_zigzag(specs), ZIGZAG_UNITS)
+    files = [str(tmp_path / f"{k}.yaml") for k in ("workload", "accelerator", "mapping")]
+    rows = compare_zigzag(peers_python, *files)
+    _check_rows(read_zigzag(*files), rows)
+    assert {r.level for r in rows} == {"dram", "glb", "pe_buffer"}
