@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow test-shared test-browser browser lint install bench
+.PHONY: demo test test-slow test-shared test-browser browser peers test-peers lint install bench
 
 $(BIN)/tenet: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ test: install
 	$(BIN)/python -m pytest -q
 
 test-slow: install
-	$(BIN)/python -m pytest -q -m 'slow and not shared'
+	$(BIN)/python -m pytest -q -m 'slow and not shared and not peers'
 
 # Comparisons with the original tools' own files: needs ../shared beside the repository.
 test-shared: install
@@ -33,6 +33,34 @@ browser:
 
 test-browser: install
 	$(BIN)/python -m pytest -q -m browser
+
+# The peers (AccelForge, ZigZag) in their own environment .peers/: AccelForge needs Python 3.12
+# or later. PEERS_PYTHON names the interpreter; else the first of python3.12, python3.13 and
+# pyenv's 3.12/3.13 installs that runs and is recent enough.
+PEERS := .peers
+PEERS_PYTHON ?=
+PEER_PACKAGES := accelforge==1.0.467 zigzag-dse==3.9.1 six
+
+$(PEERS)/bin/python:
+	@set -e; root=$$(pyenv root 2>/dev/null || true); found=; \
+	for c in $(or $(PEERS_PYTHON),python3.12 python3.13 $$root/versions/3.12*/bin/python3 \
+	         $$root/versions/3.13*/bin/python3); do \
+	  if "$$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
+	    found=$$c; break; fi; \
+	done; \
+	if [ -z "$$found" ]; then \
+	  echo "make peers: no Python 3.12 or later found (AccelForge needs one): install it, or" \
+	       "give its path as PEERS_PYTHON=/path/to/python3.12" >&2; exit 2; fi; \
+	echo "make peers: $$found -m venv $(PEERS)"; \
+	"$$found" -m venv $(PEERS)
+	$(PEERS)/bin/python -m pip install --quiet --upgrade pip
+	$(PEERS)/bin/python -m pip install --quiet $(PEER_PACKAGES) || { rm -rf $(PEERS); exit 1; }
+
+peers: $(PEERS)/bin/python
+
+# Round trips through the peers: the tests marked peers, with the environment made by make peers.
+test-peers: install peers
+	TENET_PEERS_PYTHON=$(CURDIR)/$(PEERS)/bin/python $(BIN)/python -m pytest -q -m peers
 
 lint: install
 	$(BIN)/ruff check tenet tests benchmarks

@@ -4,6 +4,7 @@ paper's worked example (``tests/paper_example.py``) as a Problem and as spec fil
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,22 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
         main(list(args))
     out, err = capsys.readouterr()
     return int(stop.value.code or 0), out, err
+
+
+PEERS = ROOT / ".peers" / "bin" / "python"
+"""The peers' environment made by ``make peers`` (tests marked ``peers``)."""
+
+
+@pytest.fixture(scope="session")
+def peers_python() -> str:
+    """The Python of the peers' environment: ``TENET_PEERS_PYTHON``, else ``.peers/`` (made
+    by ``make peers``); the test is skipped without one."""
+    given = os.environ.get("TENET_PEERS_PYTHON")
+    if given:
+        return given
+    if PEERS.is_file():
+        return str(PEERS)
+    pytest.skip("no peers environment: make peers, or set TENET_PEERS_PYTHON")
 
 
 def need_shared() -> None:

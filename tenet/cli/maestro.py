@@ -195,7 +195,7 @@ def _compare_with_peer(
     python: str | None,
     out: OutputOptions,
 ) -> None:
-    """Run ``peer`` and print tenet's fills and writebacks beside its own."""
+    """Run ``peer`` and print tenet's counters per level and tensor beside its own."""
     import json
     from dataclasses import asdict
 
@@ -210,7 +210,8 @@ def _compare_with_peer(
     else:
         rows = compare_accelforge(peer_python(python), mapping)
     if out.fmt == "json":
-        out.write(json.dumps([asdict(r) for r in rows], indent=2))
+        energy = {"energy_pj": rows.energy, "energy_peer_pj": rows.energy_peer}
+        out.write(json.dumps({"rows": [asdict(r) for r in rows], **energy}, indent=2))
     elif out.fmt == "csv":
         out.write(records_table([asdict(r) for r in rows]).to_csv(index=False).rstrip())
     else:

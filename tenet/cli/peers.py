@@ -85,8 +85,8 @@ def _header(source: str, nest: LoopNest) -> str:
             for level, at in per.items()
         )
         text += (
-            f"# Storage placed off its level's place ({placed}): tenet compare --with and\n"
-            "# tenet.peers.loopnest.evaluate_nest count it; tenet eval uses the level's place.\n"
+            f"# Storage placed off its level's tiles ({placed}): the dataflow's places,\n"
+            "# which tenet eval honours.\n"
         )
     return text
 
@@ -115,10 +115,10 @@ def _specs(problem: ProblemOptions) -> ProblemSpecs:
 )
 def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
-    from tenet.peers import dump, write_accelforge
+    from tenet.peers import ACCELFORGE_UNITS, dump, write_accelforge
 
     doc = write_accelforge(_specs(problem))
-    write_output(dump(doc).rstrip(), output)
+    write_output(ACCELFORGE_UNITS + dump(doc).rstrip(), output)
 
 
 @export_group.command("zigzag")
@@ -134,8 +134,8 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
 )
 def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
-    from tenet.peers import write_specs, write_zigzag
+    from tenet.peers import ZIGZAG_UNITS, write_specs, write_zigzag
 
     docs = write_zigzag(_specs(problem))
-    paths = write_specs(directory, docs)
+    paths = write_specs(directory, docs, ZIGZAG_UNITS)
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)

@@ -5,7 +5,15 @@ from them."""
 from __future__ import annotations
 
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
-from tenet.mapping.recover import LoopDigit, box, difference, from_digits, from_stamps
+from tenet.mapping.recover import (
+    LoopDigit,
+    box,
+    difference,
+    equivalence,
+    from_digits,
+    from_stamps,
+    normal_form,
+)
 from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, tile_maps, to_stamps
 from tenet.mapping.tiling import tiled_nest, tiling_key
 from tenet.mapping.tuples import TupleMapping
@@ -22,6 +30,8 @@ __all__ = [
     "LoopDigit",
     "from_stamps",
     "from_digits",
+    "normal_form",
+    "equivalence",
     "difference",
     "box",
     "tiled_nest",

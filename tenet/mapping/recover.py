@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from math import ceil
 
 import islpy as isl
@@ -21,7 +22,15 @@ from tenet.isl_utils import bind_params, parse_map
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.stamps import Stamps, to_stamps
 
-__all__ = ["LoopDigit", "from_stamps", "from_digits", "difference", "box"]
+__all__ = [
+    "LoopDigit",
+    "from_stamps",
+    "from_digits",
+    "difference",
+    "box",
+    "normal_form",
+    "equivalence",
+]
 
 LoopDigit = tuple[str, int, int | None]
 """A digit of a loop index, ``floor(dim / stride) mod trips``: (dim, stride, trips or None for
@@ -171,7 +180,22 @@ def from_stamps(
             f"{src}its loops, read as a nest, {differs} (a skewed or modulo placement, or "
             "several instances in one time-stamp)"
         )
-    return nest
+    return _placed(nest, stamps, dims, src)
+
+
+def _placed(nest: LoopNest, stamps: Stamps, dims: Sequence[str], src: str) -> LoopNest:
+    """Return ``nest`` with the storage places of ``stamps`` (a tensor's tile stamp at a
+    level: the temporal loops above it) as ``above``: below the last loop it lists."""
+    if not stamps.places:
+        return nest
+    flat = nest.loops()
+    temporal = [n for n, (_, loop) in enumerate(flat) if loop.spatial is None]
+    above: dict[str, dict[str, int]] = {}
+    for level, per in stamps.places.items():
+        for tensor, text in per.items():
+            n = len(_digits(text, dims, f"{src}places.{level}.{tensor}"))
+            above.setdefault(tensor, {})[level] = temporal[n - 1] + 1 if n else 0
+    return replace(nest, above=above)
 
 
 def from_digits(
@@ -331,4 +355,140 @@ def difference(
             return f"groups the instances into other tiles of {name}"
         if not _before(mine).is_equal(_before(theirs)):
             return f"orders the tiles of {name} differently"
+    return None
+
+
+def _digit_text(digit: LoopDigit) -> str:
+    dim, stride, trips = digit
+    base = dim if stride == 1 else f"floor({dim} / {stride})"
+    return base if trips is None else f"({base}) % {trips}"
+
+
+def _digits(text: str, dims: Sequence[str], where: str) -> list[LoopDigit]:
+    return [d for d in (_loop(x, dims, where) for x in _terms(text)) if d is not None]
+
+
+def _head(text: str) -> tuple[str, str]:
+    """Return the domain tuple (``S[i, j]``) and the range tuple's name of a stamp's text."""
+    body = text.strip().lstrip("{").strip()
+    arrow = body.index("->")
+    name = body[arrow + 2 :].strip()
+    return body[:arrow].strip(), name[: name.index("[")].strip()
+
+
+def normal_form(
+    stamps: Stamps, dims: Sequence[str], levels: Sequence[str], per_pe: Collection[str] = ()
+) -> Stamps:
+    """Return ``stamps`` in the form :func:`from_stamps` reads as a nest, when they are one
+    written otherwise: every loop index relative to the loops of its dimension with a larger
+    stride (``floor(d / s)`` becomes ``floor(d / s) mod (S / s)`` below a loop of stride
+    ``S``: the same tiles, in the same order), a tile stamp without the loops of the levels
+    outside (the tiles nest in theirs) and, at a per-PE level, without the PE's own loops (its
+    tiles are keyed by the PE), and the time-stamp in tile order (the tile
+    stamps' loops first, outermost level first, then the time-stamp's own order inside
+    each tile). Stamps with a term that is not a loop index are returned unchanged.
+
+    Examples
+    --------
+    >>> s = normal_form(Stamps("{S[i] -> PE[0]}", "{S[i] -> T[i]}",
+    ...     {"glb": "{S[i] -> GLB[floor(i / 4)]}", "rf": "{S[i] -> RF[floor(i / 2)]}"}),
+    ...     ["i"], ["dram", "glb", "rf"])
+    >>> s.time_stamp, s.tiles["rf"]
+    ('{S[i] -> T[floor(i / 4), (floor(i / 2)) % 2, (i) % 2]}', '{S[i] -> RF[(floor(i / 2)) % 2]}')
+    """
+    try:
+        time = _digits(stamps.time_stamp, dims, "time_stamp")
+        space = [
+            [_loop(part.split("*")[-1].strip(), dims, "space_stamp") for part in t.split("+")]
+            for t in _terms(stamps.space_stamp)
+        ]
+        tiles = {name: _digits(text, dims, f"tiles.{name}") for name, text in stamps.tiles.items()}
+    except NotALoopNestError:
+        return stamps
+    on_array = {d for axis in space for d in axis if d is not None}
+    strides: dict[str, set[int]] = {}
+    for dim, stride, _ in [*time, *on_array, *(d for ds in tiles.values() for d in ds)]:
+        strides.setdefault(dim, set()).add(stride)
+
+    def relative(digit: LoopDigit) -> LoopDigit:
+        dim, stride, trips = digit
+        larger = [t for t in strides[dim] if t > stride]
+        if trips is None and larger and min(larger) % stride == 0:
+            return dim, stride, min(larger) // stride
+        return digit
+
+    array = {relative(d) for d in on_array}
+    new_tiles: dict[str, str] = {}
+    ordered: list[LoopDigit] = []
+    for name in levels[1:]:
+        if name not in tiles:
+            continue
+        digits = [d for d in map(relative, tiles[name]) if d not in ordered]
+        if name in per_pe:
+            digits = [d for d in digits if d not in array]
+        ordered += digits
+        if digits:
+            head, tuple_name = _head(stamps.tiles[name])
+            parts = ", ".join(_digit_text(d) for d in digits)
+            new_tiles[name] = f"{{{head} -> {tuple_name}[{parts}]}}"
+    ordered += [d for d in (relative(d) for d in time) if d not in ordered and d not in array]
+    head, tuple_name = _head(stamps.time_stamp)
+    time_text = f"{{{head} -> {tuple_name}[{', '.join(_digit_text(d) for d in ordered) or '0'}]}}"
+    return Stamps(stamps.space_stamp, time_text, new_tiles, dict(stamps.places))
+
+
+def equivalence(
+    nest: LoopNest,
+    stamps: Stamps,
+    domain: isl.Set,
+    levels: Sequence[str],
+    params: Mapping[str, int] | None = None,
+    per_pe: Collection[str] = (),
+) -> str | None:
+    """Return how ``nest`` differs from ``stamps`` as a mapping over memory ``levels``
+    (placement, the tiles of every level, keyed by the PE at the ``per_pe`` ones, and their
+    order, and the order of the instances inside one tile of the innermost level), or None
+    when it is the same mapping, though its time-stamp may list the tiles' loops first.
+
+    Examples
+    --------
+    >>> nest = LoopNest(("i",), (4,), (LevelLoops("dram", (Loop("i", 2),)),
+    ...     LevelLoops("glb", (Loop("i", 2),))))
+    >>> domain = isl.Set("{S[i]: 0 <= i < 4}")
+    >>> glb = {"glb": "{S[i] -> GLB[floor(i / 2)]}"}
+    >>> stamps = Stamps("{S[i] -> PE[0]}", "{S[i] -> T[-i]}", glb)
+    >>> equivalence(nest, stamps, domain, ["dram", "glb"])
+    'runs the instances of one glb tile in another order'
+    """
+    mine_stamps = to_stamps(nest)
+    bound = dict(params or {})
+
+    def load(text: str) -> isl.Map:
+        return bind_params(parse_map(text), bound).intersect_domain(domain)
+
+    if not load(mine_stamps.space_stamp).is_equal(load(stamps.space_stamp)):
+        return "places the instances on other PEs"
+    mine = isl.Map.from_domain(domain)
+    theirs = isl.Map.from_domain(domain)
+    innermost = levels[0]
+    for name in levels[1:]:
+        if name in mine_stamps.tiles:
+            mine = mine.flat_range_product(load(mine_stamps.tiles[name]))
+        if name in stamps.tiles:
+            theirs = theirs.flat_range_product(load(stamps.tiles[name]))
+            innermost = name
+        keyed_mine, keyed_theirs = mine, theirs
+        if name in per_pe:
+            pe = load(stamps.space_stamp)
+            keyed_mine, keyed_theirs = pe.flat_range_product(mine), pe.flat_range_product(theirs)
+        same_mine = keyed_mine.apply_range(keyed_mine.reverse())
+        if not same_mine.is_equal(keyed_theirs.apply_range(keyed_theirs.reverse())):
+            return f"groups the instances into other tiles of {name}"
+        if not _before(keyed_mine).is_equal(_before(keyed_theirs)):
+            return f"orders the tiles of {name} differently"
+    same_tile = theirs.apply_range(theirs.reverse())
+    inside_mine = _before(load(mine_stamps.time_stamp)).intersect(same_tile)
+    inside_theirs = _before(load(stamps.time_stamp)).intersect(same_tile)
+    if not inside_mine.is_equal(inside_theirs):
+        return f"runs the instances of one {innermost} tile in another order"
     return None

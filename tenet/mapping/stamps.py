@@ -13,7 +13,7 @@ tiles).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 
 import islpy as isl
@@ -32,6 +32,8 @@ class Stamps:
     space_stamp: str
     time_stamp: str
     tiles: dict[str, str]
+    places: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per level, the tile stamp of each tensor stored under other loops there (``above``)."""
 
 
 def _value(loop: Loop, stride: int, outermost: bool) -> str:
@@ -107,16 +109,36 @@ def to_stamps(nest: LoopNest, source: str | None = None) -> Stamps:
         ]
         if outer:
             tiles[level.level] = f"{{{head} -> {level.level.upper()}[{', '.join(outer)}]}}"
+    places: dict[str, dict[str, str]] = {}
+    for tensor, per in nest.above.items():
+        for name, bound in per.items():
+            if bound == nest.boundary(name):
+                continue
+            pairs = zip(values[:bound], flat[:bound], strict=True)
+            parts = [v for v, (_, loop) in pairs if loop.spatial is None]
+            places.setdefault(name, {})[tensor] = (
+                f"{{{head} -> {name.upper()}[{', '.join(parts)}]}}"
+            )
     return Stamps(
-        f"{{{head} -> PE[{', '.join(pe)}]}}", f"{{{head} -> T[{', '.join(time)}]}}", tiles
+        f"{{{head} -> PE[{', '.join(pe)}]}}",
+        f"{{{head} -> T[{', '.join(time)}]}}",
+        tiles,
+        places,
     )
 
 
 def dataflow_spec(nest: LoopNest, name: str, source: str | None = None) -> DataflowSpec:
     """Return the dataflow spec of ``nest``: its space-stamp, time-stamp and tile stamps."""
     s = to_stamps(nest, source)
+    places = {"places": s.places} if s.places else {}
     return DataflowSpec.from_mapping(
-        {"name": name, "space_stamp": s.space_stamp, "time_stamp": s.time_stamp, "tiles": s.tiles}
+        {
+            "name": name,
+            "space_stamp": s.space_stamp,
+            "time_stamp": s.time_stamp,
+            "tiles": s.tiles,
+            **places,
+        }
     )
 
 

@@ -18,7 +18,7 @@ from tenet.isl_utils import witness
 from tenet.metrics.latency import occupancy
 from tenet.model.memory import MemoryLevel
 from tenet.model.problem import Problem
-from tenet.model.tiling import TiledLevel, tile_levels
+from tenet.model.tiling import TiledLevel, tensor_tile_levels, tile_levels
 from tenet.vocab import TensorName
 
 if TYPE_CHECKING:
@@ -335,15 +335,19 @@ def evaluate_memory(
     violations: list[CapacityViolation] = []
     moved = 0.0
     footprints: dict[str, int] = {levels[0].name: sum(r.footprint for r in records)}
-    for tiled in tile_levels(problem, tiles):
+    own = tensor_tile_levels(problem, tiles)
+    for k, tiled in enumerate(tile_levels(problem, tiles)):
         level = tiled.level
+        finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
         total: isl.PwQPolynomial | None = None
         level_records: list[LevelTensor] = []
         for tensor, (read, write) in relations.items():
             if not level.holds(tensor):
                 continue
-            traffic = _traffic(tiled, read, write)
+            placed = own[tensor][k] if tensor in own else tiled
+            traffic = _traffic(placed, read, write)
             moved += traffic.energy_links
+            on_level = _on_level_keys(finest, placed, read.union(write), traffic.footprint)
             footprint = _maximum(traffic.footprint)
             limit = level.capacity_of(tensor) if level.split else None
             fits = limit is None or footprint <= limit
@@ -369,7 +373,7 @@ def evaluate_memory(
                     traffic.writes_parent,
                 )
             )
-            total = traffic.footprint if total is None else total.add(traffic.footprint)
+            total = on_level if total is None else total.add(on_level)
         need = _maximum(total) if total is not None else 0
         footprints[level.name] = need
         if not level.split and level.capacity is not None and need > level.capacity:
@@ -399,20 +403,43 @@ def level_needs(
     relations = tensor_relations(problem)
     needs: dict[str, int] = {}
     fits = True
-    for tiled in tile_levels(problem, tiles):
+    own = tensor_tile_levels(problem, tiles)
+    for k, tiled in enumerate(tile_levels(problem, tiles)):
         level = tiled.level
+        finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
         total: isl.PwQPolynomial | None = None
         for tensor, (read, write) in relations.items():
             if not level.holds(tensor):
                 continue
-            per_key = _per_key_count(tiled.key_of.reverse().apply_range(read.union(write)))
+            placed = own[tensor][k] if tensor in own else tiled
+            accessed = read.union(write)
+            per_key = _per_key_count(placed.key_of.reverse().apply_range(accessed))
             if level.split and _maximum(per_key) > (level.capacity_of(tensor) or 0):
                 fits = False
+            per_key = _on_level_keys(finest, placed, accessed, per_key)
             total = per_key if total is None else total.add(per_key)
         needs[level.name] = _maximum(total) if total is not None else 0
         if not level.split and level.capacity is not None and needs[level.name] > level.capacity:
             fits = False
     return needs, fits
+
+
+def _finest(tiled: TiledLevel, placed: Sequence[TiledLevel]) -> TiledLevel:
+    """Return the finest tiles of a level among its own (``tiled``) and its tensors' places:
+    the one under the most loops (the places of a nest are prefixes of one loop order)."""
+    return max([tiled, *placed], key=lambda t: t.tile_of.dim(isl.dim_type.out))
+
+
+def _on_level_keys(
+    finest: TiledLevel, placed: TiledLevel, accessed: isl.Map, per_key: isl.PwQPolynomial
+) -> isl.PwQPolynomial:
+    """Return a tensor's elements held per key of the level's finest tiles (``finest``) when
+    the tensor sits at another place (``placed``, with ``per_key`` its count per own key):
+    what its buffer holds while each finest tile runs, so the tensors add up per key."""
+    if placed is finest:
+        return per_key
+    to_placed = finest.key_of.reverse().apply_range(placed.key_of)
+    return _per_key_count(to_placed.apply_range(placed.key_of.reverse()).apply_range(accessed))
 
 
 def _summarise(

@@ -24,6 +24,8 @@ class Dataflow:
     tensors: tuple[str, ...] | None = None
     tiles: tuple[tuple[str, isl.Map], ...] = ()
     """Tile stamp ``S -> LEVEL[...]`` of each tiled memory level, by level name."""
+    places: tuple[tuple[str, str, isl.Map], ...] = ()
+    """(level, tensor, tile stamp) of a tensor stored under other loops than its level's tiles."""
 
     @classmethod
     def from_spec(cls, spec: DataflowSpec, params: Mapping[str, int]) -> Dataflow:
@@ -39,4 +41,18 @@ class Dataflow:
             )
             for level, text in spec.tiles.items()
         )
-        return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors, tiles)
+        places = tuple(
+            (
+                level,
+                tensor,
+                parse_map(
+                    text,
+                    params,
+                    source=spec.source,
+                    location=spec.where(f"places.{level}.{tensor}"),
+                ),
+            )
+            for level, per in spec.places.items()
+            for tensor, text in per.items()
+        )
+        return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors, tiles, places)

@@ -23,7 +23,14 @@ from tenet.model.problem import Problem
 from tenet.model.spacetime import identity, neighbours, previous, step_back
 from tenet.model.workload import check_statement
 
-__all__ = ["TiledLevel", "tile_levels", "tile_stamps", "loop_indices", "halo_tensors"]
+__all__ = [
+    "TiledLevel",
+    "tile_levels",
+    "tensor_tile_levels",
+    "tile_stamps",
+    "loop_indices",
+    "halo_tensors",
+]
 
 
 @dataclass(frozen=True)
@@ -201,6 +208,35 @@ def tile_levels(
             )
         )
     return tuple(result)
+
+
+def tensor_tile_levels(
+    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+) -> dict[str, tuple[TiledLevel, ...]]:
+    """Return, per tensor with its own storage places (the dataflow's ``places``), the tiles
+    of every level inside the outermost one as that tensor sees them: its place where it has
+    one, the level's tiles elsewhere. None when ``tiles`` replace the dataflow's stamps.
+
+    Raises
+    ------
+    SpecError
+        A place for a tensor the workload does not have.
+    """
+    dataflow = problem.dataflow
+    if tiles is not None or not dataflow.places:
+        return {}
+    out: dict[str, tuple[TiledLevel, ...]] = {}
+    for tensor in dict.fromkeys(tensor for _, tensor, _ in dataflow.places):
+        if tensor not in problem.workload.tensors:
+            raise SpecError(
+                f"no tensor {tensor!r} in the workload ({', '.join(problem.workload.tensors)})",
+                source=dataflow.source,
+                location=f"places.{next(lv for lv, t, _ in dataflow.places if t == tensor)}",
+            )
+        stamps = dict(dataflow.tiles)
+        stamps.update({level: stamp for level, t, stamp in dataflow.places if t == tensor})
+        out[tensor] = tile_levels(problem, list(stamps.items()))
+    return out
 
 
 def _subscripts(relation: isl.Map) -> list[set[int]]:

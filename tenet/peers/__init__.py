@@ -10,13 +10,15 @@ from typing import TYPE_CHECKING
 from tenet.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from tenet.peers.accelforge import read_accelforge, write_accelforge
+    from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
     from tenet.peers.specs import ProblemSpecs
-    from tenet.peers.zigzag import read_zigzag, write_zigzag
+    from tenet.peers.zigzag import ZIGZAG_UNITS, read_zigzag, write_zigzag
 
 __all__ = [
+    "ACCELFORGE_UNITS",
+    "ZIGZAG_UNITS",
     "ProblemSpecs",
     "compare_accelforge",
     "compare_zigzag",
@@ -31,6 +33,8 @@ __all__ = [
 ]
 
 _HOME = {
+    "ACCELFORGE_UNITS": "accelforge",
+    "ZIGZAG_UNITS": "zigzag",
     "read_accelforge": "accelforge",
     "write_accelforge": "accelforge",
     "compare_accelforge": "compare",

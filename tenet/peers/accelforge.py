@@ -66,17 +66,47 @@ def _workload(doc: Any, src: str) -> tuple[list[str], list[int], list[specs.Oper
     return dims, extents, operands, str(einsum.get("name", "einsum")), width
 
 
-def _energy(node: Mapping[str, Any], action: str, width: int, src: str, where: str) -> float:
-    """Energy of one element: the action's energy times the elements per action."""
+def _action(node: Mapping[str, Any], name: str) -> tuple[int, Any] | None:
+    """Return the index and entry of the action ``name`` of ``node``, None when absent."""
     for k, act in enumerate(node.get("actions", []) or []):
-        if act.get("name") == action:
-            energy = specs.number(act.get("energy", 0), src, f"{where}.actions.{k}.energy") or 0.0
-            per = act.get("bits_per_action")
-            per_bits = (
-                specs.number(per, src, f"{where}.actions.{k}.bits_per_action") if per else width
-            )
-            return float(energy) * width / float(per_bits or width)
-    return 0.0
+        if isinstance(act, dict) and act.get("name") == name:
+            return k, act
+    return None
+
+
+def action_bits(node: Mapping[str, Any], name: str, src: str, where: str) -> float:
+    """Return the bits one ``name`` action of ``node`` moves, as AccelForge defines it: the
+    action's ``bits_per_action``, else the component's, else 1 bit."""
+    found = _action(node, name)
+    given = found[1].get("bits_per_action") if found else None
+    at = f"{where}.actions.{found[0]}.bits_per_action" if found else f"{where}.bits_per_action"
+    if given is None:
+        given, at = node.get("bits_per_action"), f"{where}.bits_per_action"
+    return float(specs.number(given, src, at) or 1) if given is not None else 1.0
+
+
+def _energy(node: Mapping[str, Any], action: str, width: int, src: str, where: str) -> float:
+    """Energy of one element, in pJ: the action's energy times the actions per element
+    (``width`` bits over :func:`action_bits`)."""
+    found = _action(node, action)
+    if found is None:
+        return 0.0
+    k, act = found
+    energy = specs.number(act.get("energy", 0), src, f"{where}.actions.{k}.energy") or 0.0
+    return float(energy) * width / action_bits(node, action, src, where)
+
+
+def _bandwidth(
+    node: Mapping[str, Any], action: str, width: int, src: str, where: str
+) -> float | None:
+    """Elements per cycle of an action: its ``throughput`` (actions per unit of time, read as
+    a cycle) times its bits over ``width``; None when unbounded or not given."""
+    found = _action(node, action)
+    if found is None or found[1].get("throughput") is None:
+        return None
+    k, act = found
+    rate = specs.number(act["throughput"], src, f"{where}.actions.{k}.throughput")
+    return None if rate is None else float(rate) * action_bits(node, action, src, where) / width
 
 
 def _architecture(doc: Any, src: str, width: int) -> tuple[dict[str, Any], list[str], list[str]]:
@@ -99,7 +129,14 @@ def _architecture(doc: Any, src: str, width: int) -> tuple[dict[str, Any], list[
                 level["per_pe"] = True
             level["energy_read"] = _energy(node, "read", width, src, where)
             level["energy_write"] = _energy(node, "write", width, src, where)
-            level["source"] = f"{src}: {where} (energy per {width}-bit element)"
+            for key, action in (("read_bandwidth", "read"), ("write_bandwidth", "write")):
+                rate = _bandwidth(node, action, width, src, where)
+                if rate is not None:
+                    level[key] = rate
+            level["source"] = (
+                f"{src}: {where} (energy per {width}-bit element from energy per action of "
+                "bits_per_action bits; bandwidth in elements per cycle from throughput)"
+            )
             levels.append(level)
         elif kind == "Container":
             if container is not None:
@@ -117,7 +154,9 @@ def _architecture(doc: Any, src: str, width: int) -> tuple[dict[str, Any], list[
                     )
                 )
         elif kind == "Compute":
-            mac = _energy(node, "compute", width, src, where) or 1.0
+            found = _action(node, "compute")
+            energy = found[1].get("energy", 1) if found else 1
+            mac = float(specs.number(energy, src, f"{where}.actions") or 0.0)
         else:
             raise SpecError(
                 f"expected !Memory, !Container or !Compute, not {kind!r}",
@@ -227,12 +266,11 @@ def _mapping(
         end = later[0] if later else len(flat)
         keep = frozenset(placed.get(name, {})) if k else None
         levels.append(LevelLoops(name, tuple(flat[bounds[name] : end]), keep))
-    above = {
-        tensor: {c: at}
-        for c, per in placed.items()
-        for tensor, at in per.items()
-        if at != bounds[c] and c != level_names[0]
-    }
+    above: dict[str, dict[str, int]] = {}
+    for c, per in placed.items():
+        for tensor, at in per.items():
+            if at != bounds[c] and c != level_names[0]:
+                above.setdefault(tensor, {})[c] = at
     return LoopNest(tuple(dims), tuple(extents), tuple(levels), per_pe=per_pe, above=above)
 
 
@@ -290,50 +328,78 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
             {
                 "kind": "Memory",
                 "name": lv.name,
+                "area": 0,
+                "leak_power": 0,
                 "size": "inf" if capacity is None else capacity * bits,
                 "actions": [
-                    {"name": "read", "energy": lv.energy_read, "bits_per_action": bits},
-                    {"name": "write", "energy": lv.energy_write, "bits_per_action": bits},
+                    _action_entry("read", lv.energy_read, lv.read_bandwidth, bits),
+                    _action_entry("write", lv.energy_write, lv.write_bandwidth, bits),
                 ],
             }
         )
     if not levels:
-        arch_nodes.append({"kind": "Memory", "name": "dram", "size": "inf", "actions": []})
+        arch_nodes.append(
+            {
+                "kind": "Memory",
+                "name": "dram",
+                "area": 0,
+                "leak_power": 0,
+                "size": "inf",
+                "actions": [_action_entry(a, 0.0, None, bits) for a in ("read", "write")],
+            }
+        )
     if not per_pe:
         arch_nodes.append(_container(pe_sizes))
     arch_nodes.append(
         {
             "kind": "Compute",
             "name": "MAC",
-            "actions": [{"name": "compute", "energy": architecture.energy.mac}],
+            "area": 0,
+            "leak_power": 0,
+            "actions": [
+                {"name": "compute", "energy": architecture.energy.mac, "throughput": "inf"}
+            ],
         }
     )
     tensors = list(workload.accesses)
+    keep = {lv.name: lv.tensors for lv in levels}
     shape = dict(zip(nest.dims, nest.extents, strict=True))
     mapping: list[dict[str, Any]] = []
     flat = nest.loops()
+    places: dict[int, list[tuple[str, list[str]]]] = {}
     for k, level in enumerate(nest.levels):
-        mapping.append({"kind": "Storage", "tensors": tensors, "component": level.level})
-        for owner, loop in flat:
-            if owner != k:
-                continue
-            shape[loop.dim] = ceil(shape[loop.dim] / loop.size)
-            node: dict[str, Any] = {
-                "kind": "Spatial" if loop.spatial is not None else "Temporal",
-                "rank_variable": loop.dim,
-                "tile_shape": shape[loop.dim],
-            }
-            if loop.spatial is not None:
-                if k == len(nest.levels) - 1 and per_pe:
-                    raise NotALoopNestError(
-                        f"{problem.dataflow.source or problem.dataflow.name}: a spatial loop over "
-                        f"{loop.dim!r} sits inside the per-PE level {level.level!r} (the PE "
-                        "index is a low-order digit of the loop), which a fanout above the "
-                        "PE buffers cannot express"
-                    )
-                node["name"] = f"d{loop.spatial}"
-                node["component"] = "PE"
-            mapping.append(node)
+        kept = keep.get(level.level) if k else None
+        at: dict[int, list[str]] = {}
+        for t in tensors:
+            if kept is None or t in kept:
+                bound = nest.boundary(level.level) if k else 0
+                at.setdefault(nest.above.get(t, {}).get(level.level, bound), []).append(t)
+        for n, held in sorted(at.items()):
+            places.setdefault(n, []).append((level.level, held))
+    for n, (owner, loop) in enumerate([*flat, (len(nest.levels), None)]):
+        for component, held in places.get(n, []):
+            mapping.append({"kind": "Storage", "tensors": held, "component": component})
+        if loop is None:
+            break
+        k = owner
+        level = nest.levels[k]
+        shape[loop.dim] = ceil(shape[loop.dim] / loop.size)
+        node: dict[str, Any] = {
+            "kind": "Spatial" if loop.spatial is not None else "Temporal",
+            "rank_variable": loop.dim,
+            "tile_shape": shape[loop.dim],
+        }
+        if loop.spatial is not None:
+            if k == len(nest.levels) - 1 and per_pe:
+                raise NotALoopNestError(
+                    f"{problem.dataflow.source or problem.dataflow.name}: a spatial loop over "
+                    f"{loop.dim!r} sits inside the per-PE level {level.level!r} (the PE "
+                    "index is a low-order digit of the loop), which a fanout above the "
+                    "PE buffers cannot express"
+                )
+            node["name"] = f"d{loop.spatial}"
+            node["component"] = "PE"
+        mapping.append(node)
     mapping.append({"kind": "Compute", "einsum": workload.name, "component": "MAC"})
     domain_dims = nest.dims
     return {
@@ -354,6 +420,25 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
     }
 
 
+ACCELFORGE_UNITS = (
+    "# Written by tenet export accelforge. Units: size in bits; energy in pJ per action of\n"
+    "# bits_per_action bits (one element); throughput in actions per cycle; area and leak_power\n"
+    "# zero (tenet does not model them).\n"
+)
+"""The comment at the top of the file :func:`write_accelforge`'s document is written to."""
+
+
+def _action_entry(name: str, energy: float, bandwidth: float | None, bits: int) -> dict[str, Any]:
+    """An action moving one ``bits``-bit element: energy in pJ, throughput in actions per
+    cycle (``inf`` when the level's bandwidth is unbounded)."""
+    return {
+        "name": name,
+        "energy": energy,
+        "throughput": "inf" if bandwidth is None else bandwidth,
+        "bits_per_action": bits,
+    }
+
+
 def _container(sizes: list[int]) -> dict[str, Any]:
     return {
         "kind": "Container",
@@ -366,7 +451,11 @@ def _accesses(workload: WorkloadSpec) -> list[dict[str, Any]]:
     out = []
     for tensor, access in workload.accesses.items():
         subs = specs.projection(workload, tensor, "an einsum's projection is one")
-        entry: dict[str, Any] = {"name": tensor, "projection": subs}
+        plain = all(re.fullmatch(r"[A-Za-z_]\w*", sub) for sub in subs)
+        projection: list[str] | dict[str, str] = (
+            subs if plain else {f"{tensor.upper()}{n}": sub for n, sub in enumerate(subs)}
+        )
+        entry: dict[str, Any] = {"name": tensor, "projection": projection}
         if access.write:
             entry["output"] = True
         out.append(entry)

@@ -1,29 +1,35 @@
-"""tenet's exact per-level, per-tensor fills and writebacks beside ZigZag's and AccelForge's
-own, with the reason for each difference. The peers run in their own Python (another virtual
-environment, given by ``--peer-python`` or ``TENET_PEERS_PYTHON``); tenet only reads the
-figures they print, in elements.
+"""tenet's exact per-level, per-tensor counters beside ZigZag's and AccelForge's own, with the
+reason for each difference. The peers run in their own Python (another virtual environment,
+given by ``--peer-python`` or ``TENET_PEERS_PYTHON``); tenet only reads the figures they print,
+in elements.
 
-ZigZag: ``wr_in_by_high`` (elements written into a memory from above) are its fills,
-``rd_out_to_high`` its writebacks; tenet counts on ZigZag's own allocation of loops to
-memories. AccelForge: per-action counts of each level and tensor, turned into elements with
-the action's width; the fills and writebacks of a level follow from its parent's reads and
-writes (a parent reads what its child is filled with and what it writes back to its own
-parent)."""
+Like with like, per level and tensor: the elements read out of the level (served to the level
+inside after its multicast, written back to the level outside, and at the innermost level the
+MACs' operand reads) and written into it (fills, writebacks from the level inside after their
+reduction, and at the innermost level the MACs' results). ZigZag: ``rd_out_to_low +
+rd_out_to_high`` and ``wr_in_by_high + wr_in_by_low`` per operand and memory, on ZigZag's own
+allocation of loops to memories. AccelForge: the read and write actions of each level and
+tensor times the action's width. The fills and writebacks of each level are shown too:
+ZigZag's ``wr_in_by_high`` and ``rd_out_to_high``; AccelForge's follow from the actions (a
+per-PE level's fills are its own writes, less the MACs' results)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tenet.api import load_problem
+from tenet.counting import count
 from tenet.errors import SpecError, TenetError
-from tenet.metrics.memory import LevelTensor
+from tenet.mapping import LoopNest, to_stamps
+from tenet.metrics.memory import LevelTensor, tensor_relations
+from tenet.model.problem import Problem
 from tenet.model.tiling import halo_tensors, loop_indices
-from tenet.peers.accelforge import read_accelforge
+from tenet.peers.accelforge import action_bits, read_accelforge
 from tenet.peers.loopnest import Retention, evaluate_nest
 from tenet.peers.specs import Imported
 from tenet.peers.zigzag import (
@@ -41,6 +47,8 @@ from tenet.spec.workload import WorkloadSpec
 __all__ = [
     "PeerError",
     "CounterRow",
+    "Comparison",
+    "level_counters",
     "peer_python",
     "run_zigzag",
     "run_accelforge",
@@ -59,7 +67,9 @@ class PeerError(TenetError, RuntimeError):
 
 @dataclass(frozen=True)
 class CounterRow:
-    """One level and tensor: tenet's fills and writebacks beside the peer's (elements)."""
+    """One level and tensor: tenet's fills, writebacks, reads out of and writes into the level
+    beside the peer's (elements), and why the fills and writebacks (``reason``) and the reads
+    and writes (``reason_accesses``) differ (empty when equal)."""
 
     level: str
     tensor: str
@@ -68,6 +78,30 @@ class CounterRow:
     writebacks: int
     writebacks_peer: int
     reason: str
+    reads: int = 0
+    reads_peer: int = 0
+    writes: int = 0
+    writes_peer: int = 0
+    reason_accesses: str = ""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The rows of a comparison and the total energies (pJ): tenet's, from its counters and
+    the imported per-element energies, the peer's own, and the energy of the MACs' reads of
+    partial sums as the peer charges them at the innermost level holding the output, which
+    tenet's counters leave out."""
+
+    rows: tuple[CounterRow, ...]
+    energy: float
+    energy_peer: float
+    energy_sums: float = 0.0
+    energy_refetch: float | None = None
+    """tenet's energy under the refetch rule (AccelForge's), before the partial sums."""
+
+    def __iter__(self) -> Iterator[CounterRow]:
+        """Iterate over the rows."""
+        return iter(self.rows)
 
 
 def peer_python(given: str | None = None) -> str | None:
@@ -94,20 +128,23 @@ for op, per in cme.mapping_int.unit_mem_data_movement.items():
     for lv in per:
         c = {str(k.value): v for k, v in lv.attributes.items()}["data_elem_move_count"]
         rows.append({str(d.value): int(n) for d, n in c.data.items()})
-    moves[str(op)] = rows
-print(json.dumps({"levels": levels, "loops": loops, "moves": moves}))
+    moves[back.get(str(op), str(op))] = rows
+print(json.dumps({"levels": levels, "loops": loops, "moves": moves,
+                  "energy": float(cme.energy_total)}))
 """
 
 _ACCELFORGE = r"""
 import json, sys
 import accelforge as af
 row = af.Spec.from_yaml(sys.argv[1]).evaluate_mapping().data.iloc[0]
-out = {}
+out, energy = {}, 0.0
 for column in row.index:
     parts = column.split("<SEP>")
     if len(parts) == 5 and parts[1] == "action" and parts[4] in ("read", "write"):
         out.setdefault(parts[2], {}).setdefault(parts[3], {})[parts[4]] = float(row[column])
-print(json.dumps(out))
+    if len(parts) >= 4 and parts[1] == "energy":
+        energy += float(row[column])
+print(json.dumps({"actions": out, "energy": energy}))
 """
 
 
@@ -130,34 +167,113 @@ def _run(python: str | None, script: str, args: Sequence[str], peer: str) -> Any
 
 
 def run_zigzag(python: str | None, workload: str, accelerator: str, mapping: str) -> Any:
-    """Run ZigZag on its three files; return its memories, loop allocation and data moves."""
+    """Run ZigZag on its three files; return its memories, loop allocation, data moves (per
+    layer operand) and total energy in pJ."""
     return _run(python, _ZIGZAG, [workload, accelerator, mapping], "zigzag-dse")
 
 
 def run_accelforge(python: str | None, spec: str) -> Any:
-    """Run AccelForge on a spec file; return its action counts per level, tensor, action."""
+    """Run AccelForge on a spec file; return its action counts per level, tensor and action
+    (``actions``) and its total energy in pJ (``energy``)."""
     return _run(python, _ACCELFORGE, [spec], "accelforge")
+
+
+def _problem(imported: Imported) -> Problem:
+    return load_problem(
+        WorkloadSpec.from_mapping(imported.workload),
+        ArchitectureSpec.from_mapping(imported.architecture),
+        DataflowSpec.from_mapping(imported.dataflow),
+    )
 
 
 def tenet_figures(
     imported: Imported, retention: Retention = "keep"
 ) -> dict[tuple[str, str], LevelTensor]:
     """Return tenet's exact figures of an imported mapping, per (level, tensor)."""
-    w = WorkloadSpec.from_mapping(imported.workload)
-    a = ArchitectureSpec.from_mapping(imported.architecture)
-    d = DataflowSpec.from_mapping(imported.dataflow)
-    problem = load_problem(w, a, d)
+    problem = _problem(imported)
     return {(r.level, r.tensor): r for r in evaluate_nest(problem, imported.nest, retention)}
+
+
+def _operands(problem: Problem) -> tuple[int, dict[str, tuple[int, int]]]:
+    """Return the MACs and, per tensor, the MACs' reads and writes of it (elements), each
+    counted once per time-stamp when several PEs share it (multicast and reduction across
+    the array from a shared level, as the peers count them)."""
+    macs = count(problem.workload.domain)
+    time = problem.theta_time.reverse()
+    pairs = {
+        tensor: (
+            0 if read.is_empty() else count(time.apply_range(read)),
+            0 if write.is_empty() else count(time.apply_range(write)),
+        )
+        for tensor, (read, write) in tensor_relations(problem).items()
+    }
+    return macs, pairs
+
+
+def level_counters(
+    imported: Imported, figures: Mapping[tuple[str, str], LevelTensor]
+) -> tuple[dict[tuple[str, str], tuple[int, int]], float]:
+    """Return, per (level, tensor), the elements read out of the level and written into it
+    (``figures`` of :func:`tenet_figures`), and the total energy in pJ (the imported
+    per-element energies, the MACs at ``energy.mac``).
+
+    Reads: what the level inside reads from it (``reads_parent``, after multicast), its own
+    writebacks, and at the innermost level holding the tensor the MACs' operand reads (from a
+    shared level, once per time-stamp and element: multicast across the array). Writes: its
+    fills, what the level inside writes into it (``writes_parent``, after reduction), and at
+    the innermost level the MACs' results (from a shared level, reduced across the array).
+    """
+    problem = _problem(imported)
+    macs, operands = _operands(problem)
+    own = {
+        tensor: (count(read), count(write))
+        for tensor, (read, write) in tensor_relations(problem).items()
+    }
+    order = [lv.level for lv in imported.nest.levels]
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for tensor in dict.fromkeys(t for _, t in figures):
+        chain = [lv for lv in order if (lv, tensor) in figures]
+        for k, level in enumerate(chain):
+            mine = figures[(level, tensor)]
+            if k + 1 < len(chain):
+                child = figures[(chain[k + 1], tensor)]
+                served, taken = child.reads_parent, child.writes_parent
+            elif level in imported.nest.per_pe:
+                served, taken = own.get(tensor, (0, 0))
+            else:
+                served, taken = operands.get(tensor, (0, 0))
+            out[(level, tensor)] = (served + mine.writebacks, mine.fills + taken)
+    energies = {
+        lv["name"]: (float(lv.get("energy_read", 0)), float(lv.get("energy_write", 0)))
+        for lv in imported.architecture["levels"]
+    }
+    mac = float(imported.architecture.get("energy", {}).get("mac", 0))
+    energy = macs * mac + sum(
+        reads * energies[level][0] + writes * energies[level][1]
+        for (level, _), (reads, writes) in out.items()
+    )
+    return out, energy
+
+
+def _energy_sums(imported: Imported, context: _Context, every: bool) -> float:
+    """Return the energy of the MACs' reads of partial sums (pJ), as the peer charges them:
+    before every MAC (``every``: ZigZag's word accesses) or every MAC but the first of each
+    output element (AccelForge)."""
+    energies = {
+        lv["name"]: float(lv.get("energy_read", 0)) for lv in imported.architecture["levels"]
+    }
+    return sum(
+        (context.macs - (0 if every else elements)) * energies[context.innermost[tensor]]
+        for tensor, elements in context.outputs.items()
+        if tensor in context.innermost
+    )
 
 
 def _causes(imported: Imported) -> dict[tuple[str, str], str]:
     """Return, per (level, tensor), why consecutive tiles share data: a loop above the level
     over a dimension the tensor does not use, and/or overlapping windows (a loop above over a
     dimension of a subscript such as ``p + r``)."""
-    w = WorkloadSpec.from_mapping(imported.workload)
-    a = ArchitectureSpec.from_mapping(imported.architecture)
-    d = DataflowSpec.from_mapping(imported.dataflow)
-    problem = load_problem(w, a, d)
+    problem = _problem(imported)
     halo, used = halo_tensors(problem), loop_indices(problem)
     nest = imported.nest
     flat = [loop for _, loop in nest.loops()]
@@ -175,37 +291,125 @@ def _causes(imported: Imported) -> dict[tuple[str, str], str]:
     return out
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What the reasons look at: tenet's counters under the refetch rule, the causes of
+    shared data per level and tensor, whether tiles are partial, the MACs, the elements of
+    each output and the innermost level holding each tensor."""
+
+    refetch: Mapping[tuple[str, str], tuple[int, int]] | None
+    causes: Mapping[tuple[str, str], str]
+    child: Mapping[tuple[str, str], str]
+    partial: bool
+    macs: int
+    outputs: Mapping[str, int]
+    innermost: Mapping[str, str]
+
+
+def _context(
+    imported: Imported,
+    figures: Mapping[tuple[str, str], LevelTensor],
+    refetch: Mapping[tuple[str, str], tuple[int, int]] | None,
+) -> _Context:
+    problem = _problem(imported)
+    macs, _ = _operands(problem)
+    outputs = {
+        tensor: count(write.range())
+        for tensor, (_, write) in tensor_relations(problem).items()
+        if not write.is_empty()
+    }
+    order = [lv.level for lv in imported.nest.levels]
+    innermost = {t: max((lv for lv, u in figures if u == t), key=order.index) for _, t in figures}
+    child: dict[tuple[str, str], str] = {}
+    for tensor in innermost:
+        chain = [lv for lv in order if (lv, tensor) in figures]
+        child.update({(a, tensor): b for a, b in zip(chain, chain[1:], strict=False)})
+    return _Context(
+        refetch, _causes(imported), child, imported.nest.partial, macs, outputs, innermost
+    )
+
+
 def _reason(
     key: tuple[str, str],
-    mine: LevelTensor,
-    fills: int,
-    writebacks: int,
-    refetch: Mapping[tuple[str, str], LevelTensor] | None,
-    causes: Mapping[tuple[str, str], str],
-    partial: bool,
+    mine: tuple[int, int],
+    theirs: tuple[int, int],
+    context: _Context,
 ) -> str:
-    if (mine.fills, mine.writebacks) == (fills, writebacks):
+    """Return why tenet's (reads, writes) of ``key`` differ from the peer's; empty if equal.
+
+    Tried in turn: the MACs' reads of partial sums (the peer counts them, tenet's output is
+    written, not read), tenet's refetch rule, both; then overlapping windows, partial tiles.
+    """
+    if mine == theirs:
         return ""
-    reasons = []
-    if refetch is not None and refetch[key].fills == fills and mine.fills != fills:
-        what = causes.get(key, "tiles repeat")
+    level, tensor = key
+    refetched = context.refetch.get(key) if context.refetch is not None else None
+    sums, read_sums = "", 0
+    if tensor in context.outputs and context.innermost[tensor] == level:
+        for reads, first in (
+            (context.macs - context.outputs[tensor], " but the first"),
+            (context.macs, ""),
+        ):
+            if reads in (theirs[0] - mine[0], theirs[0] - (refetched or mine)[0]):
+                sums = (
+                    f"the peer reads the partial sum before every MAC{first} ({reads}); "
+                    "tenet's output is written, not read"
+                )
+                read_sums = reads
+                break
+    if (mine[0] + read_sums, mine[1]) == theirs:
+        return sums
+    reasons = [sums] if sums else []
+    if refetched is not None and (refetched[0] + read_sums, refetched[1]) == theirs:
+        own = context.causes.get(key, "tiles repeat")
+        inside = context.causes.get((context.child.get(key, ""), tensor), "tiles repeat")
+        what = own if own != "tiles repeat" else inside
         reasons.append(
             f"{what}: tenet keeps what the previous tile holds, the peer refetches the whole "
             "tile (tenet's refetch rule gives the peer's figure)"
         )
-    if "overlap" in causes.get(key, "") and fills > mine.fills and not reasons:
+    elif "overlap" in context.causes.get(key, ""):
         reasons.append("overlapping windows: tenet fetches the overlap once, the peer again")
-    if partial and not reasons:
+    elif context.partial:
         reasons.append("partial tiles: the peer counts the last tile of a loop as a full one")
-    if writebacks != mine.writebacks and fills != mine.fills and not reasons:
-        reasons.append("the peer moves partial sums differently")
-    return "; ".join(reasons) or "the peer's model differs (see docs/peers.md)"
+    elif context.innermost.get(tensor) == level and theirs[0] < mine[0]:
+        reasons.append(
+            "the peer keeps the operand at the MAC while the innermost loops do not change "
+            "it; tenet reads it for every MAC"
+        )
+    else:
+        reasons.append("the peer's model differs (see docs/peers.md)")
+    return "; ".join(reasons)
 
 
-def compare_zigzag(
-    python: str | None, workload: str, accelerator: str, mapping: str
-) -> list[CounterRow]:
-    """Return tenet's figures beside ZigZag's, on ZigZag's own allocation of loops."""
+def _fill_reason(
+    key: tuple[str, str],
+    mine: LevelTensor,
+    fills: int,
+    writebacks: int,
+    context: _Context,
+    refetch: Mapping[tuple[str, str], LevelTensor] | None,
+) -> str:
+    """Return why tenet's fills and writebacks of ``key`` differ from the peer's."""
+    if (mine.fills, mine.writebacks) == (fills, writebacks):
+        return ""
+    if refetch is not None and refetch[key].fills == fills:
+        what = context.causes.get(key, "tiles repeat")
+        return (
+            f"{what}: tenet keeps what the previous tile holds, the peer refetches the whole "
+            "tile (tenet's refetch rule gives the peer's figure)"
+        )
+    if "overlap" in context.causes.get(key, "") and fills > mine.fills:
+        return "overlapping windows: tenet fetches the overlap once, the peer again"
+    if context.partial:
+        return "partial tiles: the peer counts the last tile of a loop as a full one"
+    if writebacks != mine.writebacks and fills != mine.fills:
+        return "the peer moves partial sums differently"
+    return "the peer's model differs (see docs/peers.md)"
+
+
+def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping: str) -> Comparison:
+    """Return tenet's counters beside ZigZag's, on ZigZag's own allocation of loops."""
     peer = run_zigzag(python, workload, accelerator, mapping)
     layer = read_layer(workload)
     _, memories, _, _ = read_accelerator(accelerator)
@@ -223,83 +427,171 @@ def compare_zigzag(
             total += len(loops)
             allocation.setdefault(name, {})[op] = total
     nest = nest_of_allocation(LayerMapping(layer, memories, spatial, temporal, links), allocation)
-    imported = Imported(imported.workload, imported.architecture, imported.dataflow, nest)
+    imported = Imported(
+        imported.workload,
+        imported.architecture,
+        {**imported.dataflow, **_stamps_of(nest)},
+        nest,
+    )
     mine = tenet_figures(imported)
-    causes = _causes(imported)
+    counters, energy = level_counters(imported, mine)
+    context = _context(imported, mine, None)
     rows = []
     for op, names in peer["levels"].items():
         for name, moves in zip(names, peer["moves"][op], strict=False):
             key = (name, op)
-            if key not in mine or name == names[-1]:
+            if key not in mine:
                 continue
+            theirs = (
+                moves["rd_out_to_low"] + moves["rd_out_to_high"],
+                moves["wr_in_by_high"] + moves["wr_in_by_low"],
+            )
             fills, writebacks = moves["wr_in_by_high"], moves["rd_out_to_high"]
             r = mine[key]
-            reason = _reason(key, r, fills, writebacks, None, causes, nest.partial)
-            rows.append(CounterRow(name, op, r.fills, fills, r.writebacks, writebacks, reason))
-    return rows
+            reason = (
+                "" if name == names[-1] else _fill_reason(key, r, fills, writebacks, context, None)
+            )
+            accesses = _reason(key, counters[key], theirs, context)
+            rows.append(
+                CounterRow(
+                    name,
+                    op,
+                    r.fills,
+                    fills,
+                    r.writebacks,
+                    writebacks,
+                    reason,
+                    *_pair(counters[key], theirs),
+                    accesses,
+                )
+            )
+    sums = _energy_sums(imported, context, every=True)
+    return Comparison(tuple(rows), energy, float(peer.get("energy", 0.0)), sums)
 
 
-def _bits(spec: Mapping[str, Any]) -> tuple[dict[str, float], int]:
+def _pair(mine: tuple[int, int], theirs: tuple[int, int]) -> tuple[int, int, int, int]:
+    return mine[0], theirs[0], mine[1], theirs[1]
+
+
+def _stamps_of(nest: LoopNest) -> dict[str, Any]:
+    """The stamps of ``nest`` as the keys of a dataflow document."""
+    stamps = to_stamps(nest)
+    return {
+        "space_stamp": stamps.space_stamp,
+        "time_stamp": stamps.time_stamp,
+        "tiles": stamps.tiles,
+        "places": stamps.places,
+    }
+
+
+def _widths(spec: Mapping[str, Any], source: str) -> tuple[dict[str, float], int]:
+    """Return the bits of one read action per level (AccelForge's default: 1 bit) and the
+    bits of one element."""
     bits = spec.get("workload", {}).get("bits_per_value", {"All": 8})
     width = int(bits.get("All", 8)) if isinstance(bits, dict) else 8
     per: dict[str, float] = {}
-    for node in spec.get("arch", {}).get("nodes", []):
-        for act in node.get("actions", []) or []:
-            if act.get("name") == "read":
-                per[node["name"]] = float(act.get("bits_per_action", 1))
+    for n, node in enumerate(spec.get("arch", {}).get("nodes", [])):
+        if isinstance(node, dict) and node.get("kind") == "Memory":
+            per[node["name"]] = action_bits(node, "read", source, f"arch.nodes.{n}")
     return per, width
 
 
-def compare_accelforge(python: str | None, spec: str) -> list[CounterRow]:
-    """Return tenet's figures beside AccelForge's (tenet under both retention rules)."""
+def compare_accelforge(python: str | None, spec: str) -> Comparison:
+    """Return tenet's counters beside AccelForge's (tenet under both retention rules)."""
     from tenet.peers.files import read_peer_yaml
 
     peer = run_accelforge(python, spec)
+    actions = peer["actions"]
     imported = read_accelforge(spec)
     mine = tenet_figures(imported)
     refetch = tenet_figures(imported, "refetch")
-    causes = _causes(imported)
-    per_action, width = _bits(read_peer_yaml(spec))
+    counters, energy = level_counters(imported, mine)
+    refetch_counters, energy_refetch = level_counters(imported, refetch)
+    context = _context(imported, mine, refetch_counters)
+    per_action, width = _widths(read_peer_yaml(spec), spec)
     order = [lv.level for lv in imported.nest.levels]
+    per_pe = imported.nest.per_pe
     rows = []
     for tensor in {t for _, t in mine}:
         chain = [lv for lv in order if (lv, tensor) in mine]
 
         def elements(level: str, action: str, tensor: str = tensor) -> int:
-            count = peer.get(level, {}).get(tensor, {}).get(action, 0.0)
+            count = actions.get(level, {}).get(tensor, {}).get(action, 0.0)
             if level not in per_action:
-                raise SpecError(f"no read action for {level!r}", source=spec)
+                raise SpecError(f"no !Memory {level!r} in arch.nodes", source=spec)
             return int(round(count * per_action[level] / width))
 
         fills = [0] * len(chain)
         writebacks = [0] * len(chain)
+        results = context.macs if tensor in context.outputs else 0
         for k in range(1, len(chain)):
             parent = chain[k - 1]
-            fills[k] = (
-                elements(parent, "read") - writebacks[k - 1] if k > 1 else elements(parent, "read")
-            )
+            if chain[k] in per_pe and k + 1 == len(chain):
+                fills[k] = elements(chain[k], "write") - results
+            elif k > 1:
+                fills[k] = elements(parent, "read") - writebacks[k - 1]
+            else:
+                fills[k] = elements(parent, "read")
             writebacks[k] = (
                 elements(parent, "write") - fills[k - 1] if k > 1 else elements(parent, "write")
             )
-        for k in range(1, len(chain)):
-            key = (chain[k], tensor)
+        for k, level in enumerate(chain):
+            key = (level, tensor)
+            theirs = (elements(level, "read"), elements(level, "write"))
+            accesses = _reason(key, counters[key], theirs, context)
+            reason = (
+                _fill_reason(key, mine[key], fills[k], writebacks[k], context, refetch) if k else ""
+            )
             r = mine[key]
-            reason = _reason(
-                key, r, fills[k], writebacks[k], refetch, causes, imported.nest.partial
-            )
             rows.append(
-                CounterRow(chain[k], tensor, r.fills, fills[k], r.writebacks, writebacks[k], reason)
+                CounterRow(
+                    level,
+                    tensor,
+                    r.fills,
+                    fills[k],
+                    r.writebacks,
+                    writebacks[k],
+                    reason,
+                    *_pair(counters[key], theirs),
+                    accesses,
+                )
             )
-    return sorted(rows, key=lambda row: (order.index(row.level), row.tensor))
+    rows.sort(key=lambda row: (order.index(row.level), row.tensor))
+    sums = _energy_sums(imported, context, every=False)
+    peer_energy = float(peer.get("energy", 0.0))
+    return Comparison(tuple(rows), energy, peer_energy, sums, energy_refetch)
 
 
-def render(rows: Sequence[CounterRow], peer: str) -> str:
-    """Return the side-by-side table as text."""
-    head = f"{'level':<14}{'tensor':<8}{'fills':>8}{peer:>10}{'wbacks':>8}{peer:>10}  reason"
+def _why(row: CounterRow) -> str:
+    """The reasons of a row, reads and writes first, without repeats; ``equal`` if none."""
+    reasons = [x for x in (row.reason_accesses, row.reason) if x]
+    return "; ".join(dict.fromkeys(reasons)) or "equal"
+
+
+def render(comparison: Comparison | Sequence[CounterRow], peer: str) -> str:
+    """Return the side-by-side table as text: per level and tensor, reads out of and writes
+    into the level, fills and writebacks (elements), tenet's then the peer's; the total
+    energies last."""
+    head = (
+        f"{'level':<14}{'tensor':<8}{'reads':>9}{peer:>11}{'writes':>9}{peer:>11}"
+        f"{'fills':>9}{peer:>11}{'wbacks':>9}{peer:>11}  reason"
+    )
     lines = [head]
-    for r in rows:
+    for r in comparison:
         lines.append(
-            f"{r.level:<14}{r.tensor:<8}{r.fills:>8}{r.fills_peer:>10}{r.writebacks:>8}"
-            f"{r.writebacks_peer:>10}  {r.reason or 'equal'}"
+            f"{r.level:<14}{r.tensor:<8}{r.reads:>9}{r.reads_peer:>11}{r.writes:>9}"
+            f"{r.writes_peer:>11}{r.fills:>9}{r.fills_peer:>11}{r.writebacks:>9}"
+            f"{r.writebacks_peer:>11}  {_why(r)}"
+        )
+    if isinstance(comparison, Comparison):
+        c = comparison
+        refetch = (
+            ""
+            if c.energy_refetch is None
+            else f", and under the refetch rule {c.energy_refetch + c.energy_sums:.6g}"
+        )
+        lines.append(
+            f"energy (pJ): tenet {c.energy:.6g}, with the MACs' reads of partial sums "
+            f"{c.energy + c.energy_sums:.6g}{refetch}; {peer} {c.energy_peer:.6g}"
         )
     return "\n".join(lines)

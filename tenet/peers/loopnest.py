@@ -5,7 +5,7 @@ honouring bypasses and either retention rule (``docs/peers.md``):
 - ``keep`` (Timeloop, ZigZag, and tenet's own rule): a level keeps a tensor's tile while the
   loops above it change only other tensors; it brings in what the previous tile does not hold.
 - ``refetch`` (AccelForge): every iteration of a loop above a tensor's storage node brings the
-  tile in again, whichever tensor the loop changes.
+  tile in again, whichever tensor the loop changes, and writes back what it wrote.
 """
 
 from __future__ import annotations
@@ -88,25 +88,37 @@ def _refetch(
 ) -> list[LevelTensor]:
     """Replace the fills by what every tile brings in without keeping anything of the
     previous one (partial sums: only those written by an earlier tile), all from the parent
-    (served once per step when the parent's network multicasts)."""
-    fills: dict[str, tuple[int, int]] = {}
+    (served once per step when the parent's network multicasts), and the writebacks by what
+    every tile wrote (reduced once per step when the network reduces)."""
+    moves: dict[str, tuple[int, int, int, int]] = {}
     for tiled in tile_levels(problem, tiles):
         held = tiled.key_of.reverse().apply_range(read.union(write))
         needed = tiled.key_of.reverse().apply_range(read)
+        written = tiled.key_of.reverse().apply_range(write)
         if not write.is_empty():
             written_tile = tiled.tile_of.reverse().apply_range(write)
             needed = needed.union(
                 tiled.tile_of_key.apply_range(tiled.earlier_tiles.apply_range(written_tile))
             )
         brought = held.intersect(needed)
-        fills[tiled.level.name] = (
+        moves[tiled.level.name] = (
             count(brought),
             count_served(tiled, brought, tiled.level.multicast),
+            count(written),
+            count_served(tiled, written, tiled.level.reduction),
         )
     out: list[LevelTensor] = []
     for f in figures:
-        if f.level in fills:
-            n, served = fills[f.level]
-            f = replace(f, fills=n, fills_neighbour=0, fills_parent=n, reads_parent=served)
+        if f.level in moves:
+            n, served, back, reduced = moves[f.level]
+            f = replace(
+                f,
+                fills=n,
+                fills_neighbour=0,
+                fills_parent=n,
+                reads_parent=served,
+                writebacks=back,
+                writes_parent=reduced,
+            )
         out.append(f)
     return out

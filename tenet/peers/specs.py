@@ -12,7 +12,15 @@ from typing import Any, cast
 
 from tenet.errors import NotALoopNestError, SpecError
 from tenet.isl_utils import bind_params, parse_set
-from tenet.mapping import LoopNest, Stamps, box, from_stamps, to_stamps
+from tenet.mapping import (
+    LoopNest,
+    Stamps,
+    box,
+    equivalence,
+    from_stamps,
+    normal_form,
+    to_stamps,
+)
 from tenet.spec.architecture import ArchitectureSpec, LevelSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.params import check_params
@@ -104,6 +112,8 @@ def dataflow_document(nest: LoopNest, name: str, source: str | None = None) -> d
     }
     if r.tiles:
         out["tiles"] = r.tiles
+    if r.places:
+        out["places"] = r.places
     return out
 
 
@@ -184,26 +194,55 @@ class ProblemSpecs:
 
 def recover_nest(problem: ProblemSpecs) -> LoopNest:
     """Return the per-level loop nest of a tenet dataflow, checked to give the same placement,
-    time order and tiles (:func:`tenet.mapping.from_stamps`).
+    time order and tiles (:func:`tenet.mapping.from_stamps`), read in their normal form
+    first (:func:`tenet.mapping.normal_form`: tile order, relative loop indices, per-PE tile
+    stamps without the PE's loops) when it differs and places, tiles and orders the instances
+    as written (:func:`tenet.mapping.equivalence`).
 
     Raises
     ------
     NotALoopNestError
-        A stamp term that is not a loop index, or a nest whose relations differ.
+        A stamp term that is not a loop index, or a nest whose relations differ, in the form
+        written and in the normal form (the message says which property blocks it).
     """
     architecture, dataflow = problem.architecture, problem.dataflow
     bound = problem.bound
-    stamps = Stamps(dataflow.space_stamp, dataflow.time_stamp, dict(dataflow.tiles))
-    return from_stamps(
-        stamps,
-        bind_params(parse_set(problem.workload.domain), bound),
-        [lv.name for lv in architecture.levels],
-        per_pe=[lv.name for lv in architecture.levels if lv.per_pe],
-        keep={lv.name: frozenset(lv.tensors) for lv in architecture.levels if lv.tensors},
-        pe_extents=bound_pe_extents(architecture, bound),
-        params=bound,
-        source=dataflow.source or dataflow.name,
+    stamps = Stamps(
+        dataflow.space_stamp, dataflow.time_stamp, dict(dataflow.tiles), dict(dataflow.places)
     )
+    domain = bind_params(parse_set(problem.workload.domain), bound)
+    levels = [lv.name for lv in architecture.levels]
+    per_pe = [lv.name for lv in architecture.levels if lv.per_pe]
+    source = dataflow.source or dataflow.name
+
+    def read(written: Stamps) -> LoopNest:
+        return from_stamps(
+            written,
+            domain,
+            levels,
+            per_pe=per_pe,
+            keep={lv.name: frozenset(lv.tensors) for lv in architecture.levels if lv.tensors},
+            pe_extents=bound_pe_extents(architecture, bound),
+            params=bound,
+            source=source,
+        )
+
+    normal = normal_form(stamps, box(domain)[0], levels, per_pe)
+    if normal == stamps:
+        return read(stamps)
+    try:
+        nest = read(normal)
+        differs = equivalence(nest, stamps, domain, levels, bound, per_pe)
+    except NotALoopNestError as exc:
+        nest, differs = None, f"is no nest: {exc}"
+    if nest is not None and differs is None:
+        return nest
+    try:
+        return read(stamps)
+    except NotALoopNestError as written:
+        raise NotALoopNestError(
+            f"{written}; its normal form (tile order, relative loop indices) {differs}"
+        ) from written
 
 
 def bound_pe_extents(architecture: ArchitectureSpec, bound: Mapping[str, int]) -> list[int]:

@@ -54,8 +54,9 @@ class ZigZagLayer:
 
 @dataclass(frozen=True)
 class Memory:
-    """A ZigZag memory: size in bits, per-element energies, the memory operands it serves,
-    one instance per PE (``served_dimensions: []``) or shared by the array."""
+    """A ZigZag memory: size in bits, energies per bit read and written (pJ), the memory
+    operands it serves, one instance per PE (``served_dimensions: []``) or shared by the
+    array, and its ports' widths (bits/cycle read and written)."""
 
     name: str
     size_bits: float | None
@@ -63,6 +64,8 @@ class Memory:
     energy_write: float
     operands: tuple[str, ...]
     per_pe: bool
+    read_bits: float = 1.0
+    write_bits: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -165,16 +168,18 @@ def read_accelerator(path: str | Path) -> tuple[str, list[Memory], list[int], fl
                 f"{src}: {where}.served_dimensions: {served} is part of the array "
                 f"({dims}): one instance per slice of the array has no tenet level"
             )
-        width = _word(mem, src, where)
+        read_bits, write_bits = port_widths(mem, src, where)
         size = specs.number(need(mem, "size", (int, float, str), src, where), src, f"{where}.size")
         out.append(
             Memory(
                 str(name),
                 size,
-                float(specs.number(mem.get("r_cost", 0), src, f"{where}.r_cost") or 0) / width,
-                float(specs.number(mem.get("w_cost", 0), src, f"{where}.w_cost") or 0) / width,
+                float(specs.number(mem.get("r_cost", 0), src, f"{where}.r_cost") or 0) / read_bits,
+                float(specs.number(mem.get("w_cost", 0), src, f"{where}.w_cost") or 0) / write_bits,
                 tuple(str(o) for o in need(mem, "operands", list, src, where)),
                 not served and len(sizes) > 0,
+                read_bits,
+                write_bits,
             )
         )
     mac = float(
@@ -183,17 +188,26 @@ def read_accelerator(path: str | Path) -> tuple[str, list[Memory], list[int], fl
     return str(doc.get("name", Path(src).stem)), out, [int(s) for s in sizes], mac
 
 
-def _word(mem: Mapping[str, Any], src: str, where: str) -> float:
-    """Bits of one access (the cost's unit): the narrowest port's ``bandwidth_min``, else
-    ``r_bw``; energies are then divided by it and multiplied by the element width."""
-    widths = [
-        specs.number(p.get("bandwidth_min"), src, f"{where}.ports.{k}.bandwidth_min")
-        for k, p in enumerate(mem.get("ports", []) or [])
-        if isinstance(p, dict) and p.get("bandwidth_min") is not None
-    ]
-    if widths:
-        return float(min(w for w in widths if w))
-    return float(specs.number(mem.get("r_bw", 1), src, f"{where}.r_bw") or 1)
+def port_widths(mem: Mapping[str, Any], src: str, where: str) -> tuple[float, float]:
+    """Bits/cycle of the memory's read and write ports, as ZigZag charges them: the widest
+    ``bandwidth_max`` of a port that reads (``read``, ``read_write``) and of one that writes;
+    without ports, ``r_bw`` and ``w_bw``. ``r_cost``/``w_cost`` are per word of that width."""
+    widths: dict[str, list[float]] = {"read": [], "write": []}
+    for k, port in enumerate(mem.get("ports", []) or []):
+        if not isinstance(port, dict) or port.get("bandwidth_max") is None:
+            continue
+        bits = specs.number(port["bandwidth_max"], src, f"{where}.ports.{k}.bandwidth_max")
+        kind = str(port.get("type", "read_write"))
+        for side in ("read", "write"):
+            if side in kind and bits:
+                widths[side].append(float(bits))
+    read = max(widths["read"], default=None) or specs.number(
+        mem.get("r_bw", 1), src, f"{where}.r_bw"
+    )
+    write = max(widths["write"], default=None) or specs.number(
+        mem.get("w_bw", read), src, f"{where}.w_bw"
+    )
+    return float(read or 1), float(write or read or 1)
 
 
 def read_zigzag_mapping(
@@ -410,7 +424,12 @@ def read_zigzag(
             level["per_pe"] = True
         level["energy_read"] = m.energy_read * width
         level["energy_write"] = m.energy_write * width
-        level["source"] = f"{accelerator}: memories.{n} (cost per word, per {width}-bit element)"
+        level["read_bandwidth"] = m.read_bits / width
+        level["write_bandwidth"] = m.write_bits / width
+        level["source"] = (
+            f"{accelerator}: memories.{n} (energy per {width}-bit element from r_cost/w_cost "
+            "per bandwidth_max-bit word; bandwidth in elements per cycle from bandwidth_max)"
+        )
         levels.append(level)
     pe = " and ".join(f"0 <= p{k} < {s}" for k, s in enumerate(sizes))
     arch = {
@@ -445,6 +464,8 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
             f"{workload.source or workload.name}: ZigZag reads one output and two inputs, "
             f"not {len(outputs)} and {len(inputs)}"
         )
+    if set(inputs) == {"I", "W"}:
+        inputs = ["I", "W"]
     rename = {outputs[0]: "O", inputs[0]: "I", inputs[1]: "W"}
     dims = [d.upper() for d in nest.dims]
 
@@ -503,33 +524,21 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
     pe_sizes = specs.bound_pe_extents(architecture, problem.bound)
     array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
     memories: dict[str, Any] = {}
+    memory_operand = {outputs[0]: "O", inputs[0]: "I1", inputs[1]: "I2"}
     for lv in reversed(architecture.levels):
         capacity = specs.capacity_elements(lv, bits)
+        held = [memory_operand[t] for t in rename if lv.tensors is None or t in lv.tensors]
+        ports = _ports(lv.read_bandwidth, lv.write_bandwidth, bits, max(1, prod(pe_sizes)), held)
+        read_bits = ports[0]["bandwidth_max"]
+        write_bits = ports[-1]["bandwidth_max"]
         memories[lv.name] = {
             "size": 10**12 if capacity is None else capacity * bits,
-            "r_cost": lv.energy_read,
-            "w_cost": lv.energy_write,
+            "r_cost": lv.energy_read * read_bits / bits,
+            "w_cost": lv.energy_write * write_bits / bits,
             "area": 0,
             "latency": 1,
-            "operands": ["I1", "I2", "O"],
-            "ports": [
-                {
-                    "name": "rw_port_1",
-                    "type": "read_write",
-                    "bandwidth_min": bits,
-                    "bandwidth_max": bits * max(1, prod(pe_sizes)),
-                    "allocation": [
-                        "I1, fh",
-                        "I1, tl",
-                        "I2, fh",
-                        "I2, tl",
-                        "O, fh",
-                        "O, tl",
-                        "O, fl",
-                        "O, th",
-                    ],
-                }
-            ],
+            "operands": sorted(held),
+            "ports": ports,
             "served_dimensions": [] if lv.per_pe else array_dims,
         }
     accelerator = {
@@ -543,3 +552,49 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
         },
     }
     return {"workload": [layer], "accelerator": accelerator, "mapping": mapping}
+
+
+ZIGZAG_UNITS = (
+    "# Written by tenet export zigzag. Units: size in bits; r_cost and w_cost in pJ per word of\n"
+    "# the port's bandwidth_max bits; bandwidth_min/bandwidth_max in bits per cycle;\n"
+    "# unit_energy in pJ per MAC; operand_precision in bits.\n"
+)
+"""The comment at the top of the files :func:`write_zigzag`'s documents are written to."""
+
+
+def _ports(
+    read: float | None, write: float | None, bits: int, pes: int, operands: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Return a memory's ports: one read-write port when the read and write bandwidths agree
+    (elements per cycle; unbounded: one element per PE), else a read and a write port; the
+    widths in bits per cycle."""
+    reads = int((read or pes) * bits)
+    writes = int((write or pes) * bits)
+    outs = [f"{o}, tl" for o in operands] + (["O, th"] if "O" in operands else [])
+    ins = [f"{o}, fh" for o in operands] + (["O, fl"] if "O" in operands else [])
+    if reads == writes:
+        return [
+            {
+                "name": "rw_port_1",
+                "type": "read_write",
+                "bandwidth_min": bits,
+                "bandwidth_max": reads,
+                "allocation": sorted(ins + outs),
+            }
+        ]
+    return [
+        {
+            "name": "r_port_1",
+            "type": "read",
+            "bandwidth_min": bits,
+            "bandwidth_max": reads,
+            "allocation": outs,
+        },
+        {
+            "name": "w_port_1",
+            "type": "write",
+            "bandwidth_min": bits,
+            "bandwidth_max": writes,
+            "allocation": ins,
+        },
+    ]

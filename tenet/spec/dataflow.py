@@ -49,6 +49,14 @@ class DataflowSpec(SpecModel):
         default_factory=dict,
         description="Tile stamp of each memory level, isl map {S[...] -> LEVEL[...]}.",
     )
+    places: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description=(
+            "Per memory level, the tile stamp of each tensor whose storage there sits under "
+            "other loops than the level's tiles (isl map {S[...] -> LEVEL[...]}); the other "
+            "tensors take the level's stamp of ``tiles``."
+        ),
+    )
     tensors: tuple[str, ...] | None = Field(
         None, description="Tensors to analyse (default: all of the workload's)."
     )

@@ -44,7 +44,8 @@ def test_compare_accelforge_counts_by_hand(monkeypatch: pytest.MonkeyPatch) -> N
         },
         "Register": {"Z": {"read": 24576, "write": 24576}},
     }
-    monkeypatch.setattr(side, "run_accelforge", lambda python, spec: counts)
+    peer = {"actions": counts, "energy": 0.0}
+    monkeypatch.setattr(side, "run_accelforge", lambda python, spec: peer)
     rows = {(r.level, r.tensor): r for r in compare_accelforge("python", str(SPEC))}
     b = rows[("GlobalBuffer", "B")]
     assert (b.fills, b.fills_peer) == (96, 192)
