@@ -8,14 +8,26 @@ from typing import TYPE_CHECKING
 import click
 
 from tenet.cli.app import cli, write_output
-from tenet.cli.checks import writable_folder, writable_path
-from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options
+from tenet.cli.checks import writable_folder
+from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options, written_file
 
 if TYPE_CHECKING:
     from tenet.mapping import LoopNest
     from tenet.peers import ProblemSpecs
 
+
 __all__ = ["import_group", "export_group"]
+
+SPECS_FOLDER = click.option(
+    "--output",
+    "-o",
+    "directory",
+    required=True,
+    type=click.Path(file_okay=False),
+    callback=writable_folder,
+    help="Folder of the specs written.",
+)
+"""The folder option of the commands that write a peer's or tenet's spec files."""
 
 
 @cli.group("import")
@@ -35,15 +47,7 @@ def _written(directory: str, paths: list[Path]) -> None:
 
 @import_group.command("accelforge")
 @click.argument("spec", type=click.Path())
-@click.option(
-    "--output",
-    "-o",
-    "directory",
-    required=True,
-    type=click.Path(file_okay=False),
-    callback=writable_folder,
-    help="Folder of the specs written.",
-)
+@SPECS_FOLDER
 def import_accelforge(spec: str, directory: str) -> None:
     """Read an AccelForge SPEC file (arch, workload, mapping) into tenet specs in DIRECTORY."""
     from tenet.peers import read_accelforge, write_specs
@@ -57,15 +61,7 @@ def import_accelforge(spec: str, directory: str) -> None:
 @click.option("--workload", "-w", required=True, type=click.Path(), help="ZigZag workload.")
 @click.option("--accelerator", "-a", required=True, type=click.Path(), help="ZigZag hardware.")
 @click.option("--mapping", "-m", required=True, type=click.Path(), help="ZigZag mapping.")
-@click.option(
-    "--output",
-    "-o",
-    "directory",
-    required=True,
-    type=click.Path(file_okay=False),
-    callback=writable_folder,
-    help="Folder of the specs written.",
-)
+@SPECS_FOLDER
 def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str) -> None:
     """Read ZigZag's workload, accelerator and mapping files into tenet specs in DIRECTORY
     (loops allocated to memories innermost first, as far as each memory's size allows)."""
@@ -106,13 +102,7 @@ def _specs(problem: ProblemOptions) -> ProblemSpecs:
 
 @export_group.command("accelforge")
 @problem_options(YAML_FILES)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False),
-    callback=writable_path,
-    help="Write to this file.",
-)
+@written_file("--output", "-o", help="Write to this file.")
 def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
     from tenet.peers import ACCELFORGE_UNITS, dump, write_accelforge
@@ -123,15 +113,7 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
 
 @export_group.command("zigzag")
 @problem_options(YAML_FILES)
-@click.option(
-    "--output",
-    "-o",
-    "directory",
-    required=True,
-    type=click.Path(file_okay=False),
-    callback=writable_folder,
-    help="Folder of the specs written.",
-)
+@SPECS_FOLDER
 def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
     from tenet.peers import ZIGZAG_UNITS, write_specs, write_zigzag

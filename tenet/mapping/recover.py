@@ -11,7 +11,7 @@ relations: :func:`from_stamps` raises :class:`~tenet.errors.NotALoopNestError` n
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from math import ceil
 
@@ -317,6 +317,22 @@ def _before(stamp: isl.Map) -> isl.Map:
     return stamp.lex_lt_map(stamp)
 
 
+def _placement(
+    nest: LoopNest, stamps: Stamps, domain: isl.Set, params: Mapping[str, int] | None
+) -> tuple[Callable[[str], isl.Map], Stamps, str | None]:
+    """Return a reader of isl text (sizes bound, restricted to ``domain``), the stamps of
+    ``nest``, and how ``nest`` places the instances differently from ``stamps`` (None when it
+    places them alike)."""
+    bound = dict(params or {})
+
+    def load(text: str) -> isl.Map:
+        return bind_params(parse_map(text), bound).intersect_domain(domain)
+
+    mine = to_stamps(nest)
+    same = load(mine.space_stamp).is_equal(load(stamps.space_stamp))
+    return load, mine, None if same else "places the instances on other PEs"
+
+
 def difference(
     nest: LoopNest, stamps: Stamps, domain: isl.Set, params: Mapping[str, int] | None = None
 ) -> str | None:
@@ -333,14 +349,9 @@ def difference(
     >>> difference(nest, Stamps("{S[i] -> PE[0]}", "{S[i] -> T[-i]}", {}), domain)
     'runs the instances in another order'
     """
-    mine_stamps = to_stamps(nest)
-    bound = dict(params or {})
-
-    def load(text: str) -> isl.Map:
-        return bind_params(parse_map(text), bound).intersect_domain(domain)
-
-    if not load(mine_stamps.space_stamp).is_equal(load(stamps.space_stamp)):
-        return "places the instances on other PEs"
+    load, mine_stamps, placed = _placement(nest, stamps, domain, params)
+    if placed is not None:
+        return placed
     if not _before(load(mine_stamps.time_stamp)).is_equal(_before(load(stamps.time_stamp))):
         return "runs the instances in another order"
     mine = isl.Map.from_domain(domain)
@@ -460,14 +471,9 @@ def equivalence(
     >>> equivalence(nest, stamps, domain, ["dram", "glb"])
     'runs the instances of one glb tile in another order'
     """
-    mine_stamps = to_stamps(nest)
-    bound = dict(params or {})
-
-    def load(text: str) -> isl.Map:
-        return bind_params(parse_map(text), bound).intersect_domain(domain)
-
-    if not load(mine_stamps.space_stamp).is_equal(load(stamps.space_stamp)):
-        return "places the instances on other PEs"
+    load, mine_stamps, placed = _placement(nest, stamps, domain, params)
+    if placed is not None:
+        return placed
     mine = isl.Map.from_domain(domain)
     theirs = isl.Map.from_domain(domain)
     innermost = levels[0]

@@ -42,20 +42,10 @@ class TensorMetrics:
     @classmethod
     def from_counts(cls, c: TensorCounts) -> TensorMetrics:
         """Derive the metrics of one tensor access from its exact counts."""
-        return cls(
-            tensor=c.tensor,
-            access=c.access,
-            volume_total=c.total,
-            volume_unique=c.unique,
-            volume_reuse=c.reuse,
-            volume_reuse_spatial=c.reused_spatial,
-            volume_reuse_temporal=c.volume_reuse_temporal,
-            reuse_factor=c.reuse_factor,
-            accesses_l1_read=c.total,
-            accesses_l1_write=c.total,
-            accesses_l2_read=c.unique,
-            accesses_l2_write=c.unique,
-        )
+        volumes = (c.total, c.unique, c.reuse, c.reused_spatial, c.volume_reuse_temporal)
+        l1 = (c.total, c.total)  # every access reads and writes the PE's buffer
+        l2 = (c.unique, c.unique)  # what is fetched is read from and written to the scratchpad
+        return cls(c.tensor, c.access, *volumes, c.reuse_factor, *l1, *l2)
 
 
 @dataclass(frozen=True)
