@@ -38,10 +38,10 @@ def _architectures() -> dict[str, ArchitectureSpec]:
 
 
 def _dataflow() -> DataflowSpec:
-    """The output-stationary systolic GEMM, a 64³ block per buffer tile, one time-stamp per
-    register-file tile."""
+    """The output-stationary systolic GEMM, a 32³ block per buffer tile (several tiles along
+    every loop at both sizes), one time-stamp per register-file tile."""
     flow = load_dataflow(FLOW)
-    glb = "{S[i, j, k] -> GLB[floor(i / 64), floor(j / 64), floor(k / 64)]}"
+    glb = "{S[i, j, k] -> GLB[floor(i / 32), floor(j / 32), floor(k / 32)]}"
     return flow.model_copy(update={"tiles": {"glb": glb, "rf": flow.time_stamp}})
 
 
