@@ -35,29 +35,60 @@ from tenet.model.problem import Problem
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.vocab import MemoryObjective
 
-__all__ = ["run_tiling", "tile_mappings", "evaluate_sizes", "encode", "decode"]
+__all__ = [
+    "run_tiling",
+    "tile_mappings",
+    "evaluate_sizes",
+    "encode",
+    "decode",
+    "encode_metrics",
+    "decode_metrics",
+]
 
 
 def _fraction(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
+def encode_metrics(metrics: MemoryMetrics) -> dict[str, Any]:
+    """Return the memory figures ``metrics`` as JSON-ready values (fractions as ``p/q``),
+    read back by :func:`decode_metrics`."""
+    m = metrics
+    return {
+        "records": [asdict(r) for r in m.records],
+        "levels": [{**asdict(s), "latency": _fraction(s.latency)} for s in m.levels],
+        "latency_compute": m.latency_compute,
+        "latency": _fraction(m.latency),
+        "bottleneck": m.bottleneck,
+        "energy": m.energy,
+        "energy_operands": m.energy_operands,
+        "energy_links": m.energy_links,
+        "violations": [asdict(v) for v in m.violations],
+    }
+
+
+def decode_metrics(data: Mapping[str, Any]) -> MemoryMetrics:
+    """Return the :class:`MemoryMetrics` written by :func:`encode_metrics`."""
+    return MemoryMetrics(
+        tuple(LevelTensor(**r) for r in data["records"]),
+        tuple(LevelSummary(**{**s, "latency": Fraction(s["latency"])}) for s in data["levels"]),
+        data["latency_compute"],
+        Fraction(data["latency"]),
+        data["bottleneck"],
+        data["energy"],
+        tuple(CapacityViolation(**v) for v in data["violations"]),
+        data.get("energy_operands", 0.0),
+        data.get("energy_links", 0.0),
+    )
+
+
 def encode(result: SizesResult) -> str:
     """Return ``result`` as JSON text (fractions as ``p/q``), read back by :func:`decode`."""
     best = None
     if result.best is not None:
-        t, m = result.best.tiling, result.best.metrics
         best = {
-            "tiling": t.to_dict(),
-            "records": [asdict(r) for r in m.records],
-            "levels": [{**asdict(s), "latency": _fraction(s.latency)} for s in m.levels],
-            "latency_compute": m.latency_compute,
-            "latency": _fraction(m.latency),
-            "bottleneck": m.bottleneck,
-            "energy": m.energy,
-            "energy_operands": m.energy_operands,
-            "energy_links": m.energy_links,
-            "violations": [asdict(v) for v in m.violations],
+            "tiling": result.best.tiling.to_dict(),
+            **encode_metrics(result.best.metrics),
             "value": _fraction(result.best.value),
         }
     rank = None if result.rank is None else [_fraction(result.rank[0]), *result.rank[1:]]
@@ -78,18 +109,7 @@ def decode(text: str) -> SizesResult:
     if data["best"] is not None:
         b = data["best"]
         tiling = LoopNest.from_dict(b["tiling"])
-        metrics = MemoryMetrics(
-            tuple(LevelTensor(**r) for r in b["records"]),
-            tuple(LevelSummary(**{**s, "latency": Fraction(s["latency"])}) for s in b["levels"]),
-            b["latency_compute"],
-            Fraction(b["latency"]),
-            b["bottleneck"],
-            b["energy"],
-            tuple(CapacityViolation(**v) for v in b["violations"]),
-            b.get("energy_operands", 0.0),
-            b.get("energy_links", 0.0),
-        )
-        best = TilingResult(tiling, metrics, Fraction(b["value"]))
+        best = TilingResult(tiling, decode_metrics(b), Fraction(b["value"]))
     rank = data["rank"]
     candidates, fitting, evaluated = data["counts"]
     return SizesResult(
