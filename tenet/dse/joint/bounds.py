@@ -5,7 +5,8 @@ and the bands of some levels fixed (tile sizes and loop order, outermost first).
 Per level and tensor, the traffic is bounded below by the *runs* of the tile sequence: a run
 is a maximal stretch of consecutive tiles over which the tensor's data tile does not change.
 On a perfect nest (every size divides the one outside it) of a box domain, a tensor whose
-blocks of tiles hold disjoint data (each subscript one loop, each loop in one subscript) has
+blocks of tiles hold disjoint data (each loop in one subscript, and no loop that shares its
+subscript with another, as ``ox`` in ``ox + rx``, cut into several tiles) has
 ``runs / blocks`` visits of each block, and each visit starts by bringing in (pure input) or
 ends by sending back (written tensor) the block's whole data; otherwise (halos, partial tiles)
 every element still crosses once (compulsory traffic). The bands not yet fixed only refine the
@@ -58,7 +59,10 @@ class TensorFacts:
     loops: frozenset[int]
     """Positions of the loops its subscripts involve."""
     disjoint: bool
-    """Blocks of a rectangular tiling over its loops hold disjoint data."""
+    """Blocks of a rectangular tiling over its loops hold disjoint data while no
+    :attr:`halo` loop runs."""
+    halo: frozenset[int]
+    """Positions of the loops that share a subscript with another loop (``ox + rx``)."""
     read_only: int
     """Distinct elements read, for a tensor never written; else 0."""
     written: int
@@ -69,29 +73,40 @@ class TensorFacts:
     """(instance, element) write pairs."""
 
 
-def _disjoint(relations: Sequence[isl.Map], n_in: int) -> bool:
-    """Return whether the one access relation in ``relations`` has one loop per subscript,
-    each loop in at most one subscript (blocks of a rectangular tiling hold disjoint data)."""
+def _separable(relations: Sequence[isl.Map], extents: Sequence[int]) -> frozenset[int] | None:
+    """Return the loops that share a subscript with another loop (halo loops) when the one
+    access relation in ``relations`` is affine without divisions and has every loop in at most
+    one subscript; None otherwise. Loops of extent 1 never change and are left out.
+
+    Blocks of a rectangular tiling whose running loops are not halo loops then hold disjoint
+    data: two blocks differ in a loop that alone makes a subscript."""
     distinct = [r for r in relations if not r.is_empty()]
     if not distinct or any(not r.is_equal(distinct[0]) for r in distinct[1:]):
-        return False
+        return None
     relation = distinct[0]
     if not relation.is_single_valued():
-        return False
+        return None
     functions = relation.as_pw_multi_aff()
     if functions.n_piece() != 1:
-        return False
+        return None
     used: set[int] = set()
+    halo: set[int] = set()
     for j in range(relation.dim(isl.dim_type.out)):
         pieces = functions.get_pw_aff(j).get_pieces()
         if len(pieces) != 1 or pieces[0][1].dim(isl.dim_type.div):
-            return False
+            return None
         aff = pieces[0][1]
-        loops = {k for k in range(n_in) if aff.involves_dims(isl.dim_type.in_, k, 1)}
-        if len(loops) > 1 or loops & used:
-            return False
+        loops = {
+            k
+            for k in range(len(extents))
+            if extents[k] > 1 and aff.involves_dims(isl.dim_type.in_, k, 1)
+        }
+        if loops & used:
+            return None
         used |= loops
-    return True
+        if len(loops) > 1:
+            halo |= loops
+    return frozenset(halo)
 
 
 @dataclass(frozen=True)
@@ -111,14 +126,15 @@ class BoundContext:
         :func:`tenet.dse.tiling.rtile.box_extents`)."""
         dims, extents = box_extents(problem.workload)
         indices = loop_indices(problem)
-        n_in = len(dims)
         facts = []
         for tensor, (read, write) in tensor_relations(problem).items():
+            halo = _separable([read, write], extents)
             facts.append(
                 TensorFacts(
                     tensor,
                     frozenset(dims.index(d) for d in indices.get(tensor, ())),
-                    _disjoint([read, write], n_in),
+                    halo is not None,
+                    halo or frozenset(),
                     count(read.range()) if write.is_empty() else 0,
                     count(write.range()),
                     count(read),
@@ -165,9 +181,9 @@ def kept_levels(
 def _visits(facts: TensorFacts, loops: Sequence[tuple[int, int]], perfect: bool) -> int:
     """Return how many times each block of ``facts``' data is visited by the tile sequence of
     ``loops`` ((dimension, trips), outermost first); 1 when the runs cannot be told."""
-    if not perfect or not facts.disjoint:
-        return 1
     running = [(d, n) for d, n in loops if n > 1]
+    if not perfect or not facts.disjoint or any(d in facts.halo for d, _ in running):
+        return 1
     last = max((k for k, (d, _) in enumerate(running) if d in facts.loops), default=-1)
     return prod(n for d, n in running[: last + 1] if d not in facts.loops)
 
