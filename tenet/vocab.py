@@ -19,6 +19,8 @@ __all__ = [
     "STRATEGIES",
     "MemoryObjective",
     "MEMORY_OBJECTIVES",
+    "TilingStrategy",
+    "TILING_STRATEGIES",
     "UNITS",
     "DESCRIPTIONS",
     "FIELDS",
@@ -56,6 +58,11 @@ STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 MemoryObjective = Literal["latency", "energy", "edp"]
 """What a tiling search minimises: cycles, energy, or their product."""
 MEMORY_OBJECTIVES: tuple[MemoryObjective, ...] = get_args(MemoryObjective)
+TilingStrategy = Literal["exhaustive", "joint"]
+"""How a tiling search runs: every tiling of the given array mapping counted exactly, or the
+branch and bound of :mod:`tenet.dse.joint` (array mapping, bypass, sizes and orders together,
+with a proven bound)."""
+TILING_STRATEGIES: tuple[TilingStrategy, ...] = get_args(TilingStrategy)
 
 ENERGY_MAC, ENERGY_L1, ENERGY_L2 = 1.0, 1.68, 18.61
 """The original tool's energy of one MAC, one L1 (PE buffer) access and one L2 (scratchpad)

@@ -19,17 +19,34 @@ from tenet.cli.options import (
     output_options,
     problem_options,
 )
-from tenet.dse import ExecutionOptions, TilingSearch
-from tenet.vocab import MEMORY_OBJECTIVES, MemoryObjective
+from tenet.dse import Certificate, ExecutionOptions, TilingSearch
+from tenet.vocab import (
+    MEMORY_OBJECTIVES,
+    TILING_STRATEGIES,
+    MemoryObjective,
+    TilingStrategy,
+    column,
+)
 
 __all__ = ["tile_command"]
 
 
-def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
+def _summary(
+    found: TilingSearch, seconds: float, problem: ProblemOptions, objective: MemoryObjective
+) -> dict[str, Any]:
+    """Return the best tiling's figures, its full dataflow and the bound of ``objective``
+    (the exhaustive search counts every tiling: its best is the bound)."""
+    from tenet import load_specs
     from tenet.mapping import to_stamps
 
     best = found.best
+    dataflow = load_specs(*problem.names())[2]
+    latency = best.metrics.latency
     return {
+        "latency_cycles": int(latency) if latency.denominator == 1 else float(latency),
+        "space_stamp": dataflow.space_stamp,
+        "time_stamp": dataflow.time_stamp,
+        f"bound_{column(objective)}": float(best.value),
         "tiling": best.tiling.describe(),
         "tiles": to_stamps(best.tiling).tiles,
         "objective": float(best.value),
@@ -62,6 +79,18 @@ def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
     help="Also try tile sizes that are multiples of this, dividing the loop or not.",
 )
 @choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
+@choice_option(
+    "--strategy",
+    TILING_STRATEGIES,
+    "exhaustive",
+    "exhaustive: every tiling counted; joint: branch and bound over the tiling and the "
+    "tensors each level keeps, with a proven bound and its gap.",
+)
+@click.option(
+    "--bypass/--no-bypass",
+    default=True,
+    help="With --strategy joint, also search which tensors the middle levels keep.",
+)
 @execution_options(workers=1)  # as `tenet dse`, but one worker (this process) by default
 @output_options()
 def tile_command(
@@ -72,6 +101,8 @@ def tile_command(
     dims: tuple[str, ...],
     aligned: int | None,
     objective: MemoryObjective,
+    strategy: TilingStrategy,
+    bypass: bool,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
@@ -79,14 +110,33 @@ def tile_command(
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
     finished choice of tile sizes is kept and a search started again resumes."""
     check_before_work((), execution, None, None, out.path)
-    from tenet.dse import TilingSpace, run_tiling
+    from tenet.dse import TilingSpace, joint_search, run_tiling
 
     start = time.process_time()
     in_process = execution.workers == 1 and execution.engine == "local"
+    space = TilingSpace(levels or None, dims or None, aligned=aligned)
+    if strategy == "joint":
+        workload, arch, dataflow = problem.names()
+        certificate = joint_search(
+            workload,
+            arch,
+            [dataflow],
+            problem.params(),
+            space,
+            objective=objective,
+            bypass=bypass,
+            execution=replace(
+                execution,
+                engine=None if in_process else execution.engine,
+                progress=lambda items, total: progress(items, total=total, desc="subtrees"),
+            ),
+        )
+        _write_certificate(out, certificate, time.process_time() - start)
+        return
     found = run_tiling(
         *problem.names(),
         problem.params(),
-        TilingSpace(levels or None, dims or None, aligned=aligned),
+        space,
         objective=objective,
         execution=replace(
             execution,
@@ -94,7 +144,7 @@ def tile_command(
             progress=lambda items, total: progress(items, total=total, desc="tile sizes"),
         ),
     )
-    summary = _summary(found, time.process_time() - start)
+    summary = _summary(found, time.process_time() - start, problem, objective)
     table = found.best.metrics.table()
     if out.fmt == "json":
         payload = {**summary, **found.best.metrics.to_dict()}
@@ -104,5 +154,20 @@ def tile_command(
     else:
         lines = [f"{key:14} {value}" for key, value in summary.items() if key != "tiles"]
         lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in summary["tiles"].items()]
+        lines += ["", table.to_string()]
+        out.write("\n".join(lines))
+
+
+def _write_certificate(out: OutputOptions, certificate: Certificate, seconds: float) -> None:
+    """Print the best of a joint search, its figures and its certificate."""
+    row = {**certificate.row(), "cpu_seconds": round(seconds, 3)}
+    table = certificate.best.metrics.table()
+    if out.fmt == "json":
+        out.write(json.dumps({**row, **certificate.best.metrics.to_dict()}, indent=2))
+    elif out.fmt == "csv":
+        out.write(table.to_csv().rstrip("\n"))
+    else:
+        lines = [f"{key:24} {value}" for key, value in row.items() if key != "tiles"]
+        lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in row["tiles"].items()]
         lines += ["", table.to_string()]
         out.write("\n".join(lines))

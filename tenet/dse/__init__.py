@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tenet.dse.explore import Exploration, Sweep, sweep
+    from tenet.dse.joint.run import Certificate, joint_search
     from tenet.dse.layers import LAYER_COLUMNS, layer_table
     from tenet.dse.ranking.headline import compare_data_centric
     from tenet.dse.ranking.layout import LAYOUT_COLUMN, rank_by_layout
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALIASES",
+    "Certificate",
     "Constraint",
     "ExecutionOptions",
     "Exploration",
@@ -54,6 +56,7 @@ __all__ = [
     "design_report",
     "draw_pareto",
     "explore_schedule",
+    "joint_search",
     "layer_table",
     "objective",
     "parse_constraint",
@@ -70,6 +73,8 @@ _HOME = {
     "Exploration": "explore",
     "Sweep": "explore",
     "sweep": "explore",
+    "Certificate": "joint.run",
+    "joint_search": "joint.run",
     "LAYER_COLUMNS": "layers",
     "layer_table": "layers",
     "compare_data_centric": "ranking.headline",

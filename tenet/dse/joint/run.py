@@ -35,6 +35,7 @@ from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
 from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.tiling.constructive import construct_tilings
+from tenet.dse.tiling.rtile import box_extents
 from tenet.dse.tiling.run import decode_metrics, encode_metrics
 from tenet.dse.tiling.search import TilingSpace, objective_value
 from tenet.errors import CapacityError
@@ -50,7 +51,14 @@ from tenet.spec import (
 )
 from tenet.vocab import MemoryObjective, column
 
-__all__ = ["Certificate", "joint_search", "evaluate_subtree", "design_mappings"]
+__all__ = [
+    "Certificate",
+    "joint_search",
+    "evaluate_subtree",
+    "design_mappings",
+    "space_bound",
+    "constructive_certificate",
+]
 
 
 def _fraction(value: Fraction) -> str:
@@ -141,7 +149,7 @@ def _encode(result: SubtreeResult) -> str:
         {
             "best": None if result.best is None else _encode_point(result.best),
             "pruned_bound": None if result.pruned_bound is None else _fraction(result.pruned_bound),
-            "counts": [result.evaluated, result.too_big, result.pruned],
+            "counts": [result.evaluated, result.too_big, result.pruned, result.left_open],
             "root": _fraction(result.root_bound),
         }
     )
@@ -149,7 +157,7 @@ def _encode(result: SubtreeResult) -> str:
 
 def _decode(text: str) -> SubtreeResult:
     data = json.loads(text)
-    evaluated, too_big, pruned = data["counts"]
+    evaluated, too_big, pruned, left_open = data["counts"]
     return SubtreeResult(
         None if data["best"] is None else _decode_point(data["best"]),
         None if data["pruned_bound"] is None else Fraction(data["pruned_bound"]),
@@ -157,6 +165,7 @@ def _decode(text: str) -> SubtreeResult:
         too_big,
         pruned,
         Fraction(data["root"]),
+        left_open,
     )
 
 
@@ -185,7 +194,8 @@ def evaluate_subtree(
     chosen: Kept = tuple((level, tuple(t)) for level, t in json.loads(kept))
     space = TilingSpace(**c["space"]).checked(problem)
     limit = None if incumbent is None else Fraction(incumbent)
-    return index, _encode(search_subtree(problem, space, chosen, c["objective"], limit, compute))
+    found = search_subtree(problem, space, chosen, c["objective"], limit, compute, c.get("budget"))
+    return index, _encode(found)
 
 
 def design_mappings(
@@ -219,6 +229,7 @@ def joint_search(
     objective: MemoryObjective = "latency",
     bypass: bool = True,
     seed: bool = True,
+    budget: int | None = None,
     execution: ExecutionOptions | None = None,
 ) -> Certificate:
     """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
@@ -230,8 +241,10 @@ def joint_search(
     its ``sizes`` and ``aligned`` are not used), ``bypass`` whether the levels between the
     outermost and the innermost may keep only some tensors (else the architecture's), and
     ``seed`` whether the constructive tilings of the first mapping start the search (they
-    join the declared space). Subtrees run on the engine of ``execution`` (None: in this
-    process) and are kept in its store; its time budget stops starting subtrees.
+    join the declared space). ``budget`` caps the exact evaluations of each subtree (None:
+    none; the nodes left open keep their bounds in the certificate). Subtrees run on the
+    engine of ``execution`` (None: in this process) and are kept in its store; its time
+    budget stops starting subtrees.
 
     Examples
     --------
@@ -253,7 +266,9 @@ def joint_search(
     problems = [load_problem(w, a, d, bound) for d in specs]
     computes = [occupancy(p).latency_compute for p in problems]
     checked = (space or TilingSpace()).checked(problems[0])
-    choices: list[Kept] = bypass_choices(a, list(w.accesses)) if bypass else [()]
+    choices: list[Kept] = (
+        bypass_choices([lv.name for lv in a.levels], list(w.accesses)) if bypass else [()]
+    )
     contexts = [
         BoundContext.from_problem(load_problem(w, with_kept(a, kept), specs[0], bound))
         for kept in choices
@@ -285,6 +300,7 @@ def joint_search(
             "params": bound,
             "space": checked.to_dict(),
             "objective": objective,
+            "budget": budget,
         },
         sort_keys=True,
     )
@@ -298,7 +314,7 @@ def joint_search(
         None if execution.time_budget is None else start + execution.time_budget,
     )
     bounds = [state.best_value()] if state.best is not None else []
-    evaluated, too_big, pruned = len(seeds), 0, 0
+    evaluated, too_big, pruned, left_open = len(seeds), 0, 0, 0
     for tree in subtrees:
         result = results.get(tree.index)
         if result is None or result is _PRUNED:
@@ -308,13 +324,14 @@ def joint_search(
         evaluated += result.evaluated
         too_big += result.too_big
         pruned += result.pruned
+        left_open += result.left_open
         if result.pruned_bound is not None:
             bounds.append(result.pruned_bound)
         if result.best is not None:
             state.offer(result.best, tree.mapping)
     if state.best is None:
         raise CapacityError("no tiling of the declared space fits the memory levels")
-    complete = all(t.index in results for t in subtrees)
+    complete = not left_open and all(t.index in results for t in subtrees)
     return Certificate(
         state.best,
         specs[state.mapping],
@@ -365,7 +382,7 @@ class _State:
         return self.best.value
 
 
-_PRUNED = SubtreeResult(None, None, 0, 0, 0, Fraction(0))
+_PRUNED = SubtreeResult(None, None, 0, 0, 0, Fraction(0), 0)
 """The result of a subtree pruned by its root bound, without a task."""
 
 
@@ -470,3 +487,100 @@ def _decoded(
         yield index, _decode(text)
     while pruned:
         yield pruned.pop(0), _PRUNED
+
+
+def space_bound(
+    problem: Problem,
+    objective: MemoryObjective = "latency",
+    *,
+    bypass: bool = True,
+    instances_per_step: int = 1,
+) -> Fraction:
+    """Return a lower bound of ``objective`` over every array mapping of ``problem``'s
+    workload and architecture (any mapping's compute latency is at least the instances over
+    the PEs times ``instances_per_step``), every tiling and, with ``bypass``, every choice of
+    kept tensors: the least root bound of :func:`tenet.dse.joint.bounds.lower_bound`.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+    ...                  params={"M": 64, "N": 64, "K": 64})
+    >>> space_bound(p)  # 64³ MACs on 64 PEs
+    Fraction(4096, 1)
+    """
+    from tenet.counting import count
+
+    instances = count(problem.workload.domain)
+    pes = count(problem.architecture.pe_set) * instances_per_step
+    compute = -(-instances // pes)
+    workload, architecture = problem.workload, problem.architecture
+    choices: list[Kept] = (
+        bypass_choices([lv.name for lv in architecture.levels], list(workload.tensors))
+        if bypass
+        else [()]
+    )
+    context = BoundContext.from_problem(problem)
+    return min(
+        lower_bound(context, compute, [], dict(_sets(kept))).value(objective) for kept in choices
+    )
+
+
+def constructive_certificate(
+    workload: str | WorkloadSpec,
+    arch: str | ArchitectureSpec,
+    params: Mapping[str, int] | None = None,
+    *,
+    objective: MemoryObjective = "latency",
+    top_k: int = 3,
+    top_tilings: int = 3,
+    options: SpaceOptions | None = None,
+) -> Certificate:
+    """Return the best of the constructive search (the ``top_k`` array mappings of the micro
+    model, each with its first ``top_tilings`` constructed tilings counted exactly) with the
+    bound of :func:`space_bound` over the whole design space, every tiling and every choice
+    of kept tensors: the gap says how far the constructive best may be from the optimum."""
+    from tenet.dse.tiling.constructive import rank_mappings
+
+    w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
+    a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
+    bound = {**w.params, **(params or {})}
+    space = DesignSpace(w, a, bound, options or SpaceOptions())
+    candidates = list(space)
+    state: _State | None = None
+    specs = [c.spec() for c in rank_mappings(space, candidates, top_k)]
+    evaluated = 0
+    for k, spec in enumerate(specs):
+        problem = load_problem(w, a, spec, bound)
+        try:
+            built = construct_tilings(problem, top_k=top_tilings, objective=objective)
+        except CapacityError:
+            continue
+        evaluated += len(built)
+        points = [
+            JointPoint(r.tiling, (), r.metrics, objective_value(r.metrics, objective))
+            for r in built
+        ]
+        if state is None:
+            state = _State(points, k)
+        for point in points:
+            state.offer(point, k)
+    if state is None or state.best is None:
+        raise CapacityError("no constructed tiling fits the memory levels")
+    problem = load_problem(w, a, specs[state.mapping], bound)
+    floor = space_bound(problem, objective, instances_per_step=space.instances_per_step)
+    levels = len(a.levels) - 1
+    leaves = space_size(box_extents(problem.workload)[1], levels) if levels else 1
+    return Certificate(
+        state.best,
+        specs[state.mapping],
+        objective,
+        min(floor, state.best_value()),
+        leaves
+        * len(candidates)
+        * len(bypass_choices([lv.name for lv in a.levels], list(w.accesses))),
+        evaluated,
+        0,
+        0,
+        floor >= state.best_value(),
+    )

@@ -65,7 +65,9 @@ class JointPoint:
 class SubtreeResult:
     """What the search of one subtree found: its best leaf below the incumbent it started
     with (None: none), the least bound of the nodes it pruned (None: none pruned), and
-    counts of leaves evaluated, leaves too big for a level and nodes pruned."""
+    counts of leaves evaluated, leaves too big for a level, nodes pruned and nodes left open
+    (not searched once the budget of exact evaluations was spent; their bounds are among the
+    pruned ones)."""
 
     best: JointPoint | None
     pruned_bound: Fraction | None
@@ -73,21 +75,20 @@ class SubtreeResult:
     too_big: int
     pruned: int
     root_bound: Fraction
+    left_open: int = 0
 
 
-def bypass_choices(architecture: ArchitectureSpec, tensors: Sequence[str]) -> list[Kept]:
-    """Return every choice of the tensors each level keeps: the innermost level keeps every
-    tensor (it feeds the MACs), each level between it and the outermost any non-empty subset
-    (the architecture's own choice first).
+def bypass_choices(levels: Sequence[str], tensors: Sequence[str]) -> list[Kept]:
+    """Return every choice of the tensors each of ``levels`` (names, outermost first) keeps:
+    the innermost level keeps every tensor (it feeds the MACs), each level between it and the
+    outermost any non-empty subset (every tensor first).
 
     Examples
     --------
-    >>> from tenet.spec import load_architecture
-    >>> a = load_architecture("systolic-levels-8x8")
-    >>> len(bypass_choices(a, ["A", "B", "C"]))  # glb keeps one of 7 non-empty subsets
+    >>> len(bypass_choices(["dram", "glb", "rf"], ["A", "B", "C"]))  # 7 non-empty subsets
     7
     """
-    middle = [level.name for level in architecture.levels[1:-1]]
+    middle = list(levels[1:-1])
     subsets = [
         tuple(c) for n in range(len(tensors), 0, -1) for c in combinations(sorted(tensors), n)
     ]
@@ -111,6 +112,7 @@ class _Tally:
     evaluated: int = 0
     too_big: int = 0
     pruned: int = 0
+    left_open: int = 0
     pruned_bound: Fraction | None = None
     best: JointPoint | None = None
     best_rank: tuple[Fraction, int] | None = None
@@ -159,11 +161,14 @@ def search_subtree(
     objective: MemoryObjective,
     incumbent: Fraction | None,
     compute: int | None = None,
+    budget: int | None = None,
 ) -> SubtreeResult:
     """Search the tilings of ``problem`` (an array mapping, its architecture keeping ``kept``)
     in the checked ``space`` by branch and bound: return its best leaf whose ``objective`` is
     below ``incumbent`` (None: no incumbent yet), the least bound it pruned, and its counts.
-    Ties between leaves go to less DRAM traffic, then to the first visited."""
+    Ties between leaves go to less DRAM traffic, then to the first visited. After ``budget``
+    exact evaluations (None: no limit) the nodes not yet searched are left open, their bounds
+    kept as pruned ones."""
     compute = occupancy(problem).latency_compute if compute is None else compute
     context = BoundContext.from_problem(problem)
     levels = list(space.levels or ())
@@ -196,15 +201,24 @@ def search_subtree(
         for bound, band in children:
             if worse(bound):
                 tally.prune(bound)
-                continue
-            visit([*bands, band])
+            elif budget is not None and tally.evaluated >= budget:
+                tally.prune(bound)
+                tally.left_open += 1
+            else:
+                visit([*bands, band])
 
     if worse(root):
         tally.prune(root)
     else:
         visit([])
     return SubtreeResult(
-        tally.best, tally.pruned_bound, tally.evaluated, tally.too_big, tally.pruned, root
+        tally.best,
+        tally.pruned_bound,
+        tally.evaluated,
+        tally.too_big,
+        tally.pruned,
+        root,
+        tally.left_open,
     )
 
 

@@ -131,6 +131,7 @@ def test_space_size_counts_distinct_tilings() -> None:
 
 
 def test_bypass_choices_keep_everything_innermost() -> None:
-    choices = bypass_choices(load_architecture("systolic-levels-8x8"), ["A", "B", "C"])
+    levels = [level.name for level in load_architecture("systolic-levels-8x8").levels]
+    choices = bypass_choices(levels, ["A", "B", "C"])
     assert choices[0] == (("glb", ("A", "B", "C")),)
     assert len(choices) == 2**3 - 1
