@@ -178,12 +178,26 @@ def kept_levels(
     return out
 
 
-def _visits(facts: TensorFacts, loops: Sequence[tuple[int, int]], perfect: bool) -> int:
-    """Return how many times each block of ``facts``' data is visited by the tile sequence of
-    ``loops`` ((dimension, trips), outermost first); 1 when the runs cannot be told."""
+def _visits(
+    facts: TensorFacts,
+    loops: Sequence[tuple[int, int]],
+    perfect: bool,
+    free: Sequence[tuple[int, int]] = (),
+    innermost: int | None = None,
+) -> int:
+    """Return a lower bound on how many times each block of ``facts``' data is visited by the
+    tile sequence of ``loops`` ((dimension, trips), outermost first), then the loops ``free``
+    of a band whose order is not fixed but for its ``innermost`` loop; 1 when the runs cannot
+    be told."""
     running = [(d, n) for d, n in loops if n > 1]
-    if not perfect or not facts.disjoint or any(d in facts.halo for d, _ in running):
+    inside = [(d, n) for d, n in free if n > 1]
+    if not perfect or not facts.disjoint or any(d in facts.halo for d, _ in running + inside):
         return 1
+    if any(d in facts.loops for d, _ in inside):
+        outer = prod(n for d, n in running if d not in facts.loops)
+        if innermost in facts.loops:
+            return outer * prod(n for d, n in inside if d not in facts.loops)
+        return outer
     last = max((k for k, (d, _) in enumerate(running) if d in facts.loops), default=-1)
     return prod(n for d, n in running[: last + 1] if d not in facts.loops)
 
@@ -193,11 +207,14 @@ def lower_bound(
     compute: int,
     bands: Sequence[Band],
     kept: Mapping[str, frozenset[str]] | None = None,
+    *,
+    unordered: bool = False,
 ) -> Bound:
     """Return lower bounds on the memory-aware latency and energy of every tiling whose outer
     bands are ``bands`` (a prefix of the levels inside the outermost, outermost first), with
     ``compute`` the array mapping's compute latency (cycles) and ``kept`` the tensors each
-    named level keeps (others: the architecture's).
+    named level keeps (others: the architecture's). With ``unordered`` the last band's order
+    is not fixed: the bound is the least over the choices of its innermost running loop.
 
     Examples
     --------
@@ -216,20 +233,51 @@ def lower_bound(
     position = {name: k for k, name in enumerate(lv.name for lv in levels)}
     fixed: dict[int, Band] = {position[b[0]]: b for b in bands}
     loops: list[list[tuple[int, int]]] = [[] for _ in levels]
+    free: list[tuple[int, int]] = []
     perfect = [True for _ in levels]
     outside = context.extents
     running: list[tuple[int, int]] = []
     ok, complete = True, True
+    last = position[bands[-1][0]] if bands else 0
     for k in range(1, len(levels)):
         band = fixed.get(k) if complete else None
         complete = band is not None
         if band is not None:
             _, sizes, order = band
             ok = ok and all(o % s == 0 for o, s in zip(outside, sizes, strict=True))
-            running = running + [(d, outside[d] // sizes[d]) for d in order]
+            trips = [(d, outside[d] // sizes[d]) for d in range(len(sizes))]
+            if unordered and k == last:
+                free = trips
+            else:
+                running = running + [trips[d] for d in order]
             outside = sizes
         loops[k] = list(running)
         perfect[k] = ok and (context.short_links or not levels[k].per_pe)
+    inner: list[int | None] = [d for d, n in free if n > 1] or [None]
+    found = [
+        _bound(context, compute, keeps, loops, perfect, free, last, choice) for choice in inner
+    ]
+    slowest = min(found, key=lambda b: b.latency)
+    return Bound(
+        slowest.latency,
+        min(b.energy for b in found) * (1 - ENERGY_SLACK),
+        slowest.bottleneck,
+    )
+
+
+def _bound(
+    context: BoundContext,
+    compute: int,
+    keeps: Sequence[frozenset[str] | None],
+    loops: Sequence[Sequence[tuple[int, int]]],
+    perfect: Sequence[bool],
+    free: Sequence[tuple[int, int]],
+    last: int,
+    innermost: int | None,
+) -> Bound:
+    """Return the bounds of :func:`lower_bound` for the tile sequences ``loops`` per level,
+    the unordered band's loops ``free`` (at level ``last`` and inside) with ``innermost``."""
+    levels = context.levels
     reads_in = [Fraction(0)] * len(levels)
     writes_in = [Fraction(0)] * len(levels)
     fills = [0] * len(levels)
@@ -238,16 +286,17 @@ def lower_bound(
     for facts in context.tensors:
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
         for parent, child in zip(holders, holders[1:], strict=False):
-            visits = _visits(facts, loops[child], perfect[child])
+            inside = free if child >= last else ()
+            visits = _visits(facts, loops[child], perfect[child], inside, innermost)
             into = visits * facts.read_only + (visits - 1) * facts.written
             out = visits * facts.written
             reads_in[parent] += into
             writes_in[parent] += out
             fills[child] += into
             backs[child] += out
-        innermost = levels[holders[-1]]
-        operands += Fraction(facts.reads) * Fraction(innermost.energy_read)
-        operands += Fraction(facts.writes) * Fraction(innermost.energy_write)
+        nearest = levels[holders[-1]]
+        operands += Fraction(facts.reads) * Fraction(nearest.energy_read)
+        operands += Fraction(facts.writes) * Fraction(nearest.energy_write)
     latency, bottleneck = Fraction(compute), "compute"
     energy = operands
     for k, level in enumerate(levels):
@@ -256,7 +305,7 @@ def lower_bound(
             latency, bottleneck = time, level.name
         energy += (reads_in[k] + backs[k]) * Fraction(level.energy_read)
         energy += (fills[k] + writes_in[k]) * Fraction(level.energy_write)
-    return Bound(latency, energy * (1 - ENERGY_SLACK), bottleneck)
+    return Bound(latency, energy, bottleneck)
 
 
 def _holds(keep: frozenset[str] | None, tensor: str) -> bool:

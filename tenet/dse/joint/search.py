@@ -130,16 +130,20 @@ def _tiled_dims(space: TilingSpace, dims: Sequence[str]) -> frozenset[int]:
     )
 
 
-def _children(level: str, outside: Sequence[int], tiled: frozenset[int]) -> Iterator[Band]:
-    """Yield the bands of ``level`` inside a tile of sizes ``outside``: every nested divisor
-    of the tiled dimensions, and every order of the loops of more than one trip (the others
-    after them, in dimension order)."""
+def _sizes(outside: Sequence[int], tiled: frozenset[int]) -> Iterator[tuple[int, ...]]:
+    """Yield the tile sizes inside a tile of sizes ``outside``: every nested divisor of the
+    tiled dimensions (the others whole)."""
     per_dim = [divisors(o) if d in tiled else [o] for d, o in enumerate(outside)]
-    for sizes in product(*per_dim):
-        running = [d for d in range(len(outside)) if outside[d] // sizes[d] > 1]
-        rest = tuple(d for d in range(len(outside)) if d not in running)
-        for order in permutations(running):
-            yield (level, tuple(sizes), tuple(order) + rest)
+    yield from product(*per_dim)
+
+
+def _orders(outside: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Yield every order of the band's loops of more than one trip (the others after them,
+    in dimension order)."""
+    running = [d for d in range(len(outside)) if outside[d] // sizes[d] > 1]
+    rest = tuple(d for d in range(len(outside)) if d not in running)
+    for order in permutations(running):
+        yield tuple(order) + rest
 
 
 def _shared_need(context: BoundContext, level: int, sizes: Sequence[int]) -> int:
@@ -182,30 +186,46 @@ def search_subtree(
         best = tally.best.value if tally.best is not None else incumbent
         return best is not None and bound >= best
 
+    def descend(bound: Fraction) -> bool:
+        """Whether to search below a node of this bound (else it is pruned or left open)."""
+        if worse(bound):
+            tally.prune(bound)
+            return False
+        if budget is not None and tally.evaluated >= budget:
+            tally.prune(bound)
+            tally.left_open += 1
+            return False
+        return True
+
     def visit(bands: list[Band]) -> None:
         depth = len(bands)
         if depth == len(levels):
             _leaf(problem, compute, context, bands, kept, objective, tally)
             return
+        level = levels[depth]
+        capacity = context.levels[position[level]].capacity
         outside = bands[-1][1] if bands else context.extents
-        children: list[tuple[Fraction, Band]] = []
-        for band in _children(levels[depth], outside, tiled):
-            capacity = context.levels[position[band[0]]].capacity
-            need = _shared_need(context, position[band[0]], band[1])
-            if capacity is not None and need > capacity:
+        sized: list[tuple[Fraction, tuple[int, ...]]] = []
+        for sizes in _sizes(outside, tiled):
+            if capacity is not None and _shared_need(context, position[level], sizes) > capacity:
                 tally.too_big += 1
                 continue
-            bound = lower_bound(context, compute, [*bands, band], keeps).value(objective)
-            children.append((bound, band))
-        children.sort(key=lambda c: c[0])
-        for bound, band in children:
-            if worse(bound):
-                tally.prune(bound)
-            elif budget is not None and tally.evaluated >= budget:
-                tally.prune(bound)
-                tally.left_open += 1
-            else:
-                visit([*bands, band])
+            band: Band = (level, sizes, ())
+            bound = lower_bound(context, compute, [*bands, band], keeps, unordered=True)
+            sized.append((bound.value(objective), sizes))
+        sized.sort(key=lambda c: c[0])
+        for bound_sizes, sizes in sized:
+            if not descend(bound_sizes):
+                continue
+            ordered: list[tuple[Fraction, Band]] = []
+            for order in _orders(outside, sizes):
+                band = (level, sizes, order)
+                bound = lower_bound(context, compute, [*bands, band], keeps)
+                ordered.append((bound.value(objective), band))
+            ordered.sort(key=lambda c: c[0])
+            for bound_order, band in ordered:
+                if descend(bound_order):
+                    visit([*bands, band])
 
     if worse(root):
         tally.prune(root)

@@ -86,9 +86,12 @@ def test_bound_never_exceeds_exact(case: tuple[Any, ...]) -> None:
     problem, nest, prefix, _ = case
     compute = occupancy(problem).latency_compute
     exact = evaluate_memory(problem, compute, tile_stamps(nest))
-    bound = lower_bound(BoundContext.from_problem(problem), compute, bands_of(nest)[:prefix])
-    assert bound.latency <= exact.latency
-    assert bound.energy <= Fraction(exact.energy)
+    context = BoundContext.from_problem(problem)
+    for unordered in (False, True):
+        bands = bands_of(nest)[: max(prefix, 1) if unordered else prefix]
+        bound = lower_bound(context, compute, bands, unordered=unordered)
+        assert bound.latency <= exact.latency
+        assert bound.energy <= Fraction(exact.energy)
 
 
 def test_bound_tight_on_gemm_output_stationary() -> None:

@@ -5,6 +5,7 @@ most a tenth of the space exactly."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from tenet.api import load_problem
 from tenet.dse.joint.run import joint_search
 from tenet.dse.joint.search import bypass_choices, space_size
+from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.tiling.search import TilingSpace, search_tiling
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture
 from tenet.vocab import MemoryObjective
@@ -135,3 +137,47 @@ def test_bypass_choices_keep_everything_innermost() -> None:
     choices = bypass_choices(levels, ["A", "B", "C"])
     assert choices[0] == (("glb", ("A", "B", "C")),)
     assert len(choices) == 2**3 - 1
+
+
+def test_joint_search_budget_leaves_a_sound_gap() -> None:
+    # one exact evaluation per subtree, no seeds: the nodes left open keep their bounds, so
+    # the bound stays at most the optimum of the space (brute force) and the search says it
+    # did not finish when it did not prove its best
+    workload, params, mappings, dims = GEMM
+    space = TilingSpace(["glb"], dims)
+    found = joint_search(
+        workload, ARCH, mappings, params, space, objective="energy", seed=False, budget=1
+    )
+    optimum = brute_force(GEMM, "energy")
+    assert found.bound <= optimum <= found.best.value
+    assert not found.complete or found.gap == 0
+
+
+def test_joint_search_on_a_pool_and_from_a_store(tmp_path: Path) -> None:
+    # the same certificate in this process, on a pool of two workers, and from the store of
+    # a finished run (nothing searched again)
+    workload, params, mappings, dims = GEMM
+    params = {"M": 8, "N": 8, "K": 8}
+    space = TilingSpace(["glb"], dims)
+    here = joint_search(workload, ARCH, mappings, params, space, seed=False)
+    store = tmp_path / "joint.sqlite"
+    pool = joint_search(
+        workload,
+        ARCH,
+        mappings,
+        params,
+        space,
+        seed=False,
+        execution=ExecutionOptions("local", workers=2, store=store),
+    )
+    again = joint_search(
+        workload,
+        ARCH,
+        mappings,
+        params,
+        space,
+        seed=False,
+        execution=ExecutionOptions(None, store=store),
+    )
+    for found in (pool, again):
+        assert (found.best.value, found.bound, found.gap) == (here.best.value, here.bound, 0)
