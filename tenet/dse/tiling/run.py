@@ -278,7 +278,14 @@ def tile_mappings(
 ) -> list[tuple[str, TilingSearch]]:
     """Search the tilings of ``levels`` for each array mapping of ``mappings`` (rows of a
     design space exploration: ``name``, ``space_stamp``, ``time_stamp``); return each
-    mapping's name and its search; the other arguments are those of :func:`run_tiling`."""
+    mapping's name and its search; the other arguments are those of :func:`run_tiling`.
+
+    A space of nested divisors (no ``sizes``, no ``aligned``) is searched by the branch and
+    bound of :func:`tenet.dse.joint.run.joint_search` (the architecture's kept tensors, no
+    constructive seeds): the same best value, with ``candidates`` the distinct tilings and
+    ``fitting`` and ``evaluated`` the exact evaluations; other spaces tiling by tiling."""
+    from tenet.dse.joint.run import joint_search
+
     found = []
     for row in mappings:
         dataflow = DataflowSpec(
@@ -286,18 +293,29 @@ def tile_mappings(
             space_stamp=str(row["space_stamp"]),
             time_stamp=str(row["time_stamp"]),
         )
-        found.append(
-            (
-                dataflow.name,
-                run_tiling(
-                    workload,
-                    arch,
-                    dataflow,
-                    params,
-                    space,
-                    objective=objective,
-                    execution=execution,
-                ),
+        if space is None or (space.sizes is None and space.aligned is None):
+            certificate = joint_search(
+                workload,
+                arch,
+                [dataflow],
+                params,
+                space,
+                objective=objective,
+                bypass=False,
+                seed=False,
+                execution=execution,
             )
-        )
+            best = certificate.best
+            result = TilingResult(best.tiling, best.metrics, best.value)
+            search = TilingSearch(
+                result,
+                certificate.space,
+                certificate.evaluated,
+                certificate.evaluated,
+            )
+        else:
+            search = run_tiling(
+                workload, arch, dataflow, params, space, objective=objective, execution=execution
+            )
+        found.append((dataflow.name, search))
     return found
