@@ -106,6 +106,8 @@ UNITS: dict[str, str] = {
     "pe_count": "PEs",
     "edp": "energy units times cycles (pJ cycles in the zoo)",
     "traffic_dram": "elements",
+    "latency_memory": "cycles",
+    "bound_latency": "cycles",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -145,6 +147,8 @@ DESCRIPTIONS: dict[str, str] = {
     "pe_count": "PEs of the architecture's PE set",
     "edp": "energy-delay product: energy times latency",
     "traffic_dram": "elements moved between DRAM and the next memory level (fills, writebacks)",
+    "latency_memory": "the largest of the compute latency and every memory level's time",
+    "bound_latency": "a proven lower bound of the memory-aware latency over the searched space",
 }
 """One line per metric of :data:`UNITS` (same keys): what it counts."""
 
@@ -177,6 +181,8 @@ FIELDS: dict[str, str] = {
     "estimate": "the MAESTRO-style estimate",
     "relative_error": "estimate minus exact, over exact",
     "design": "a design point's label",
+    "bottleneck": "the memory level whose time is the memory-aware latency, or compute",
+    "tiles": "the tile stamp of each memory level inside the outermost (isl map text)",
 }
 """Keys of the JSON output that are not metrics: identifiers and groups."""
 
