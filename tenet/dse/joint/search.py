@@ -20,7 +20,7 @@ from fractions import Fraction
 from itertools import combinations, permutations, product
 from math import factorial, prod
 
-from tenet.dse.joint.bounds import Band, BoundContext, lower_bound
+from tenet.dse.joint.bounds import Band, BoundContext, kept_levels, lower_bound
 from tenet.dse.tiling.search import TilingSpace, objective_value, tile_stamps
 from tenet.mapping import LoopNest, tiled_nest
 from tenet.mapping.tiling import divisors
@@ -146,15 +146,18 @@ def _orders(outside: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int,
         yield tuple(order) + rest
 
 
-def _shared_need(context: BoundContext, level: int, sizes: Sequence[int]) -> int:
+def _shared_need(
+    context: BoundContext, level: int, sizes: Sequence[int], keep: frozenset[str] | None
+) -> int:
     """Return a lower bound on the largest tile of a shared ``level`` with these sizes: the
-    data tile of every tensor whose subscripts are one loop each (the others count 0)."""
-    if context.levels[level].per_pe:
+    data tile of every tensor it keeps (``keep``; None: all) whose subscripts are one loop
+    each (the others count 0); 0 for a per-PE level or one split per tensor."""
+    if context.levels[level].per_pe or context.levels[level].split:
         return 0
     return sum(
         prod(sizes[d] for d in facts.loops)
         for facts in context.tensors
-        if facts.disjoint and not facts.halo
+        if facts.disjoint and not facts.halo and (keep is None or facts.tensor in keep)
     )
 
 
@@ -180,6 +183,7 @@ def search_subtree(
     tiled = _tiled_dims(space, context.dims)
     tally = _Tally()
     keeps = {name: frozenset(t) for name, t in kept}
+    held = kept_levels(context.levels, keeps)
     root = lower_bound(context, compute, [], keeps).value(objective)
 
     def worse(bound: Fraction) -> bool:
@@ -207,7 +211,8 @@ def search_subtree(
         outside = bands[-1][1] if bands else context.extents
         sized: list[tuple[Fraction, tuple[int, ...]]] = []
         for sizes in _sizes(outside, tiled):
-            if capacity is not None and _shared_need(context, position[level], sizes) > capacity:
+            need = _shared_need(context, position[level], sizes, held[position[level]])
+            if capacity is not None and need > capacity:
                 tally.too_big += 1
                 continue
             band: Band = (level, sizes, ())

@@ -12,9 +12,10 @@ import pytest
 
 from tenet.api import load_problem
 from tenet.dse.joint.run import joint_search
-from tenet.dse.joint.search import bypass_choices, space_size
+from tenet.dse.joint.search import bypass_choices, space_size, with_kept
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.tiling.search import TilingSpace, search_tiling
+from tenet.errors import CapacityError
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture
 from tenet.vocab import MemoryObjective
 
@@ -181,3 +182,40 @@ def test_joint_search_on_a_pool_and_from_a_store(tmp_path: Path) -> None:
     )
     for found in (pool, again):
         assert (found.best.value, found.bound, found.gap) == (here.best.value, here.bound, 0)
+
+
+THREE = ArchitectureSpec.from_mapping(
+    {
+        "name": "three-levels",
+        "pe": "{PE[i]: 0 <= i < 2}",
+        "interconnect": [{"link": "{PE[i] -> PE[i + 1]}", "delay": 1}],
+        "levels": [
+            {"name": "dram", "read_bandwidth": 1, "write_bandwidth": 1, "energy_read": 100},
+            {"name": "glb", "capacity": 40, "read_bandwidth": 2, "energy_read": 6},
+            {"name": "rf", "capacity": 24, "per_pe": True, "energy_read": 1},
+        ],
+    }
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("objective", ["latency", "energy"])
+def test_joint_search_with_bypass_equals_brute_force(objective: MemoryObjective) -> None:
+    # every choice of the tensors glb keeps, every tiling of k over glb and rf, brute force
+    mapping = DataflowSpec(
+        name="1d",
+        space_stamp="{S[i, j, k] -> PE[j % 2]}",
+        time_stamp="{S[i, j, k] -> T[i, floor(j / 2), k]}",
+    )
+    params = {"M": 4, "N": 4, "K": 8}
+    space = TilingSpace(["glb", "rf"], ["k"])
+    found = joint_search("gemm", THREE, [mapping], params, space, objective=objective, seed=False)
+    levels = [level.name for level in THREE.levels]
+    values = []
+    for kept in bypass_choices(levels, ["A", "B", "C"]):
+        problem = load_problem("gemm", with_kept(THREE, kept), mapping, params)
+        try:
+            values.append(search_tiling(problem, space, objective=objective).best.value)
+        except CapacityError:
+            continue
+    assert found.best.value == min(values) == found.bound
