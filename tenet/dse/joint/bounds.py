@@ -71,6 +71,10 @@ class TensorFacts:
     """(instance, element) read pairs: the operand reads of the MACs."""
     writes: int
     """(instance, element) write pairs."""
+    pe_read_only: int = 0
+    """Distinct (PE, element) pairs read, for a tensor never written (0: not counted)."""
+    pe_written: int = 0
+    """Distinct (PE, element) pairs written (0: not counted)."""
 
 
 def _separable(relations: Sequence[isl.Map], extents: Sequence[int]) -> frozenset[int] | None:
@@ -121,14 +125,26 @@ class BoundContext:
     """Every link of the array has a delay of at most one tile."""
 
     @classmethod
-    def from_problem(cls, problem: Problem) -> BoundContext:
+    def from_problem(cls, problem: Problem, per_pe: bool = True) -> BoundContext:
         """Count the facts of ``problem`` (a box domain from 0, see
-        :func:`tenet.dse.tiling.rtile.box_extents`)."""
+        :func:`tenet.dse.tiling.rtile.box_extents`); with ``per_pe``, also the (PE, element)
+        pairs of its array mapping: every PE fills each element it reads at least once into
+        a per-PE level, and writes back each it writes (without, the bounds hold for every
+        array mapping)."""
         dims, extents = box_extents(problem.workload)
         indices = loop_indices(problem)
         facts = []
+        place = problem.theta_space.reverse()
         for tensor, (read, write) in tensor_relations(problem).items():
             halo = _separable([read, write], extents)
+            pairs = (
+                (
+                    count(place.apply_range(read)) if write.is_empty() else 0,
+                    count(place.apply_range(write)),
+                )
+                if per_pe
+                else (0, 0)
+            )
             facts.append(
                 TensorFacts(
                     tensor,
@@ -139,6 +155,7 @@ class BoundContext:
                     count(write.range()),
                     count(read),
                     count(write),
+                    *pairs,
                 )
             )
         links = problem.architecture.links
@@ -292,8 +309,8 @@ def _bound(
             out = visits * facts.written
             reads_in[parent] += into
             writes_in[parent] += out
-            fills[child] += into
-            backs[child] += out
+            fills[child] += max(into, facts.pe_read_only) if levels[child].per_pe else into
+            backs[child] += max(out, facts.pe_written) if levels[child].per_pe else out
         nearest = levels[holders[-1]]
         operands += Fraction(facts.reads) * Fraction(nearest.energy_read)
         operands += Fraction(facts.writes) * Fraction(nearest.energy_write)

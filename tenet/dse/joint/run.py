@@ -270,7 +270,9 @@ def joint_search(
         bypass_choices([lv.name for lv in a.levels], list(w.accesses)) if bypass else [()]
     )
     contexts = [
-        BoundContext.from_problem(load_problem(w, with_kept(a, kept), specs[0], bound))
+        BoundContext.from_problem(
+            load_problem(w, with_kept(a, kept), specs[0], bound), per_pe=False
+        )
         for kept in choices
     ]
     subtrees = sorted(
@@ -520,7 +522,7 @@ def space_bound(
         if bypass
         else [()]
     )
-    context = BoundContext.from_problem(problem)
+    context = BoundContext.from_problem(problem, per_pe=False)
     return min(
         lower_bound(context, compute, [], dict(_sets(kept))).value(objective) for kept in choices
     )
