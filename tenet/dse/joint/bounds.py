@@ -239,7 +239,7 @@ def lower_bound(
     >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
     ...                  params={"M": 64, "N": 64, "K": 64})
     >>> c = BoundContext.from_problem(p)
-    >>> lower_bound(c, 4096, []).latency  # A and B cross DRAM once (4/cycle), C once back
+    >>> lower_bound(c, 0, []).latency  # A and B cross DRAM once (4/cycle), C once back
     Fraction(3072, 1)
     >>> b = lower_bound(c, 4096, [("glb", (8, 8, 64), (0, 1, 2))])
     >>> b.latency, b.bottleneck  # A once, B once per i-block (8), C once
