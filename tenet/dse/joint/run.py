@@ -17,9 +17,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from math import prod
 from typing import Any
 
 from tenet.api import load_problem, load_specs
+from tenet.counting import count
 from tenet.dse.joint.bounds import BoundContext, lower_bound
 from tenet.dse.joint.search import (
     JointPoint,
@@ -34,6 +36,7 @@ from tenet.dse.run.engines import Engine, make_engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
 from tenet.dse.space.design import DesignSpace, SpaceOptions
+from tenet.dse.space.mapping import AffineMapping
 from tenet.dse.tiling.constructive import construct_tilings
 from tenet.dse.tiling.rtile import box_extents
 from tenet.dse.tiling.run import decode_metrics, encode_metrics
@@ -57,6 +60,7 @@ __all__ = [
     "evaluate_subtree",
     "design_mappings",
     "space_bound",
+    "compute_floor",
     "constructive_certificate",
 ]
 
@@ -491,17 +495,43 @@ def _decoded(
         yield pruned.pop(0), _PRUNED
 
 
+def compute_floor(mapping: AffineMapping, instances: int, instances_per_step: int = 1) -> int:
+    """Return a lower bound on the compute latency of an array ``mapping`` (cycles) without
+    counting it: every occupied time-stamp takes a cycle, and the time-stamps are at least as
+    many as the values of each loop's widest kept outer digit, times the inner loop's extent
+    (a box domain runs every combination); and no step runs more than the used PEs times
+    ``instances_per_step`` of the ``instances``.
+
+    Examples
+    --------
+    >>> from tenet.spec import load_architecture, load_workload
+    >>> space = DesignSpace(load_workload("gemm"), load_architecture("systolic-levels-8x8"),
+    ...                     {"M": 64, "N": 64, "K": 64}, SpaceOptions())
+    >>> c = next(iter(space))
+    >>> c.name, compute_floor(c.mapping, 64**3)
+    ('PE[floor(i/8), i % 8] T[j, k]', 4096)
+    """
+    widest: dict[int, int] = {}
+    for digit in mapping.outer:
+        widest[digit.loop] = max(widest.get(digit.loop, 1), digit.extent)
+    steps = prod(widest.values()) * (mapping.inner.extent if mapping.inner is not None else 1)
+    used = prod(d.extent for d in mapping.spatial_digits) * instances_per_step
+    return max(steps, -(-instances // max(used, 1)))
+
+
 def space_bound(
     problem: Problem,
     objective: MemoryObjective = "latency",
     *,
     bypass: bool = True,
     instances_per_step: int = 1,
+    compute: int | None = None,
 ) -> Fraction:
     """Return a lower bound of ``objective`` over every array mapping of ``problem``'s
-    workload and architecture (any mapping's compute latency is at least the instances over
-    the PEs times ``instances_per_step``), every tiling and, with ``bypass``, every choice of
-    kept tensors: the least root bound of :func:`tenet.dse.joint.bounds.lower_bound`.
+    workload and architecture whose compute latency is at least ``compute`` (None: the
+    instances over the PEs times ``instances_per_step``), every tiling and, with ``bypass``,
+    every choice of kept tensors: the least root bound of
+    :func:`tenet.dse.joint.bounds.lower_bound`.
 
     Examples
     --------
@@ -511,11 +541,10 @@ def space_bound(
     >>> space_bound(p)  # 64³ MACs on 64 PEs
     Fraction(4096, 1)
     """
-    from tenet.counting import count
-
-    instances = count(problem.workload.domain)
-    pes = count(problem.architecture.pe_set) * instances_per_step
-    compute = -(-instances // pes)
+    if compute is None:
+        instances = count(problem.workload.domain)
+        pes = count(problem.architecture.pe_set) * instances_per_step
+        compute = -(-instances // pes)
     workload, architecture = problem.workload, problem.architecture
     choices: list[Kept] = (
         bypass_choices([lv.name for lv in architecture.levels], list(workload.tensors))
@@ -540,8 +569,9 @@ def constructive_certificate(
 ) -> Certificate:
     """Return the best of the constructive search (the ``top_k`` array mappings of the micro
     model, each with its first ``top_tilings`` constructed tilings counted exactly) with the
-    bound of :func:`space_bound` over the whole design space, every tiling and every choice
-    of kept tensors: the gap says how far the constructive best may be from the optimum."""
+    bound of :func:`space_bound` over the whole design space (each mapping's compute latency
+    at least its :func:`compute_floor`), every tiling and every choice of kept tensors: the
+    gap says how far the constructive best may be from the optimum."""
     from tenet.dse.tiling.constructive import rank_mappings
 
     w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
@@ -570,7 +600,9 @@ def constructive_certificate(
     if state is None or state.best is None:
         raise CapacityError("no constructed tiling fits the memory levels")
     problem = load_problem(w, a, specs[state.mapping], bound)
-    floor = space_bound(problem, objective, instances_per_step=space.instances_per_step)
+    instances = count(problem.workload.domain)
+    slowest = min(compute_floor(c.mapping, instances, space.instances_per_step) for c in candidates)
+    floor = space_bound(problem, objective, compute=slowest)
     levels = len(a.levels) - 1
     leaves = space_size(box_extents(problem.workload)[1], levels) if levels else 1
     return Certificate(

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 
 from tenet.api import load_problem
-from tenet.dse.joint.run import joint_search
+from tenet.counting import count
+from tenet.dse.joint.run import compute_floor, joint_search
 from tenet.dse.joint.search import bypass_choices, space_size, with_kept
 from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.tiling.search import TilingSpace, search_tiling
 from tenet.errors import CapacityError
-from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture
+from tenet.metrics.latency import occupancy
+from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture, load_workload
 from tenet.vocab import MemoryObjective
 
 ARCH = ArchitectureSpec.from_mapping(
@@ -219,3 +222,24 @@ def test_joint_search_with_bypass_equals_brute_force(objective: MemoryObjective)
         except CapacityError:
             continue
     assert found.best.value == min(values) == found.bound
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("workload", "params"),
+    [
+        ("gemm", {"M": 6, "N": 5, "K": 3}),
+        ("conv2d", {"K": 3, "C": 2, "OX": 5, "OY": 2, "RX": 2, "RY": 1}),
+    ],
+)
+def test_compute_floor_never_exceeds_the_compute_latency(
+    workload: str, params: dict[str, int]
+) -> None:
+    # every candidate of a space with partial tiles, temporal tiles and skews
+    arch = load_architecture("systolic-levels-8x8")
+    options = SpaceOptions(temporal_tiles=(2,), skew=(-1, 0, 1))
+    space = DesignSpace(load_workload(workload), arch, params, options)
+    for candidate in space:
+        problem = load_problem(workload, arch, candidate.spec(), params)
+        floor = compute_floor(candidate.mapping, count(problem.workload.domain))
+        assert floor <= occupancy(problem).latency_compute, candidate.name
