@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tenet.dse.run import cache as row_cache
 from tenet.dse.explore import Sweep, sweep
+from tenet.dse.run import cache as row_cache
 from tenet.dse.run.engines import InProcessEngine, Job
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import SpaceOptions

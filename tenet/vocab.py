@@ -19,6 +19,8 @@ __all__ = [
     "STRATEGIES",
     "MemoryObjective",
     "MEMORY_OBJECTIVES",
+    "TilingStrategy",
+    "TILING_STRATEGIES",
     "UNITS",
     "DESCRIPTIONS",
     "FIELDS",
@@ -64,6 +66,12 @@ ENERGY_UNIT_LABELS: dict[str, str] = {"MAC": "MAC-relative", "pJ": "pJ"}
 MemoryObjective = Literal["latency", "energy", "edp"]
 """What a tiling search minimises: cycles, energy, or their product."""
 MEMORY_OBJECTIVES: tuple[MemoryObjective, ...] = get_args(MemoryObjective)
+TilingStrategy = Literal["auto", "exhaustive", "constructive", "joint"]
+"""How ``tenet tile`` searches: a :data:`Strategy` of the tiling of the given array mapping
+(every tiling counted exactly, the top-k built, or ``auto``), or the branch and bound of
+:mod:`tenet.dse.joint` (array mapping, bypass, sizes and orders together, with a proven
+bound)."""
+TILING_STRATEGIES: tuple[TilingStrategy, ...] = get_args(TilingStrategy)
 
 ENERGY_MAC, ENERGY_L1, ENERGY_L2 = 1.0, 1.68, 18.61
 """The original tool's energy of one MAC, one L1 (PE buffer) access and one L2 (scratchpad)
@@ -107,6 +115,8 @@ UNITS: dict[str, str] = {
     "pe_count": "PEs",
     "edp": "energy units times cycles (one MAC = 1 in the zoo)",
     "traffic_dram": "elements",
+    "latency_memory": "cycles",
+    "bound_latency": "cycles",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -146,6 +156,8 @@ DESCRIPTIONS: dict[str, str] = {
     "pe_count": "PEs of the architecture's PE set",
     "edp": "energy-delay product: energy times latency",
     "traffic_dram": "elements moved between DRAM and the next memory level (fills, writebacks)",
+    "latency_memory": "the largest of the compute latency and every memory level's time",
+    "bound_latency": "a proven lower bound of the memory-aware latency over the searched space",
 }
 """One line per metric of :data:`UNITS` (same keys): what it counts."""
 
@@ -179,6 +191,8 @@ FIELDS: dict[str, str] = {
     "estimate": "the MAESTRO-style estimate",
     "relative_error": "estimate minus exact, over exact",
     "design": "a design point's label",
+    "bottleneck": "the memory level whose time is the memory-aware latency, or compute",
+    "tiles": "the tile stamp of each memory level inside the outermost (isl map text)",
 }
 """Keys of the JSON output that are not metrics: identifiers and groups."""
 

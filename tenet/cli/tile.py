@@ -19,18 +19,36 @@ from tenet.cli.options import (
     output_options,
     problem_options,
 )
-from tenet.dse import TILING_AUTO_LIMIT, ExecutionOptions, TilingSearch
+from tenet.dse import TILING_AUTO_LIMIT, Certificate, ExecutionOptions, TilingSearch
 from tenet.spec import load_architecture
-from tenet.vocab import ENERGY_UNIT_LABELS, MEMORY_OBJECTIVES, STRATEGIES, MemoryObjective, Strategy
+from tenet.vocab import (
+    ENERGY_UNIT_LABELS,
+    MEMORY_OBJECTIVES,
+    TILING_STRATEGIES,
+    MemoryObjective,
+    TilingStrategy,
+    column,
+)
 
 __all__ = ["tile_command"]
 
 
-def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
+def _summary(
+    found: TilingSearch, seconds: float, problem: ProblemOptions, objective: MemoryObjective
+) -> dict[str, Any]:
+    """Return the best tiling's figures, its full dataflow and the bound of ``objective``
+    (the exhaustive search counts every tiling: its best is the bound)."""
+    from tenet import load_specs
     from tenet.mapping import to_stamps
 
     best = found.best
+    dataflow = load_specs(*problem.names())[2]
+    latency = best.metrics.latency
     return {
+        "latency_cycles": int(latency) if latency.denominator == 1 else float(latency),
+        "space_stamp": dataflow.space_stamp,
+        "time_stamp": dataflow.time_stamp,
+        f"bound_{column(objective)}": float(best.value),
         "tiling": best.tiling.describe(),
         "tiles": to_stamps(best.tiling).tiles,
         "objective": float(best.value),
@@ -65,10 +83,12 @@ def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
 @choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
 @choice_option(
     "--strategy",
-    STRATEGIES,
+    TILING_STRATEGIES,
     "auto",
-    "Evaluate every tiling, or build the top-k (auto: built when no --level, --dim or "
-    f"--aligned is given and the space holds more than {TILING_AUTO_LIMIT} tilings).",
+    "exhaustive: every tiling counted; constructive: the top-k built; auto: built when no "
+    f"--level, --dim or --aligned is given and the space holds more than {TILING_AUTO_LIMIT} "
+    "tilings; joint: branch and bound over the tiling and the tensors each level keeps, with "
+    "a proven bound and its gap.",
 )
 @click.option(
     "--top-k",
@@ -76,6 +96,11 @@ def _summary(found: TilingSearch, seconds: float) -> dict[str, Any]:
     default=10,
     show_default=True,
     help="Tilings the constructive strategy evaluates exactly.",
+)
+@click.option(
+    "--bypass/--no-bypass",
+    default=True,
+    help="With --strategy joint, also search which tensors the middle levels keep.",
 )
 @execution_options(workers=1)  # as `tenet dse`, but one worker (this process) by default
 @output_options()
@@ -87,8 +112,9 @@ def tile_command(
     dims: tuple[str, ...],
     aligned: int | None,
     objective: MemoryObjective,
-    strategy: Strategy,
+    strategy: TilingStrategy,
     top_k: int,
+    bypass: bool,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
@@ -97,17 +123,38 @@ def tile_command(
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
     finished choice of tile sizes is kept and a search started again resumes."""
     check_before_work((), execution, None, None, out.path)
-    from tenet.dse import TilingSpace, run_tiling
+    from tenet.dse import TilingSpace, joint_search, run_tiling
 
     start = time.process_time()
     told: list[str] = []
     in_process = execution.workers == 1 and execution.engine == "local"
+    space = (
+        TilingSpace(levels or None, dims or None, aligned=aligned)
+        if levels or dims or aligned
+        else None
+    )
+    if strategy == "joint":
+        workload, arch, dataflow = problem.names()
+        certificate = joint_search(
+            workload,
+            arch,
+            [dataflow],
+            problem.params(),
+            space or TilingSpace(),
+            objective=objective,
+            bypass=bypass,
+            execution=replace(
+                execution,
+                engine=None if in_process else execution.engine,
+                progress=lambda items, total: progress(items, total=total, desc="subtrees"),
+            ),
+        )
+        _write_certificate(out, certificate, time.process_time() - start)
+        return
     found = run_tiling(
         *problem.names(),
         problem.params(),
-        TilingSpace(levels or None, dims or None, aligned=aligned)
-        if levels or dims or aligned
-        else None,
+        space,
         objective=objective,
         execution=replace(
             execution,
@@ -119,7 +166,7 @@ def tile_command(
         report=told.append,
     )
     click.echo("\n".join(told), err=True)  # after the search: an error stays one line
-    summary = _summary(found, time.process_time() - start)
+    summary = _summary(found, time.process_time() - start, problem, objective)
     table = found.best.metrics.table()
     if out.fmt == "json":
         payload = {**summary, **found.best.metrics.to_dict()}
@@ -133,6 +180,10 @@ def tile_command(
             "objective": {"latency": "cycles", "energy": energy}.get(
                 objective, f"{energy} x cycles"
             ),
+            "latency_cycles": "cycles",
+            f"bound_{column(objective)}": {"latency": "cycles", "energy": energy}.get(
+                objective, f"{energy} x cycles"
+            ),
             "latency": "cycles",
             "energy": energy,
             "traffic_dram": "elements",
@@ -144,5 +195,20 @@ def tile_command(
             if key != "tiles"
         ]
         lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in summary["tiles"].items()]
+        lines += ["", table.to_string()]
+        out.write("\n".join(lines))
+
+
+def _write_certificate(out: OutputOptions, certificate: Certificate, seconds: float) -> None:
+    """Print the best of a joint search, its figures and its certificate."""
+    row = {**certificate.row(), "cpu_seconds": round(seconds, 3)}
+    table = certificate.best.metrics.table()
+    if out.fmt == "json":
+        out.write(json.dumps({**row, **certificate.best.metrics.to_dict()}, indent=2))
+    elif out.fmt == "csv":
+        out.write(table.to_csv().rstrip("\n"))
+    else:
+        lines = [f"{key:24} {value}" for key, value in row.items() if key != "tiles"]
+        lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in row["tiles"].items()]
         lines += ["", table.to_string()]
         out.write("\n".join(lines))

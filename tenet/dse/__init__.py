@@ -12,6 +12,7 @@ from tenet.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tenet.dse.explore import NOT_SEARCHED, Exploration, Sweep, sweep
+    from tenet.dse.joint.run import Certificate, joint_search
     from tenet.dse.layers import LAYER_COLUMNS, layer_table
     from tenet.dse.ranking.headline import compare_data_centric
     from tenet.dse.ranking.layout import LAYOUT_COLUMN, rank_by_layout
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALIASES",
+    "Certificate",
     "Constraint",
     "ExecutionOptions",
     "Exploration",
@@ -64,6 +66,7 @@ __all__ = [
     "design_report",
     "draw_pareto",
     "explore_schedule",
+    "joint_search",
     "layer_table",
     "objective",
     "parse_constraint",
@@ -81,6 +84,8 @@ _HOME = {
     "NOT_SEARCHED": "explore",
     "Sweep": "explore",
     "sweep": "explore",
+    "Certificate": "joint.run",
+    "joint_search": "joint.run",
     "LAYER_COLUMNS": "layers",
     "layer_table": "layers",
     "compare_data_centric": "ranking.headline",

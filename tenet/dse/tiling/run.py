@@ -50,6 +50,8 @@ __all__ = [
     "evaluate_sizes",
     "encode",
     "decode",
+    "encode_metrics",
+    "decode_metrics",
 ]
 
 
@@ -57,22 +59,45 @@ def _fraction(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
+def encode_metrics(metrics: MemoryMetrics) -> dict[str, Any]:
+    """Return the memory figures ``metrics`` as JSON-ready values (fractions as ``p/q``),
+    read back by :func:`decode_metrics`."""
+    m = metrics
+    return {
+        "records": [asdict(r) for r in m.records],
+        "levels": [{**asdict(s), "latency": _fraction(s.latency)} for s in m.levels],
+        "latency_compute": m.latency_compute,
+        "latency": _fraction(m.latency),
+        "bottleneck": m.bottleneck,
+        "energy": m.energy,
+        "energy_operands": m.energy_operands,
+        "energy_links": m.energy_links,
+        "violations": [asdict(v) for v in m.violations],
+    }
+
+
+def decode_metrics(data: Mapping[str, Any]) -> MemoryMetrics:
+    """Return the :class:`MemoryMetrics` written by :func:`encode_metrics`."""
+    return MemoryMetrics(
+        tuple(LevelTensor(**r) for r in data["records"]),
+        tuple(LevelSummary(**{**s, "latency": Fraction(s["latency"])}) for s in data["levels"]),
+        data["latency_compute"],
+        Fraction(data["latency"]),
+        data["bottleneck"],
+        data["energy"],
+        tuple(CapacityViolation(**v) for v in data["violations"]),
+        data.get("energy_operands", 0.0),
+        data.get("energy_links", 0.0),
+    )
+
+
 def encode(result: SizesResult) -> str:
     """Return ``result`` as JSON text (fractions as ``p/q``), read back by :func:`decode`."""
     best = None
     if result.best is not None:
-        t, m = result.best.tiling, result.best.metrics
         best = {
-            "tiling": t.to_dict(),
-            "records": [asdict(r) for r in m.records],
-            "levels": [{**asdict(s), "latency": _fraction(s.latency)} for s in m.levels],
-            "latency_compute": m.latency_compute,
-            "latency": _fraction(m.latency),
-            "bottleneck": m.bottleneck,
-            "energy": m.energy,
-            "energy_operands": m.energy_operands,
-            "energy_links": m.energy_links,
-            "violations": [asdict(v) for v in m.violations],
+            "tiling": result.best.tiling.to_dict(),
+            **encode_metrics(result.best.metrics),
             "value": _fraction(result.best.value),
         }
     rank = None if result.rank is None else [_fraction(result.rank[0]), *result.rank[1:]]
@@ -93,18 +118,7 @@ def decode(text: str) -> SizesResult:
     if data["best"] is not None:
         b = data["best"]
         tiling = LoopNest.from_dict(b["tiling"])
-        metrics = MemoryMetrics(
-            tuple(LevelTensor(**r) for r in b["records"]),
-            tuple(LevelSummary(**{**s, "latency": Fraction(s["latency"])}) for s in b["levels"]),
-            b["latency_compute"],
-            Fraction(b["latency"]),
-            b["bottleneck"],
-            b["energy"],
-            tuple(CapacityViolation(**v) for v in b["violations"]),
-            b.get("energy_operands", 0.0),
-            b.get("energy_links", 0.0),
-        )
-        best = TilingResult(tiling, metrics, Fraction(b["value"]))
+        best = TilingResult(tiling, decode_metrics(b), Fraction(b["value"]))
     rank = data["rank"]
     candidates, fitting, evaluated = data["counts"]
     return SizesResult(
@@ -401,7 +415,14 @@ def tile_mappings(
 ) -> list[tuple[str, TilingSearch]]:
     """Search the tilings of ``levels`` for each array mapping of ``mappings`` (rows of a
     design space exploration: ``name``, ``space_stamp``, ``time_stamp``); return each
-    mapping's name and its search; the other arguments are those of :func:`run_tiling`."""
+    mapping's name and its search; the other arguments are those of :func:`run_tiling`.
+
+    A space of nested divisors (no ``sizes``, no ``aligned``) is searched by the branch and
+    bound of :func:`tenet.dse.joint.run.joint_search` (the architecture's kept tensors, no
+    constructive seeds): the same best value, with ``candidates`` the distinct tilings and
+    ``fitting`` and ``evaluated`` the exact evaluations; other spaces tiling by tiling."""
+    from tenet.dse.joint.run import joint_search
+
     if space is not None and space.levels is not None:
         check_tile_levels(load_architecture(arch), space.levels)
     found = []
@@ -411,18 +432,29 @@ def tile_mappings(
             space_stamp=str(row["space_stamp"]),
             time_stamp=str(row["time_stamp"]),
         )
-        found.append(
-            (
-                dataflow.name,
-                run_tiling(
-                    workload,
-                    arch,
-                    dataflow,
-                    params,
-                    space,
-                    objective=objective,
-                    execution=execution,
-                ),
+        if space is None or (space.sizes is None and space.aligned is None):
+            certificate = joint_search(
+                workload,
+                arch,
+                [dataflow],
+                params,
+                space,
+                objective=objective,
+                bypass=False,
+                seed=False,
+                execution=execution,
             )
-        )
+            best = certificate.best
+            result = TilingResult(best.tiling, best.metrics, best.value)
+            search = TilingSearch(
+                result,
+                certificate.space,
+                certificate.evaluated,
+                certificate.evaluated,
+            )
+        else:
+            search = run_tiling(
+                workload, arch, dataflow, params, space, objective=objective, execution=execution
+            )
+        found.append((dataflow.name, search))
     return found

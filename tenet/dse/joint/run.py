@@ -1,0 +1,620 @@
+"""The joint search on an engine and in a results store, with its certificate.
+
+Each subtree (an array mapping and a choice of kept tensors, :mod:`tenet.dse.joint.search`) is
+one task, sent with the best value found so far; subtrees whose root bound is not below it are
+pruned without a task. Workers get the specs as JSON text and send back their best leaf and
+least pruned bound as JSON; each finished subtree is stored as it arrives, so a search started
+again with the same arguments and store searches only what is missing. The certificate's bound
+is the least of the best value, every pruned bound and the root bound of every subtree not
+searched (a time budget): below it, no tiling of the declared space can go.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from math import prod
+from typing import Any
+
+from tenet.api import load_problem, load_specs
+from tenet.counting import count
+from tenet.dse.joint.bounds import BoundContext, lower_bound
+from tenet.dse.joint.search import (
+    JointPoint,
+    Kept,
+    SubtreeResult,
+    bypass_choices,
+    search_subtree,
+    space_size,
+    with_kept,
+)
+from tenet.dse.run.engines import Engine, make_engine
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.run.store import ResultStore, run_key
+from tenet.dse.space.design import DesignSpace, SpaceOptions
+from tenet.dse.space.mapping import AffineMapping
+from tenet.dse.tiling.constructive import construct_tilings
+from tenet.dse.tiling.rtile import box_extents
+from tenet.dse.tiling.run import decode_metrics, encode_metrics
+from tenet.dse.tiling.search import TilingSpace, objective_value
+from tenet.errors import CapacityError
+from tenet.mapping import LoopNest, to_stamps
+from tenet.metrics.latency import occupancy
+from tenet.model.problem import Problem
+from tenet.spec import (
+    ArchitectureSpec,
+    DataflowSpec,
+    WorkloadSpec,
+    load_architecture,
+    load_workload,
+)
+from tenet.vocab import MemoryObjective, column
+
+__all__ = [
+    "Certificate",
+    "joint_search",
+    "evaluate_subtree",
+    "design_mappings",
+    "space_bound",
+    "compute_floor",
+    "constructive_certificate",
+]
+
+
+def _fraction(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _number(value: Fraction) -> int | float:
+    return int(value) if value.denominator == 1 else float(value)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The answer of a joint search: the best mapping and tiling found, a proven lower bound
+    of the objective over the whole declared space, and what the search looked at."""
+
+    best: JointPoint
+    mapping: DataflowSpec
+    """The array mapping of the best (space and time stamps)."""
+    objective: MemoryObjective
+    bound: Fraction
+    """No mapping, tiling and bypass of the declared space has a smaller objective."""
+    space: int
+    """Leaves of the declared space (distinct tilings × kept tensors × array mappings)."""
+    evaluated: int
+    """Leaves counted exactly (constructive seeds included)."""
+    too_big: int
+    """Nodes and leaves left out because a level's tiles do not fit."""
+    pruned: int
+    """Nodes (subtrees included) pruned by their bound."""
+    complete: bool
+    """Every subtree was searched: the best is the optimum of the space."""
+
+    @property
+    def gap(self) -> Fraction:
+        """Best value minus the bound (0: the best is optimal in the declared space)."""
+        return max(Fraction(0), self.best.value - self.bound)
+
+    @property
+    def relative_gap(self) -> Fraction:
+        """The gap as a fraction of the best value."""
+        return self.gap / self.best.value if self.best.value else Fraction(0)
+
+    def row(self) -> dict[str, Any]:
+        """Return the JSON row of the best: its memory-aware figures, its full dataflow (space
+        and time stamps, tile stamps per level, kept tensors) and the certificate."""
+        m = self.best.metrics
+        bound_name = f"bound_{column(self.objective)}"
+        return {
+            "latency_cycles": _number(m.latency),
+            "latency_compute_cycles": m.latency_compute,
+            "bottleneck": m.bottleneck,
+            "energy_pj": m.energy,
+            "traffic_dram_elements": self.best.traffic_dram,
+            "space_stamp": self.mapping.space_stamp,
+            "time_stamp": self.mapping.time_stamp,
+            "tiles": to_stamps(self.best.tiling).tiles,
+            "tiling": self.best.tiling.describe(),
+            "kept": {level: list(tensors) for level, tensors in self.best.kept},
+            "objective": self.objective,
+            bound_name: _number(self.bound),
+            "gap": _number(self.gap),
+            "relative_gap": float(self.relative_gap),
+            "complete": self.complete,
+            "space": self.space,
+            "evaluated": self.evaluated,
+            "pruned": self.pruned,
+        }
+
+
+def _encode_point(point: JointPoint) -> dict[str, Any]:
+    return {
+        "tiling": point.tiling.to_dict(),
+        "kept": [[level, list(t)] for level, t in point.kept],
+        **encode_metrics(point.metrics),
+        "value": _fraction(point.value),
+    }
+
+
+def _decode_point(data: Mapping[str, Any]) -> JointPoint:
+    kept = tuple((level, tuple(t)) for level, t in data["kept"])
+    return JointPoint(
+        LoopNest.from_dict(data["tiling"]), kept, decode_metrics(data), Fraction(data["value"])
+    )
+
+
+def _encode(result: SubtreeResult) -> str:
+    return json.dumps(
+        {
+            "best": None if result.best is None else _encode_point(result.best),
+            "pruned_bound": None if result.pruned_bound is None else _fraction(result.pruned_bound),
+            "counts": [result.evaluated, result.too_big, result.pruned, result.left_open],
+            "root": _fraction(result.root_bound),
+        }
+    )
+
+
+def _decode(text: str) -> SubtreeResult:
+    data = json.loads(text)
+    evaluated, too_big, pruned, left_open = data["counts"]
+    return SubtreeResult(
+        None if data["best"] is None else _decode_point(data["best"]),
+        None if data["pruned_bound"] is None else Fraction(data["pruned_bound"]),
+        evaluated,
+        too_big,
+        pruned,
+        Fraction(data["root"]),
+        left_open,
+    )
+
+
+@lru_cache(maxsize=8)
+def _problem(context: str, mapping: str, kept: str) -> tuple[Problem, int]:
+    c = json.loads(context)
+    architecture = ArchitectureSpec.model_validate_json(c["architecture"])
+    chosen: Kept = tuple((level, tuple(t)) for level, t in json.loads(kept))
+    problem = load_problem(
+        WorkloadSpec.model_validate_json(c["workload"]),
+        with_kept(architecture, chosen),
+        DataflowSpec.model_validate_json(mapping),
+        c["params"],
+    )
+    return problem, occupancy(problem).latency_compute
+
+
+def evaluate_subtree(
+    context: str, index: int, mapping: str, kept: str, incumbent: str | None
+) -> tuple[int, str]:
+    """Worker task: search subtree ``index`` (array ``mapping`` as JSON, ``kept`` tensors as
+    JSON pairs) of the search ``context`` (JSON text) below ``incumbent`` (``p/q``, or None);
+    return the index and the encoded result."""
+    problem, compute = _problem(context, mapping, kept)
+    c = json.loads(context)
+    chosen: Kept = tuple((level, tuple(t)) for level, t in json.loads(kept))
+    space = TilingSpace(**c["space"]).checked(problem)
+    limit = None if incumbent is None else Fraction(incumbent)
+    found = search_subtree(problem, space, chosen, c["objective"], limit, compute, c.get("budget"))
+    return index, _encode(found)
+
+
+def design_mappings(
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    params: Mapping[str, int],
+    options: SpaceOptions | None = None,
+) -> list[DataflowSpec]:
+    """Return the array mappings of the design space of ``workload`` on ``architecture``
+    (:class:`tenet.dse.space.design.DesignSpace`), in the space's order."""
+    bound = {**workload.params, **params}
+    space = DesignSpace(workload, architecture, bound, options or SpaceOptions())
+    return [candidate.spec() for candidate in space]
+
+
+@dataclass(frozen=True)
+class _Subtree:
+    index: int
+    mapping: int
+    kept: Kept
+    root: Fraction
+
+
+def joint_search(
+    workload: str | WorkloadSpec,
+    arch: str | ArchitectureSpec,
+    mappings: Sequence[str | DataflowSpec] | None = None,
+    params: Mapping[str, int] | None = None,
+    space: TilingSpace | None = None,
+    *,
+    objective: MemoryObjective = "latency",
+    bypass: bool = True,
+    seed: bool = True,
+    budget: int | None = None,
+    execution: ExecutionOptions | None = None,
+) -> Certificate:
+    """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
+    ``arch`` together for the least ``objective``, by branch and bound; return the best and
+    its :class:`Certificate`.
+
+    ``mappings`` are the array mappings (dataflow files, zoo names or specs; None: every
+    mapping of the design space), ``space`` the tiled levels and loops (nested divisors;
+    its ``sizes`` and ``aligned`` are not used), ``bypass`` whether the levels between the
+    outermost and the innermost may keep only some tensors (else the architecture's), and
+    ``seed`` whether the constructive tilings of the first mapping start the search (they
+    join the declared space). ``budget`` caps the exact evaluations of each subtree (None:
+    none; the nodes left open keep their bounds in the certificate). Subtrees run on the
+    engine of ``execution`` (None: in this process) and are kept in its store; its time
+    budget stops starting subtrees.
+
+    Examples
+    --------
+    >>> found = joint_search("gemm", "systolic-levels-8x8", ["gemm-os-systolic"],
+    ...                      {"M": 8, "N": 8, "K": 8}, bypass=False)
+    >>> found.gap, found.complete
+    (Fraction(0, 1), True)
+    """
+    execution = execution or ExecutionOptions(None)
+    start = time.monotonic()
+    w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
+    a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
+    bound = {**w.params, **(params or {})}
+    specs = (
+        design_mappings(w, a, bound)
+        if mappings is None
+        else [load_specs(w, a, m)[2] for m in mappings]
+    )
+    problems = [load_problem(w, a, d, bound) for d in specs]
+    computes = [occupancy(p).latency_compute for p in problems]
+    checked = (space or TilingSpace()).checked(problems[0])
+    choices: list[Kept] = (
+        bypass_choices([lv.name for lv in a.levels], list(w.accesses)) if bypass else [()]
+    )
+    contexts = [
+        BoundContext.from_problem(
+            load_problem(w, with_kept(a, kept), specs[0], bound), per_pe=False
+        )
+        for kept in choices
+    ]
+    subtrees = sorted(
+        (
+            _Subtree(
+                0,
+                m,
+                kept,
+                lower_bound(ctx, computes[m], [], dict(_sets(kept))).value(objective),
+            )
+            for m in range(len(specs))
+            for kept, ctx in zip(choices, contexts, strict=True)
+        ),
+        key=lambda s: (s.root, s.mapping),
+    )
+    subtrees = [_Subtree(k, s.mapping, s.kept, s.root) for k, s in enumerate(subtrees)]
+    seeds = _seeds(problems[subtrees[0].mapping], objective) if seed else []
+    leaves = space_size(
+        contexts[0].extents,
+        len(checked.levels or ()),
+        None if checked.dims is None else [contexts[0].dims.index(d) for d in checked.dims],
+    )
+    context = json.dumps(
+        {
+            "workload": w.model_dump_json(),
+            "architecture": a.model_dump_json(),
+            "params": bound,
+            "space": checked.to_dict(),
+            "objective": objective,
+            "budget": budget,
+        },
+        sort_keys=True,
+    )
+    state = _State(seeds, subtrees[0].mapping)
+    results = _resume_and_run(
+        context,
+        specs,
+        subtrees,
+        state,
+        execution,
+        None if execution.time_budget is None else start + execution.time_budget,
+    )
+    bounds = [state.best_value()] if state.best is not None else []
+    evaluated, too_big, pruned, left_open = len(seeds), 0, 0, 0
+    for tree in subtrees:
+        result = results.get(tree.index)
+        if result is None or result is _PRUNED:
+            bounds.append(tree.root)
+            pruned += result is _PRUNED
+            continue
+        evaluated += result.evaluated
+        too_big += result.too_big
+        pruned += result.pruned
+        left_open += result.left_open
+        if result.pruned_bound is not None:
+            bounds.append(result.pruned_bound)
+        if result.best is not None:
+            state.offer(result.best, tree.mapping)
+    if state.best is None:
+        raise CapacityError("no tiling of the declared space fits the memory levels")
+    complete = not left_open and all(t.index in results for t in subtrees)
+    return Certificate(
+        state.best,
+        specs[state.mapping],
+        objective,
+        min([state.best_value(), *bounds]),
+        leaves * len(subtrees) + len(seeds),
+        evaluated,
+        too_big,
+        pruned,
+        complete,
+    )
+
+
+def _sets(kept: Kept) -> list[tuple[str, frozenset[str]]]:
+    return [(level, frozenset(t)) for level, t in kept]
+
+
+def _seeds(problem: Problem, objective: MemoryObjective) -> list[JointPoint]:
+    """Return the constructive tilings of ``problem`` (the architecture's kept tensors),
+    evaluated exactly."""
+    try:
+        built = construct_tilings(problem, top_k=3, objective=objective)
+    except CapacityError:
+        return []
+    return [
+        JointPoint(r.tiling, (), r.metrics, objective_value(r.metrics, objective)) for r in built
+    ]
+
+
+class _State:
+    """The best leaf so far and its array mapping (the seeds' is the first subtree's)."""
+
+    def __init__(self, seeds: Sequence[JointPoint], mapping: int) -> None:
+        self.best: JointPoint | None = None
+        self.mapping = mapping
+        for point in seeds:
+            self.offer(point, mapping)
+
+    def offer(self, point: JointPoint, mapping: int) -> None:
+        if self.best is None or (point.value, point.traffic_dram) < (
+            self.best.value,
+            self.best.traffic_dram,
+        ):
+            self.best, self.mapping = point, mapping
+
+    def best_value(self) -> Fraction:
+        assert self.best is not None
+        return self.best.value
+
+
+_PRUNED = SubtreeResult(None, None, 0, 0, 0, Fraction(0), 0)
+"""The result of a subtree pruned by its root bound, without a task."""
+
+
+def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
+    return items
+
+
+def _resume_and_run(
+    context: str,
+    specs: Sequence[DataflowSpec],
+    subtrees: Sequence[_Subtree],
+    state: _State,
+    execution: ExecutionOptions,
+    deadline: float | None,
+) -> dict[int, SubtreeResult]:
+    store = execution.store
+    own = store is not None and not isinstance(store, ResultStore)
+    db = store if store is None or isinstance(store, ResultStore) else ResultStore(store)
+    run = run_key({"search": "joint", "context": context})
+    names = {
+        t.index: f"{specs[t.mapping].space_stamp} {specs[t.mapping].time_stamp} {t.kept}"
+        for t in subtrees
+    }
+    found: dict[int, SubtreeResult] = {}
+    try:
+        if isinstance(db, ResultStore):
+            db.open_run(run, {"search": "joint", "context": context}, total=len(subtrees))
+            db.check_names(run, names)
+            for _, row in db.rows(run).iterrows():
+                found[int(row["index"])] = _decode(row["reason"])
+        for tree in subtrees:
+            stored = found.get(tree.index)
+            if stored is not None and stored.best is not None:
+                state.offer(stored.best, tree.mapping)
+        todo = [t for t in subtrees if t.index not in found]
+        progress = execution.progress or _identity
+        for index, result in progress(
+            _evaluate(context, specs, todo, state, execution, deadline), total=len(todo)
+        ):
+            found[index] = result
+            tree = next(t for t in subtrees if t.index == index)
+            if result.best is not None:
+                state.offer(result.best, tree.mapping)
+            if isinstance(db, ResultStore) and result is not _PRUNED:
+                row = {
+                    "idx": index,
+                    "name": names[index],
+                    "status": "ok",
+                    "reason": _encode(result),
+                }
+                db.add(run, [row])
+    finally:
+        if own and isinstance(db, ResultStore):
+            db.close()
+    return found
+
+
+def _evaluate(
+    context: str,
+    specs: Sequence[DataflowSpec],
+    todo: Sequence[_Subtree],
+    state: _State,
+    execution: ExecutionOptions,
+    deadline: float | None,
+) -> Iterator[tuple[int, SubtreeResult]]:
+    """Yield each subtree's result as it finishes: pruned by its root bound against the best
+    so far when it comes up, else searched (below the best so far) on the engine."""
+    pruned: list[int] = []
+
+    def jobs() -> Iterator[tuple[Any, ...]]:
+        for tree in todo:
+            best = None if state.best is None else state.best.value
+            if best is not None and tree.root >= best:
+                pruned.append(tree.index)
+                continue
+            mapping = specs[tree.mapping].model_dump_json()
+            kept = json.dumps([[level, list(t)] for level, t in tree.kept])
+            yield context, tree.index, mapping, kept, None if best is None else _fraction(best)
+
+    engine = execution.engine
+    if engine is None:
+        stream: Iterable[tuple[int, str]] = (
+            evaluate_subtree(*job)
+            for job in jobs()
+            if deadline is None or time.monotonic() < deadline
+        )
+        yield from _decoded(stream, pruned)
+        return
+    if isinstance(engine, Engine):
+        yield from _decoded(engine.run(evaluate_subtree, jobs(), deadline), pruned)
+        return
+    with make_engine(engine, execution.workers, execution.address) as running:
+        yield from _decoded(running.run(evaluate_subtree, jobs(), deadline), pruned)
+
+
+def _decoded(
+    stream: Iterable[tuple[int, str]], pruned: list[int]
+) -> Iterator[tuple[int, SubtreeResult]]:
+    for index, text in stream:
+        while pruned:
+            yield pruned.pop(0), _PRUNED
+        yield index, _decode(text)
+    while pruned:
+        yield pruned.pop(0), _PRUNED
+
+
+def compute_floor(mapping: AffineMapping, instances: int, instances_per_step: int = 1) -> int:
+    """Return a lower bound on the compute latency of an array ``mapping`` (cycles) without
+    counting it: every occupied time-stamp takes a cycle, and the time-stamps are at least as
+    many as the values of each loop's widest kept outer digit, times the inner loop's extent
+    (a box domain runs every combination); and no step runs more than the used PEs times
+    ``instances_per_step`` of the ``instances``.
+
+    Examples
+    --------
+    >>> from tenet.spec import load_architecture, load_workload
+    >>> space = DesignSpace(load_workload("gemm"), load_architecture("systolic-levels-8x8"),
+    ...                     {"M": 64, "N": 64, "K": 64}, SpaceOptions())
+    >>> c = next(iter(space))
+    >>> c.name, compute_floor(c.mapping, 64**3)
+    ('PE[floor(i/8), i % 8] T[j, k]', 4096)
+    """
+    widest: dict[int, int] = {}
+    for digit in mapping.outer:
+        widest[digit.loop] = max(widest.get(digit.loop, 1), digit.extent)
+    steps = prod(widest.values()) * (mapping.inner.extent if mapping.inner is not None else 1)
+    used = prod(d.extent for d in mapping.spatial_digits) * instances_per_step
+    return max(steps, -(-instances // max(used, 1)))
+
+
+def space_bound(
+    problem: Problem,
+    objective: MemoryObjective = "latency",
+    *,
+    bypass: bool = True,
+    instances_per_step: int = 1,
+    compute: int | None = None,
+) -> Fraction:
+    """Return a lower bound of ``objective`` over every array mapping of ``problem``'s
+    workload and architecture whose compute latency is at least ``compute`` (None: the
+    instances over the PEs times ``instances_per_step``), every tiling and, with ``bypass``,
+    every choice of kept tensors: the least root bound of
+    :func:`tenet.dse.joint.bounds.lower_bound`.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+    ...                  params={"M": 64, "N": 64, "K": 64})
+    >>> space_bound(p)  # 64³ MACs on 64 PEs
+    Fraction(4096, 1)
+    """
+    if compute is None:
+        instances = count(problem.workload.domain)
+        pes = count(problem.architecture.pe_set) * instances_per_step
+        compute = -(-instances // pes)
+    workload, architecture = problem.workload, problem.architecture
+    choices: list[Kept] = (
+        bypass_choices([lv.name for lv in architecture.levels], list(workload.tensors))
+        if bypass
+        else [()]
+    )
+    context = BoundContext.from_problem(problem, per_pe=False)
+    return min(
+        lower_bound(context, compute, [], dict(_sets(kept))).value(objective) for kept in choices
+    )
+
+
+def constructive_certificate(
+    workload: str | WorkloadSpec,
+    arch: str | ArchitectureSpec,
+    params: Mapping[str, int] | None = None,
+    *,
+    objective: MemoryObjective = "latency",
+    top_k: int = 3,
+    top_tilings: int = 3,
+    options: SpaceOptions | None = None,
+) -> Certificate:
+    """Return the best of the constructive search (the ``top_k`` array mappings of the micro
+    model, each with its first ``top_tilings`` constructed tilings counted exactly) with the
+    bound of :func:`space_bound` over the whole design space (each mapping's compute latency
+    at least its :func:`compute_floor`), every tiling and every choice of kept tensors: the
+    gap says how far the constructive best may be from the optimum."""
+    from tenet.dse.tiling.constructive import rank_mappings
+
+    w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
+    a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
+    bound = {**w.params, **(params or {})}
+    space = DesignSpace(w, a, bound, options or SpaceOptions())
+    candidates = list(space)
+    state: _State | None = None
+    specs = [c.spec() for c in rank_mappings(space, candidates, top_k)]
+    evaluated = 0
+    for k, spec in enumerate(specs):
+        problem = load_problem(w, a, spec, bound)
+        try:
+            built = construct_tilings(problem, top_k=top_tilings, objective=objective)
+        except CapacityError:
+            continue
+        evaluated += len(built)
+        points = [
+            JointPoint(r.tiling, (), r.metrics, objective_value(r.metrics, objective))
+            for r in built
+        ]
+        if state is None:
+            state = _State(points, k)
+        for point in points:
+            state.offer(point, k)
+    if state is None or state.best is None:
+        raise CapacityError("no constructed tiling fits the memory levels")
+    problem = load_problem(w, a, specs[state.mapping], bound)
+    instances = count(problem.workload.domain)
+    slowest = min(compute_floor(c.mapping, instances, space.instances_per_step) for c in candidates)
+    floor = space_bound(problem, objective, compute=slowest)
+    levels = len(a.levels) - 1
+    leaves = space_size(box_extents(problem.workload)[1], levels) if levels else 1
+    return Certificate(
+        state.best,
+        specs[state.mapping],
+        objective,
+        min(floor, state.best_value()),
+        leaves
+        * len(candidates)
+        * len(bypass_choices([lv.name for lv in a.levels], list(w.accesses))),
+        evaluated,
+        0,
+        0,
+        floor >= state.best_value(),
+    )

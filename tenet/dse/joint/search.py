@@ -1,0 +1,308 @@
+"""The joint search: over array mappings, the tensors each level keeps (bypass), the tile sizes
+of every tiled level and the loop order of every band, by branch and bound on the lower bounds
+of :mod:`tenet.dse.joint.bounds`, each leaf counted exactly by
+:func:`tenet.metrics.memory.evaluate_memory`.
+
+The tree: a subtree per array mapping and choice of kept tensors (its root bound: the mapping's
+compute latency and the compulsory traffic), then one band per tiled level from the outermost
+inward (its tile sizes, nested divisors of the band outside, and the order of its loops that
+run more than once: orders of loops of one trip cannot change a figure). Children are visited
+best bound first; a node whose bound is not below the best found is pruned with its subtree.
+The certificate is the best found, the least bound of every pruned node (and of every node not
+visited when the search stops early), and their gap: 0 when the search finishes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations, permutations, product
+from math import factorial, prod
+
+from tenet.dse.joint.bounds import Band, BoundContext, kept_levels, lower_bound
+from tenet.dse.tiling.search import TilingSpace, objective_value
+from tenet.mapping import LoopNest, tile_maps, tiled_nest
+from tenet.mapping.tiling import divisors
+from tenet.metrics.latency import occupancy
+from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
+from tenet.model.problem import Problem
+from tenet.spec import ArchitectureSpec
+from tenet.vocab import MemoryObjective
+
+__all__ = [
+    "Kept",
+    "JointPoint",
+    "SubtreeResult",
+    "bypass_choices",
+    "with_kept",
+    "search_subtree",
+    "space_size",
+]
+
+Kept = tuple[tuple[str, tuple[str, ...]], ...]
+"""The tensors some levels keep: (level, tensors) pairs; the others keep the architecture's."""
+
+
+@dataclass(frozen=True)
+class JointPoint:
+    """One evaluated leaf: its tiling, kept tensors, exact memory figures and objective value
+    (cycles, energy, or their product)."""
+
+    tiling: LoopNest
+    kept: Kept
+    metrics: MemoryMetrics
+    value: Fraction
+
+    @property
+    def traffic_dram(self) -> int:
+        """Elements moved between the outermost level and the levels it feeds."""
+        outer = self.metrics.levels[0]
+        return outer.accesses_read + outer.accesses_write
+
+
+@dataclass(frozen=True)
+class SubtreeResult:
+    """What the search of one subtree found: its best leaf below the incumbent it started
+    with (None: none), the least bound of the nodes it pruned (None: none pruned), and
+    counts of leaves evaluated, leaves too big for a level, nodes pruned and nodes left open
+    (not searched once the budget of exact evaluations was spent; their bounds are among the
+    pruned ones)."""
+
+    best: JointPoint | None
+    pruned_bound: Fraction | None
+    evaluated: int
+    too_big: int
+    pruned: int
+    root_bound: Fraction
+    left_open: int = 0
+
+
+def bypass_choices(levels: Sequence[str], tensors: Sequence[str]) -> list[Kept]:
+    """Return every choice of the tensors each of ``levels`` (names, outermost first) keeps:
+    the innermost level keeps every tensor (it feeds the MACs), each level between it and the
+    outermost any non-empty subset (every tensor first).
+
+    Examples
+    --------
+    >>> len(bypass_choices(["dram", "glb", "rf"], ["A", "B", "C"]))  # 7 non-empty subsets
+    7
+    """
+    middle = list(levels[1:-1])
+    subsets = [
+        tuple(c) for n in range(len(tensors), 0, -1) for c in combinations(sorted(tensors), n)
+    ]
+    return [
+        tuple(zip(middle, combo, strict=True)) for combo in product(subsets, repeat=len(middle))
+    ]
+
+
+def with_kept(architecture: ArchitectureSpec, kept: Kept) -> ArchitectureSpec:
+    """Return ``architecture`` with the levels of ``kept`` keeping those tensors."""
+    chosen = dict(kept)
+    levels = [
+        level.model_copy(update={"tensors": chosen[level.name]}) if level.name in chosen else level
+        for level in architecture.levels
+    ]
+    return architecture.model_copy(update={"levels": tuple(levels)})
+
+
+@dataclass
+class _Tally:
+    evaluated: int = 0
+    too_big: int = 0
+    pruned: int = 0
+    left_open: int = 0
+    pruned_bound: Fraction | None = None
+    best: JointPoint | None = None
+    best_rank: tuple[Fraction, int] | None = None
+    needs: dict[tuple[tuple[int, ...], ...], bool] = field(default_factory=dict)
+
+    def prune(self, bound: Fraction) -> None:
+        self.pruned += 1
+        if self.pruned_bound is None or bound < self.pruned_bound:
+            self.pruned_bound = bound
+
+
+def _tiled_dims(space: TilingSpace, dims: Sequence[str]) -> frozenset[int]:
+    return frozenset(
+        range(len(dims)) if space.dims is None else (dims.index(d) for d in space.dims)
+    )
+
+
+def _sizes(outside: Sequence[int], tiled: frozenset[int]) -> Iterator[tuple[int, ...]]:
+    """Yield the tile sizes inside a tile of sizes ``outside``: every nested divisor of the
+    tiled dimensions (the others whole)."""
+    per_dim = [divisors(o) if d in tiled else [o] for d, o in enumerate(outside)]
+    yield from product(*per_dim)
+
+
+def _orders(outside: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Yield every order of the band's loops of more than one trip (the others after them,
+    in dimension order)."""
+    running = [d for d in range(len(outside)) if outside[d] // sizes[d] > 1]
+    rest = tuple(d for d in range(len(outside)) if d not in running)
+    for order in permutations(running):
+        yield tuple(order) + rest
+
+
+def _shared_need(
+    context: BoundContext, level: int, sizes: Sequence[int], keep: frozenset[str] | None
+) -> int:
+    """Return a lower bound on the largest tile of a shared ``level`` with these sizes: the
+    data tile of every tensor it keeps (``keep``; None: all) whose subscripts are one loop
+    each (the others count 0); 0 for a per-PE level or one split per tensor."""
+    if context.levels[level].per_pe or context.levels[level].split:
+        return 0
+    return sum(
+        prod(sizes[d] for d in facts.loops)
+        for facts in context.tensors
+        if facts.disjoint and not facts.halo and (keep is None or facts.tensor in keep)
+    )
+
+
+def search_subtree(
+    problem: Problem,
+    space: TilingSpace,
+    kept: Kept,
+    objective: MemoryObjective,
+    incumbent: Fraction | None,
+    compute: int | None = None,
+    budget: int | None = None,
+) -> SubtreeResult:
+    """Search the tilings of ``problem`` (an array mapping, its architecture keeping ``kept``)
+    in the checked ``space`` by branch and bound: return its best leaf whose ``objective`` is
+    below ``incumbent`` (None: no incumbent yet), the least bound it pruned, and its counts.
+    Ties between leaves go to less DRAM traffic, then to the first visited. After ``budget``
+    exact evaluations (None: no limit) the nodes not yet searched are left open, their bounds
+    kept as pruned ones."""
+    compute = occupancy(problem).latency_compute if compute is None else compute
+    context = BoundContext.from_problem(problem)
+    levels = list(space.levels or ())
+    position = {lv.name: k for k, lv in enumerate(context.levels)}
+    tiled = _tiled_dims(space, context.dims)
+    tally = _Tally()
+    keeps = {name: frozenset(t) for name, t in kept}
+    held = kept_levels(context.levels, keeps)
+    root = lower_bound(context, compute, [], keeps).value(objective)
+
+    def worse(bound: Fraction) -> bool:
+        best = tally.best.value if tally.best is not None else incumbent
+        return best is not None and bound >= best
+
+    def descend(bound: Fraction) -> bool:
+        """Whether to search below a node of this bound (else it is pruned or left open)."""
+        if worse(bound):
+            tally.prune(bound)
+            return False
+        if budget is not None and tally.evaluated >= budget:
+            tally.prune(bound)
+            tally.left_open += 1
+            return False
+        return True
+
+    def visit(bands: list[Band]) -> None:
+        depth = len(bands)
+        if depth == len(levels):
+            _leaf(problem, compute, context, bands, kept, objective, tally)
+            return
+        level = levels[depth]
+        capacity = context.levels[position[level]].capacity
+        outside = bands[-1][1] if bands else context.extents
+        sized: list[tuple[Fraction, tuple[int, ...]]] = []
+        for sizes in _sizes(outside, tiled):
+            need = _shared_need(context, position[level], sizes, held[position[level]])
+            if capacity is not None and need > capacity:
+                tally.too_big += 1
+                continue
+            band: Band = (level, sizes, ())
+            bound = lower_bound(context, compute, [*bands, band], keeps, unordered=True)
+            sized.append((bound.value(objective), sizes))
+        sized.sort(key=lambda c: c[0])
+        for bound_sizes, sizes in sized:
+            if not descend(bound_sizes):
+                continue
+            ordered: list[tuple[Fraction, Band]] = []
+            for order in _orders(outside, sizes):
+                band = (level, sizes, order)
+                bound = lower_bound(context, compute, [*bands, band], keeps)
+                ordered.append((bound.value(objective), band))
+            ordered.sort(key=lambda c: c[0])
+            for bound_order, band in ordered:
+                if descend(bound_order):
+                    visit([*bands, band])
+
+    if worse(root):
+        tally.prune(root)
+    else:
+        visit([])
+    return SubtreeResult(
+        tally.best,
+        tally.pruned_bound,
+        tally.evaluated,
+        tally.too_big,
+        tally.pruned,
+        root,
+        tally.left_open,
+    )
+
+
+def _leaf(
+    problem: Problem,
+    compute: int,
+    context: BoundContext,
+    bands: list[Band],
+    kept: Kept,
+    objective: MemoryObjective,
+    tally: _Tally,
+) -> None:
+    """Evaluate the leaf of ``bands`` exactly, unless a level's tiles do not fit."""
+    outer = context.levels[0].name
+    order = tuple(range(len(context.dims)))
+    nest = tiled_nest(context.dims, context.extents, outer, bands, order)
+    stamps = tile_maps(nest)
+    sizes = tuple(b[1] for b in bands)
+    if sizes not in tally.needs:
+        tally.needs[sizes] = level_needs(problem, stamps)[1]
+    if not tally.needs[sizes]:
+        tally.too_big += 1
+        return
+    metrics = evaluate_memory(problem, compute, stamps)
+    tally.evaluated += 1
+    point = JointPoint(nest, kept, metrics, objective_value(metrics, objective))
+    rank = (point.value, point.traffic_dram)
+    if tally.best_rank is None or rank < tally.best_rank:
+        tally.best, tally.best_rank = point, rank
+
+
+def space_size(extents: Sequence[int], levels: int, tiled: Sequence[int] | None = None) -> int:
+    """Return the number of leaves of one subtree: tilings of ``levels`` nested levels over
+    loops of ``extents`` (``tiled``: the positions of the tiled loops; None: all), each band
+    with every order of its loops of more than one trip.
+
+    Examples
+    --------
+    >>> space_size([4], 1)  # sizes 1, 2, 4: one order each
+    3
+    >>> space_size([2, 2], 1)  # (1,1): 2 running loops, 2 orders; (1,2), (2,1): 1; (2,2): 1
+    5
+    """
+    tiled_set = set(range(len(extents)) if tiled is None else tiled)
+    counts: dict[tuple[int, ...], int] = {(0,) * levels: 1}
+    for d, extent in enumerate(extents):
+        chains: list[tuple[int, ...]] = [()]
+        for _ in range(levels):
+            chains = [
+                c + (s,)
+                for c in chains
+                for s in (divisors(c[-1] if c else extent) if d in tiled_set else [extent])
+            ]
+        step: dict[tuple[int, ...], int] = {}
+        for chain in chains:
+            outside = (extent, *chain[:-1])
+            running = tuple(int(o // s > 1) for o, s in zip(outside, chain, strict=True))
+            for state, n in counts.items():
+                key = tuple(a + b for a, b in zip(state, running, strict=True))
+                step[key] = step.get(key, 0) + n
+        counts = step
+    return sum(n * prod(factorial(r) for r in state) for state, n in counts.items())

@@ -1,0 +1,245 @@
+"""The joint search: on a GEMM 32³ and a small convolution, two memory levels and two array
+mappings, its best equals brute force over the whole space (every array mapping, every tiling
+evaluated by the exhaustive tiling search), its bound equals the best (gap 0), and it counts at
+most a tenth of the space exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tenet.api import load_problem
+from tenet.counting import count
+from tenet.dse.joint.run import compute_floor, joint_search
+from tenet.dse.joint.search import bypass_choices, space_size, with_kept
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.space.design import DesignSpace, SpaceOptions
+from tenet.dse.tiling.search import TilingSpace, search_tiling
+from tenet.errors import CapacityError
+from tenet.metrics.latency import occupancy
+from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture, load_workload
+from tenet.vocab import MemoryObjective
+
+ARCH = ArchitectureSpec.from_mapping(
+    {
+        "name": "two-levels",
+        "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
+        "interconnect": [
+            {"link": "{PE[i, j] -> PE[i + 1, j]}", "delay": 1},
+            {"link": "{PE[i, j] -> PE[i, j + 1]}", "delay": 1},
+        ],
+        "levels": [
+            {
+                "name": "dram",
+                "read_bandwidth": 1,
+                "write_bandwidth": 1,
+                "energy_read": 100,
+                "energy_write": 100,
+            },
+            {
+                "name": "glb",
+                "capacity": 64,
+                "read_bandwidth": 4,
+                "write_bandwidth": 4,
+                "energy_read": 6,
+                "energy_write": 6,
+            },
+        ],
+    }
+)
+
+GEMM = (
+    "gemm",
+    {"M": 32, "N": 32, "K": 32},
+    [
+        DataflowSpec(
+            name="os",
+            space_stamp="{S[i, j, k] -> PE[i % 2, j % 2]}",
+            time_stamp="{S[i, j, k] -> T[floor(i / 2), floor(j / 2), k]}",
+        ),
+        DataflowSpec(
+            name="ws",
+            space_stamp="{S[i, j, k] -> PE[k % 2, j % 2]}",
+            time_stamp="{S[i, j, k] -> T[floor(k / 2), floor(j / 2), i + k % 2 + j % 2]}",
+        ),
+    ],
+    None,
+)
+CONV = (
+    "conv2d",
+    {"K": 4, "C": 4, "OX": 4, "OY": 4, "RX": 3, "RY": 1},
+    [
+        DataflowSpec(
+            name="kc",
+            space_stamp="{S[k, c, ox, oy, rx, ry] -> PE[k % 2, c % 2]}",
+            time_stamp="{S[k, c, ox, oy, rx, ry] -> T[floor(k / 2), floor(c / 2), ox, oy, rx]}",
+        ),
+        DataflowSpec(
+            name="kox",
+            space_stamp="{S[k, c, ox, oy, rx, ry] -> PE[k % 2, ox % 2]}",
+            time_stamp="{S[k, c, ox, oy, rx, ry] -> T[floor(k / 2), floor(ox / 2), c, oy, rx]}",
+        ),
+    ],
+    ["k", "c", "oy"],
+)
+
+
+def brute_force(case: tuple[Any, ...], objective: MemoryObjective) -> Any:
+    workload, params, mappings, dims = case
+    values = []
+    for mapping in mappings:
+        problem = load_problem(workload, ARCH, mapping, params)
+        found = search_tiling(problem, TilingSpace(["glb"], dims), objective=objective)
+        values.append(found.best.value)
+    return min(values)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [GEMM, CONV], ids=["gemm", "conv"])
+@pytest.mark.parametrize("objective", ["latency", "energy"])
+def test_joint_search_equals_brute_force(case: tuple[Any, ...], objective: MemoryObjective) -> None:
+    workload, params, mappings, dims = case
+    found = joint_search(
+        workload,
+        ARCH,
+        mappings,
+        params,
+        TilingSpace(["glb"], dims),
+        objective=objective,
+        seed=False,
+    )
+    best = brute_force(case, objective)
+    assert found.best.value == best
+    assert found.bound == best and found.gap == 0 and found.complete
+    assert found.evaluated * 10 <= found.space
+
+
+def test_joint_search_small_gemm_with_bypass() -> None:
+    # GEMM 4x4x4 on systolic-levels-8x8 (glb and rf): the bound is the compute latency or the
+    # DRAM's compulsory traffic, and the search proves its best optimal
+    found = joint_search(
+        "gemm", "systolic-levels-8x8", ["gemm-os-systolic"], {"M": 4, "N": 4, "K": 4}
+    )
+    assert found.gap == 0 and found.complete
+    assert found.bound <= found.best.value
+    row = found.row()
+    assert row["latency_cycles"] == found.best.metrics.latency
+    assert row["bound_latency_cycles"] == found.bound
+
+
+def test_space_size_counts_distinct_tilings() -> None:
+    # one level over [4]: sizes 1, 2, 4, one order each; over [2, 2]: (1, 1) has two loops of
+    # two trips (2 orders), (1, 2) and (2, 1) one loop (1 order), (2, 2) none (1)
+    assert space_size([4], 1) == 3
+    assert space_size([2, 2], 1) == 5
+
+
+def test_bypass_choices_keep_everything_innermost() -> None:
+    levels = [level.name for level in load_architecture("systolic-levels-8x8").levels]
+    choices = bypass_choices(levels, ["A", "B", "C"])
+    assert choices[0] == (("glb", ("A", "B", "C")),)
+    assert len(choices) == 2**3 - 1
+
+
+def test_joint_search_budget_leaves_a_sound_gap() -> None:
+    # one exact evaluation per subtree, no seeds: the nodes left open keep their bounds, so
+    # the bound stays at most the optimum of the space (brute force) and the search says it
+    # did not finish when it did not prove its best
+    workload, params, mappings, dims = GEMM
+    space = TilingSpace(["glb"], dims)
+    found = joint_search(
+        workload, ARCH, mappings, params, space, objective="energy", seed=False, budget=1
+    )
+    optimum = brute_force(GEMM, "energy")
+    assert found.bound <= optimum <= found.best.value
+    assert not found.complete or found.gap == 0
+
+
+def test_joint_search_on_a_pool_and_from_a_store(tmp_path: Path) -> None:
+    # the same certificate in this process, on a pool of two workers, and from the store of
+    # a finished run (nothing searched again)
+    workload, params, mappings, dims = GEMM
+    params = {"M": 8, "N": 8, "K": 8}
+    space = TilingSpace(["glb"], dims)
+    here = joint_search(workload, ARCH, mappings, params, space, seed=False)
+    store = tmp_path / "joint.sqlite"
+    pool = joint_search(
+        workload,
+        ARCH,
+        mappings,
+        params,
+        space,
+        seed=False,
+        execution=ExecutionOptions("local", workers=2, store=store),
+    )
+    again = joint_search(
+        workload,
+        ARCH,
+        mappings,
+        params,
+        space,
+        seed=False,
+        execution=ExecutionOptions(None, store=store),
+    )
+    for found in (pool, again):
+        assert (found.best.value, found.bound, found.gap) == (here.best.value, here.bound, 0)
+
+
+THREE = ArchitectureSpec.from_mapping(
+    {
+        "name": "three-levels",
+        "pe": "{PE[i]: 0 <= i < 2}",
+        "interconnect": [{"link": "{PE[i] -> PE[i + 1]}", "delay": 1}],
+        "levels": [
+            {"name": "dram", "read_bandwidth": 1, "write_bandwidth": 1, "energy_read": 100},
+            {"name": "glb", "capacity": 40, "read_bandwidth": 2, "energy_read": 6},
+            {"name": "rf", "capacity": 24, "per_pe": True, "energy_read": 1},
+        ],
+    }
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("objective", ["latency", "energy"])
+def test_joint_search_with_bypass_equals_brute_force(objective: MemoryObjective) -> None:
+    # every choice of the tensors glb keeps, every tiling of k over glb and rf, brute force
+    mapping = DataflowSpec(
+        name="1d",
+        space_stamp="{S[i, j, k] -> PE[j % 2]}",
+        time_stamp="{S[i, j, k] -> T[i, floor(j / 2), k]}",
+    )
+    params = {"M": 4, "N": 4, "K": 8}
+    space = TilingSpace(["glb", "rf"], ["k"])
+    found = joint_search("gemm", THREE, [mapping], params, space, objective=objective, seed=False)
+    levels = [level.name for level in THREE.levels]
+    values = []
+    for kept in bypass_choices(levels, ["A", "B", "C"]):
+        problem = load_problem("gemm", with_kept(THREE, kept), mapping, params)
+        try:
+            values.append(search_tiling(problem, space, objective=objective).best.value)
+        except CapacityError:
+            continue
+    assert found.best.value == min(values) == found.bound
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("workload", "params"),
+    [
+        ("gemm", {"M": 6, "N": 5, "K": 3}),
+        ("conv2d", {"K": 3, "C": 2, "OX": 5, "OY": 2, "RX": 2, "RY": 1}),
+    ],
+)
+def test_compute_floor_never_exceeds_the_compute_latency(
+    workload: str, params: dict[str, int]
+) -> None:
+    # every candidate of a space with partial tiles, temporal tiles and skews
+    arch = load_architecture("systolic-levels-8x8")
+    options = SpaceOptions(temporal_tiles=(2,), skew=(-1, 0, 1))
+    space = DesignSpace(load_workload(workload), arch, params, options)
+    for candidate in space:
+        problem = load_problem(workload, arch, candidate.spec(), params)
+        floor = compute_floor(candidate.mapping, count(problem.workload.domain))
+        assert floor <= occupancy(problem).latency_compute, candidate.name
