@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from tenet.api import load_problem
 from tenet.dse.joint.bounds import Band, BoundContext, lower_bound
 from tenet.dse.tiling.rtile import box_extents
-from tenet.dse.tiling.search import tile_stamps
-from tenet.mapping import LoopNest, tiled_nest, to_stamps
+from tenet.mapping import LoopNest, tile_maps, tiled_nest, to_stamps
 from tenet.mapping.tiling import divisors
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory
@@ -85,7 +84,7 @@ def cases(draw: st.DrawFn) -> tuple[Any, ...]:
 def test_bound_never_exceeds_exact(case: tuple[Any, ...]) -> None:
     problem, nest, prefix, _ = case
     compute = occupancy(problem).latency_compute
-    exact = evaluate_memory(problem, compute, tile_stamps(nest))
+    exact = evaluate_memory(problem, compute, tile_maps(nest))
     context = BoundContext.from_problem(problem)
     for unordered in (False, True):
         bands = bands_of(nest)[: max(prefix, 1) if unordered else prefix]
