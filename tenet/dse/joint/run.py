@@ -567,8 +567,9 @@ def constructive_certificate(
     top_tilings: int = 3,
     options: SpaceOptions | None = None,
 ) -> Certificate:
-    """Return the best of the constructive search (the ``top_k`` array mappings of the micro
-    model, each with its first ``top_tilings`` constructed tilings counted exactly) with the
+    """Return the best of the constructive search (the ``top_k`` array mappings of least
+    :func:`compute_floor` and the ``top_k`` of the micro model, each with its first
+    ``top_tilings`` constructed tilings counted exactly, until one attains the bound) with the
     bound of :func:`space_bound` over the whole design space (each mapping's compute latency
     at least its :func:`compute_floor`), every tiling and every choice of kept tensors: the
     gap says how far the constructive best may be from the optimum."""
@@ -579,10 +580,20 @@ def constructive_certificate(
     bound = {**w.params, **(params or {})}
     space = DesignSpace(w, a, bound, options or SpaceOptions())
     candidates = list(space)
+    first = load_problem(w, a, candidates[0].spec(), bound)
+    instances = count(first.workload.domain)
+    floors = {
+        c.index: compute_floor(c.mapping, instances, space.instances_per_step) for c in candidates
+    }
+    floor = space_bound(first, objective, compute=min(floors.values()))
+    fastest = sorted(candidates, key=lambda c: (floors[c.index], c.index))[:top_k]
+    chosen = {c.index: c for c in [*fastest, *rank_mappings(space, candidates, top_k)]}
+    specs = [c.spec() for c in chosen.values()]
     state: _State | None = None
-    specs = [c.spec() for c in rank_mappings(space, candidates, top_k)]
     evaluated = 0
     for k, spec in enumerate(specs):
+        if state is not None and state.best_value() <= floor:
+            break
         problem = load_problem(w, a, spec, bound)
         try:
             built = construct_tilings(problem, top_k=top_tilings, objective=objective)
@@ -599,10 +610,7 @@ def constructive_certificate(
             state.offer(point, k)
     if state is None or state.best is None:
         raise CapacityError("no constructed tiling fits the memory levels")
-    problem = load_problem(w, a, specs[state.mapping], bound)
-    instances = count(problem.workload.domain)
-    slowest = min(compute_floor(c.mapping, instances, space.instances_per_step) for c in candidates)
-    floor = space_bound(problem, objective, compute=slowest)
+    problem = first
     levels = len(a.levels) - 1
     leaves = space_size(box_extents(problem.workload)[1], levels) if levels else 1
     return Certificate(
