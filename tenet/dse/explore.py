@@ -300,8 +300,7 @@ def _explore(
         "params": dict(bound),
         "strategy": how if how != "constructive" else f"constructive:{top_k}",
     }
-    store.open_run(run, recorded, len(candidates))
-    store.check_names(run, {c.index: c.name for c in candidates})
+    store.resume(run, recorded, {c.index: c.name for c in candidates})
     done = store.done(run)
     todo = [c for c in candidates if c.index not in done]
     threshold = _Threshold(best)

@@ -25,7 +25,7 @@ from tenet.dse.tiling.constructive import construct_tilings
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.vocab import column
 
-__all__ = ["dram_traffic", "tiled_figures", "layer_table", "LAYER_COLUMNS"]
+__all__ = ["tiled_figures", "layer_table", "LAYER_COLUMNS"]
 
 LAYER_COLUMNS = [
     "workload",
@@ -40,31 +40,6 @@ LAYER_COLUMNS = [
     "time_stamp",
     "tiles",
 ]
-
-
-def dram_traffic(
-    workload: str | WorkloadSpec,
-    architecture: str | ArchitectureSpec,
-    params: Mapping[str, int],
-    space_stamp: str,
-    time_stamp: str,
-    top_k: int = 3,
-) -> int:
-    """Return the DRAM traffic (elements) of a mapping under the best constructed tiling."""
-    dataflow = DataflowSpec.from_mapping(
-        {"name": "best", "space_stamp": space_stamp, "time_stamp": time_stamp}
-    )
-    problem = load_problem(workload, architecture, dataflow, params)
-    if len(problem.architecture.levels) < 2:
-        distinct = 0
-        for tensor in problem.workload.tensors:
-            relations = [m for t, _, m in problem.workload.accesses if t == tensor]
-            image = relations[0].range()
-            for relation in relations[1:]:
-                image = image.union(relation.range())
-            distinct += count(image)
-        return distinct
-    return construct_tilings(problem, top_k=top_k)[0].traffic_dram
 
 
 def tiled_figures(
@@ -86,12 +61,15 @@ def tiled_figures(
         {"name": "best", "space_stamp": space_stamp, "time_stamp": time_stamp}
     )
     problem = load_problem(workload, architecture, dataflow, params)
-    if len(problem.architecture.levels) < 2:
-        return {
-            column("traffic_dram"): dram_traffic(
-                workload, architecture, params, space_stamp, time_stamp, top_k
-            )
-        }
+    if len(problem.architecture.levels) < 2:  # DRAM feeds the array: each element once
+        distinct = 0
+        for tensor in problem.workload.tensors:
+            relations = [m for t, _, m in problem.workload.accesses if t == tensor]
+            image = relations[0].range()
+            for relation in relations[1:]:
+                image = image.union(relation.range())
+            distinct += count(image)
+        return {column("traffic_dram"): distinct}
     best = construct_tilings(problem, top_k=top_k)[0]
     latency = best.metrics.latency
     bound = space_bound(problem)

@@ -415,10 +415,8 @@ def _resume_and_run(
     found: dict[int, SubtreeResult] = {}
     try:
         if isinstance(db, ResultStore):
-            db.open_run(run, {"search": "joint", "context": context}, total=len(subtrees))
-            db.check_names(run, names)
-            for _, row in db.rows(run).iterrows():
-                found[int(row["index"])] = _decode(row["reason"])
+            db.resume(run, {"search": "joint", "context": context}, names)
+            found = {k: _decode(text) for k, text in db.reasons(run).items()}
         for tree in subtrees:
             stored = found.get(tree.index)
             if stored is not None and stored.best is not None:

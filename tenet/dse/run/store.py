@@ -210,6 +210,17 @@ class ResultStore:
         frame["data_centric"] = frame["data_centric"].astype("boolean")
         return frame.drop(columns=["run"]).rename(columns={"idx": "index"})
 
+    def resume(self, run: str, arguments: Mapping[str, Any], names: Mapping[int, str]) -> None:
+        """Open ``run`` (:meth:`open_run`) for the design points ``names`` (index -> name) and
+        check that its stored rows are among them (:meth:`check_names`)."""
+        self.open_run(run, arguments, total=len(names))
+        self.check_names(run, names)
+
+    def reasons(self, run: str) -> dict[int, str]:
+        """Return the ``reason`` text of every stored row of ``run``, by index (where the
+        tiling and joint searches keep each finished part's result)."""
+        return {int(r["index"]): str(r["reason"]) for _, r in self.rows(run).iterrows()}
+
     def check_names(self, run: str, names: Mapping[int, str]) -> None:
         """Raise :class:`SpecError` when stored rows of ``run`` are not the design points
         ``names`` (index -> name) that this run enumerates."""

@@ -355,10 +355,8 @@ def _resume_and_run(
     found: dict[int, SizesResult] = {}
     try:
         if isinstance(db, ResultStore):
-            db.open_run(run, {"search": "tiling", "context": context}, total=len(choices))
-            db.check_names(run, names)
-            for _, row in db.rows(run).iterrows():
-                found[int(row["index"])] = decode(row["reason"])
+            db.resume(run, {"search": "tiling", "context": context}, names)
+            found = {k: decode(text) for k, text in db.reasons(run).items()}
         todo = [k for k in range(len(choices)) if k not in found]
         for position, result in progress(
             _evaluate(search, choices, todo, execution),

@@ -97,10 +97,12 @@ def test_rank_keeps_the_spaces_order() -> None:
 
 
 def test_dram_traffic_without_levels_is_every_distinct_element() -> None:
-    from tenet.dse.layers import dram_traffic
+    from tenet.dse.layers import tiled_figures
+    from tenet.vocab import column
 
     # No level inside DRAM: A, B and C (4 x 4 each) move once, 3 * 16 elements.
     space = "{ S[i, j, k] -> PE[i, j] }"
     time = "{ S[i, j, k] -> T[i + j + k] }"
     params = {"M": 4, "N": 4, "K": 4}
-    assert dram_traffic("gemm", "systolic-2d-8x8", params, space, time) == 48
+    figures = tiled_figures("gemm", "systolic-2d-8x8", params, space, time)
+    assert figures[column("traffic_dram")] == 48
