@@ -39,7 +39,11 @@ def main() -> int:
     compileall.compile_dir(ROOT / "tenet", quiet=1)
     for arguments in COMMANDS:
         times = [_cpu_seconds(arguments) for _ in range(repeats)]
-        print(f"tenet {' '.join(arguments):12} {statistics.median(times):.3f} CPU-s (median)")
+        load = os.getloadavg()[0]
+        print(
+            f"tenet {' '.join(arguments):12} {statistics.median(times):.3f} CPU-s (median), "
+            f"load {load:.2f}"
+        )
     modules = subprocess.run(
         [
             sys.executable,

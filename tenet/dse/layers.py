@@ -19,9 +19,9 @@ from typing import Any
 import pandas as pd
 
 from tenet.api import load_problem
-from tenet.counting import count
 from tenet.dse.run.execution import Progress
 from tenet.dse.tiling.constructive import construct_tilings
+from tenet.metrics.memory import evaluate_memory
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.vocab import column
 
@@ -62,14 +62,8 @@ def tiled_figures(
     )
     problem = load_problem(workload, architecture, dataflow, params)
     if len(problem.architecture.levels) < 2:  # DRAM feeds the array: each element once
-        distinct = 0
-        for tensor in problem.workload.tensors:
-            relations = [m for t, _, m in problem.workload.accesses if t == tensor]
-            image = relations[0].range()
-            for relation in relations[1:]:
-                image = image.union(relation.range())
-            distinct += count(image)
-        return {column("traffic_dram"): distinct}
+        dram = evaluate_memory(problem, latency_compute=0).records
+        return {column("traffic_dram"): sum(r.footprint for r in dram)}
     best = construct_tilings(problem, top_k=top_k)[0]
     latency = best.metrics.latency
     bound = space_bound(problem)
