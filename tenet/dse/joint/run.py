@@ -58,7 +58,6 @@ __all__ = [
     "Certificate",
     "joint_search",
     "evaluate_subtree",
-    "design_mappings",
     "space_bound",
     "compute_floor",
     "constructive_certificate",
@@ -202,19 +201,6 @@ def evaluate_subtree(
     return index, _encode(found)
 
 
-def design_mappings(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    params: Mapping[str, int],
-    options: SpaceOptions | None = None,
-) -> list[DataflowSpec]:
-    """Return the array mappings of the design space of ``workload`` on ``architecture``
-    (:class:`tenet.dse.space.design.DesignSpace`), in the space's order."""
-    bound = {**workload.params, **params}
-    space = DesignSpace(workload, architecture, bound, options or SpaceOptions())
-    return [candidate.spec() for candidate in space]
-
-
 @dataclass(frozen=True)
 class _Subtree:
     index: int
@@ -262,14 +248,9 @@ def joint_search(
     w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
     a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
     bound = {**w.params, **(params or {})}
-    specs = (
-        design_mappings(w, a, bound)
-        if mappings is None
-        else [load_specs(w, a, m)[2] for m in mappings]
-    )
-    problems = [load_problem(w, a, d, bound) for d in specs]
-    computes = [occupancy(p).latency_compute for p in problems]
-    checked = (space or TilingSpace()).checked(problems[0])
+    specs, computes = _mappings_and_floors(w, a, bound, mappings)
+    first = load_problem(w, a, specs[0], bound)
+    checked = (space or TilingSpace()).checked(first)
     choices: list[Kept] = (
         bypass_choices([lv.name for lv in a.levels], list(w.accesses)) if bypass else [()]
     )
@@ -279,21 +260,25 @@ def joint_search(
         )
         for kept in choices
     ]
+    roots: dict[tuple[int, int], Fraction] = {}
+    for compute in set(computes):
+        for k, (kept, ctx) in enumerate(zip(choices, contexts, strict=True)):
+            roots[compute, k] = lower_bound(ctx, compute, [], dict(_sets(kept))).value(objective)
     subtrees = sorted(
         (
-            _Subtree(
-                0,
-                m,
-                kept,
-                lower_bound(ctx, computes[m], [], dict(_sets(kept))).value(objective),
-            )
+            _Subtree(0, m, kept, roots[computes[m], k])
             for m in range(len(specs))
-            for kept, ctx in zip(choices, contexts, strict=True)
+            for k, kept in enumerate(choices)
         ),
         key=lambda s: (s.root, s.mapping),
     )
     subtrees = [_Subtree(k, s.mapping, s.kept, s.root) for k, s in enumerate(subtrees)]
-    seeds = _seeds(problems[subtrees[0].mapping], objective) if seed else []
+    seeded = list(dict.fromkeys(s.mapping for s in subtrees))[:_SEEDED] if seed else []
+    seeds = [
+        (m, point)
+        for m in seeded
+        for point in _seeds(load_problem(w, a, specs[m], bound), objective)
+    ]
     leaves = space_size(
         contexts[0].extents,
         len(checked.levels or ()),
@@ -310,7 +295,7 @@ def joint_search(
         },
         sort_keys=True,
     )
-    state = _State(seeds, subtrees[0].mapping)
+    state = _State(seeds)
     results = _resume_and_run(
         context,
         specs,
@@ -351,6 +336,33 @@ def joint_search(
     )
 
 
+_SEEDED = 3
+"""Array mappings (those of least root bound) whose constructive tilings seed the search."""
+
+
+def _mappings_and_floors(
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    bound: Mapping[str, int],
+    mappings: Sequence[str | DataflowSpec] | None,
+) -> tuple[list[DataflowSpec], list[int]]:
+    """Return the array mappings searched and a lower bound of each one's compute latency
+    (cycles): :func:`compute_floor` for the design space's mappings, without counting them;
+    the exact compute latency of mappings given by name or spec."""
+    if mappings is None:
+        space = DesignSpace(workload, architecture, bound, SpaceOptions())
+        candidates = list(space)
+        if not candidates:
+            raise CapacityError("the design space has no array mapping")
+        specs = [c.spec() for c in candidates]
+        instances = count(load_problem(workload, architecture, specs[0], bound).workload.domain)
+        step = space.instances_per_step
+        return specs, [compute_floor(c.mapping, instances, step) for c in candidates]
+    specs = [load_specs(workload, architecture, m)[2] for m in mappings]
+    problems = [load_problem(workload, architecture, d, bound) for d in specs]
+    return specs, [occupancy(p).latency_compute for p in problems]
+
+
 def _sets(kept: Kept) -> list[tuple[str, frozenset[str]]]:
     return [(level, frozenset(t)) for level, t in kept]
 
@@ -368,12 +380,12 @@ def _seeds(problem: Problem, objective: MemoryObjective) -> list[JointPoint]:
 
 
 class _State:
-    """The best leaf so far and its array mapping (the seeds' is the first subtree's)."""
+    """The best leaf so far and its array mapping."""
 
-    def __init__(self, seeds: Sequence[JointPoint], mapping: int) -> None:
+    def __init__(self, seeds: Sequence[tuple[int, JointPoint]]) -> None:
         self.best: JointPoint | None = None
-        self.mapping = mapping
-        for point in seeds:
+        self.mapping = 0
+        for mapping, point in seeds:
             self.offer(point, mapping)
 
     def offer(self, point: JointPoint, mapping: int) -> None:
@@ -413,6 +425,7 @@ def _resume_and_run(
         for t in subtrees
     }
     found: dict[int, SubtreeResult] = {}
+    by_index = {t.index: t for t in subtrees}
     try:
         if isinstance(db, ResultStore):
             db.resume(run, {"search": "joint", "context": context}, names)
@@ -427,7 +440,7 @@ def _resume_and_run(
             _evaluate(context, specs, todo, state, execution, deadline), total=len(todo)
         ):
             found[index] = result
-            tree = next(t for t in subtrees if t.index == index)
+            tree = by_index[index]
             if result.best is not None:
                 state.offer(result.best, tree.mapping)
             if isinstance(db, ResultStore) and result is not _PRUNED:
@@ -603,7 +616,7 @@ def constructive_certificate(
             for r in built
         ]
         if state is None:
-            state = _State(points, k)
+            state = _State([(k, point) for point in points])
         for point in points:
             state.offer(point, k)
     if state is None or state.best is None:
