@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from math import prod
 
 import islpy as isl
@@ -295,8 +296,8 @@ def _bound(
     """Return the bounds of :func:`lower_bound` for the tile sequences ``loops`` per level,
     the unordered band's loops ``free`` (at level ``last`` and inside) with ``innermost``."""
     levels = context.levels
-    reads_in = [Fraction(0)] * len(levels)
-    writes_in = [Fraction(0)] * len(levels)
+    reads_in = [0] * len(levels)
+    writes_in = [0] * len(levels)
     fills = [0] * len(levels)
     backs = [0] * len(levels)
     operands = Fraction(0)
@@ -312,22 +313,28 @@ def _bound(
             fills[child] += max(into, facts.pe_read_only) if levels[child].per_pe else into
             backs[child] += max(out, facts.pe_written) if levels[child].per_pe else out
         nearest = levels[holders[-1]]
-        operands += Fraction(facts.reads) * Fraction(nearest.energy_read)
-        operands += Fraction(facts.writes) * Fraction(nearest.energy_write)
+        operands += facts.reads * _exact(nearest.energy_read)
+        operands += facts.writes * _exact(nearest.energy_write)
     latency, bottleneck = Fraction(compute), "compute"
     energy = operands
     for k, level in enumerate(levels):
         time = _time(reads_in[k], level.read_bandwidth) + _time(writes_in[k], level.write_bandwidth)
         if time > latency:
             latency, bottleneck = time, level.name
-        energy += (reads_in[k] + backs[k]) * Fraction(level.energy_read)
-        energy += (fills[k] + writes_in[k]) * Fraction(level.energy_write)
+        energy += (reads_in[k] + backs[k]) * _exact(level.energy_read)
+        energy += (fills[k] + writes_in[k]) * _exact(level.energy_write)
     return Bound(latency, energy, bottleneck)
+
+
+@lru_cache(maxsize=256)
+def _exact(energy: float) -> Fraction:
+    """Return a level's energy per element as an exact fraction."""
+    return Fraction(energy)
 
 
 def _holds(keep: frozenset[str] | None, tensor: str) -> bool:
     return keep is None or tensor in keep
 
 
-def _time(elements: Fraction, bandwidth: Fraction | None) -> Fraction:
+def _time(elements: int, bandwidth: Fraction | None) -> Fraction:
     return Fraction(0) if bandwidth is None or not elements else elements / bandwidth

@@ -231,10 +231,10 @@ def joint_search(
     its ``sizes`` and ``aligned`` are not used), ``bypass`` whether the levels between the
     outermost and the innermost may keep only some tensors (else the architecture's), and
     ``seed`` whether the constructive tilings of the three mappings of least root bound start
-    the search (they join the declared space). ``budget`` caps the exact evaluations of each subtree (None:
-    none; the nodes left open keep their bounds in the certificate). Subtrees run on the
-    engine of ``execution`` (None: in this process) and are kept in its store; its time
-    budget stops starting subtrees.
+    the search (they join the declared space). ``budget`` caps the exact evaluations of each
+    subtree (None: none; the nodes left open keep their bounds in the certificate). Subtrees
+    run on the engine of ``execution`` (None: in this process) and are kept in its store; its
+    time budget stops starting subtrees.
 
     Examples
     --------
