@@ -187,17 +187,25 @@ def _problem(context: str, mapping: str, kept: str) -> tuple[Problem, int]:
 
 
 def evaluate_subtree(
-    context: str, index: int, mapping: str, kept: str, incumbent: str | None
+    context: str,
+    index: int,
+    mapping: str,
+    kept: str,
+    incumbent: str | None,
+    until: float | None = None,
 ) -> tuple[int, str]:
     """Worker task: search subtree ``index`` (array ``mapping`` as JSON, ``kept`` tensors as
-    JSON pairs) of the search ``context`` (JSON text) below ``incumbent`` (``p/q``, or None);
-    return the index and the encoded result."""
+    JSON pairs) of the search ``context`` (JSON text) below ``incumbent`` (``p/q``, or None)
+    until the clock (``time.time()``) passes ``until`` (None: to the end); return the index
+    and the encoded result."""
     problem, compute = _problem(context, mapping, kept)
     c = json.loads(context)
     chosen: Kept = tuple((level, tuple(t)) for level, t in json.loads(kept))
     space = TilingSpace(**c["space"]).checked(problem)
     limit = None if incumbent is None else Fraction(incumbent)
-    found = search_subtree(problem, space, chosen, c["objective"], limit, compute, c.get("budget"))
+    found = search_subtree(
+        problem, space, chosen, c["objective"], limit, compute, c.get("budget"), until
+    )
     return index, _encode(found)
 
 
@@ -234,7 +242,8 @@ def joint_search(
     the search (they join the declared space). ``budget`` caps the exact evaluations of each
     subtree (None: none; the nodes left open keep their bounds in the certificate). Subtrees
     run on the engine of ``execution`` (None: in this process) and are kept in its store; its
-    time budget stops starting subtrees.
+    time budget stops starting subtrees and leaves the nodes of running ones open (a subtree
+    cut short is not stored).
 
     Examples
     --------
@@ -443,7 +452,8 @@ def _resume_and_run(
             tree = by_index[index]
             if result.best is not None:
                 state.offer(result.best, tree.mapping)
-            if isinstance(db, ResultStore) and result is not _PRUNED:
+            cut = deadline is not None and result.left_open > 0
+            if isinstance(db, ResultStore) and result is not _PRUNED and not cut:
                 row = {
                     "idx": index,
                     "name": names[index],
@@ -477,7 +487,9 @@ def _evaluate(
                 continue
             mapping = specs[tree.mapping].model_dump_json()
             kept = json.dumps([[level, list(t)] for level, t in tree.kept])
-            yield context, tree.index, mapping, kept, None if best is None else _fraction(best)
+            incumbent = None if best is None else _fraction(best)
+            until = None if deadline is None else time.time() + deadline - time.monotonic()
+            yield context, tree.index, mapping, kept, incumbent, until
 
     engine = execution.engine
     if engine is None:

@@ -14,6 +14,7 @@ visited when the search stops early), and their gap: 0 when the search finishes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -169,13 +170,14 @@ def search_subtree(
     incumbent: Fraction | None,
     compute: int | None = None,
     budget: int | None = None,
+    until: float | None = None,
 ) -> SubtreeResult:
     """Search the tilings of ``problem`` (an array mapping, its architecture keeping ``kept``)
     in the checked ``space`` by branch and bound: return its best leaf whose ``objective`` is
     below ``incumbent`` (None: no incumbent yet), the least bound it pruned, and its counts.
     Ties between leaves go to less DRAM traffic, then to the first visited. After ``budget``
-    exact evaluations (None: no limit) the nodes not yet searched are left open, their bounds
-    kept as pruned ones."""
+    exact evaluations, or once the clock (``time.time()``, seconds) passes ``until`` (None: no
+    limit), the nodes not yet searched are left open, their bounds kept as pruned ones."""
     compute = occupancy(problem).latency_compute if compute is None else compute
     context = BoundContext.from_problem(problem)
     levels = list(space.levels or ())
@@ -195,7 +197,9 @@ def search_subtree(
         if worse(bound):
             tally.prune(bound)
             return False
-        if budget is not None and tally.evaluated >= budget:
+        if (budget is not None and tally.evaluated >= budget) or (
+            until is not None and time.time() >= until
+        ):
             tally.prune(bound)
             tally.left_open += 1
             return False
