@@ -13,7 +13,7 @@ import pytest
 from tenet.api import load_problem
 from tenet.counting import count
 from tenet.dse.joint.run import compute_floor, joint_search
-from tenet.dse.joint.search import bypass_choices, space_size, with_kept
+from tenet.dse.joint.search import bypass_choices, search_subtree, space_size, with_kept
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.tiling.search import TilingSpace, search_tiling
@@ -155,6 +155,19 @@ def test_joint_search_budget_leaves_a_sound_gap() -> None:
     optimum = brute_force(GEMM, "energy")
     assert found.bound <= optimum <= found.best.value
     assert not found.complete or found.gap == 0
+
+
+def test_subtree_past_its_time_leaves_its_nodes_open() -> None:
+    # a clock already past ``until``: nothing below the root is searched, the bounds of the
+    # nodes left open are kept as pruned ones, at most the subtree's optimum (searched whole)
+    workload, params, mappings, dims = GEMM
+    problem = load_problem(workload, ARCH, mappings[0], params)
+    space = TilingSpace(["glb"], dims).checked(problem)
+    cut = search_subtree(problem, space, (), "energy", None, until=0.0)
+    assert cut.best is None and cut.evaluated == 0 and cut.left_open >= 1
+    whole = search_subtree(problem, space, (), "energy", None)
+    assert whole.left_open == 0 and whole.best is not None
+    assert cut.pruned_bound is not None and cut.pruned_bound <= whole.best.value
 
 
 def test_joint_search_on_a_pool_and_from_a_store(tmp_path: Path) -> None:
