@@ -37,7 +37,7 @@ from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
 from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.space.mapping import AffineMapping
-from tenet.dse.tiling.constructive import construct_tilings
+from tenet.dse.tiling.constructive import construct_tilings, rank_mappings
 from tenet.dse.tiling.rtile import box_extents
 from tenet.dse.tiling.run import decode_metrics, encode_metrics
 from tenet.dse.tiling.search import TilingSpace, objective_value
@@ -238,8 +238,9 @@ def joint_search(
     mapping of the design space), ``space`` the tiled levels and loops (nested divisors;
     its ``sizes`` and ``aligned`` are not used), ``bypass`` whether the levels between the
     outermost and the innermost may keep only some tensors (else the architecture's), and
-    ``seed`` whether the constructive tilings of the three mappings of least root bound start
-    the search (they join the declared space). ``budget`` caps the exact evaluations of each
+    ``seed`` whether the constructive tilings of the three mappings of least root bound, the
+    three of least compute latency and (design space) the three the micro model ranks best
+    start the search (they join the declared space). ``budget`` caps the exact evaluations of each
     subtree (None: none; the nodes left open keep their bounds in the certificate). Subtrees
     run on the engine of ``execution`` (None: in this process) and are kept in its store; its
     time budget stops starting subtrees and leaves the nodes of running ones open (a subtree
@@ -257,7 +258,7 @@ def joint_search(
     w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
     a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
     bound = {**w.params, **(params or {})}
-    specs, computes = _mappings_and_floors(w, a, bound, mappings)
+    specs, computes, ranked = _mappings_and_floors(w, a, bound, mappings)
     first = load_problem(w, a, specs[0], bound)
     checked = (space or TilingSpace()).checked(first)
     choices: list[Kept] = (
@@ -282,7 +283,9 @@ def joint_search(
         key=lambda s: (s.root, s.mapping),
     )
     subtrees = [_Subtree(k, s.mapping, s.kept, s.root) for k, s in enumerate(subtrees)]
-    seeded = list(dict.fromkeys(s.mapping for s in subtrees))[:_SEEDED] if seed else []
+    least = list(dict.fromkeys(s.mapping for s in subtrees))[:_SEEDED]
+    fastest = sorted(range(len(specs)), key=lambda m: (computes[m], m))[:_SEEDED]
+    seeded = list(dict.fromkeys([*least, *fastest, *ranked])) if seed else []
     seeds = [
         (m, point)
         for m in seeded
@@ -346,7 +349,9 @@ def joint_search(
 
 
 _SEEDED = 3
-"""Array mappings (those of least root bound) whose constructive tilings seed the search."""
+"""Array mappings of least root bound, of least compute latency (or its floor) and, of the
+design space, those the micro model ranks best, whose constructive tilings seed the
+search."""
 
 
 def _mappings_and_floors(
@@ -354,10 +359,12 @@ def _mappings_and_floors(
     architecture: ArchitectureSpec,
     bound: Mapping[str, int],
     mappings: Sequence[str | DataflowSpec] | None,
-) -> tuple[list[DataflowSpec], list[int]]:
-    """Return the array mappings searched and a lower bound of each one's compute latency
-    (cycles): :func:`compute_floor` for the design space's mappings, without counting them;
-    the exact compute latency of mappings given by name or spec."""
+) -> tuple[list[DataflowSpec], list[int], list[int]]:
+    """Return the array mappings searched, a lower bound of each one's compute latency
+    (cycles) and the positions of those the micro model ranks best: for the design space's
+    mappings :func:`compute_floor`, without counting them, and
+    :func:`tenet.dse.tiling.constructive.rank_mappings`; for mappings given by name or spec
+    their exact compute latency, and none ranked."""
     if mappings is None:
         space = DesignSpace(workload, architecture, bound, SpaceOptions())
         candidates = list(space)
@@ -366,10 +373,13 @@ def _mappings_and_floors(
         specs = [c.spec() for c in candidates]
         instances = count(load_problem(workload, architecture, specs[0], bound).workload.domain)
         step = space.instances_per_step
-        return specs, [compute_floor(c.mapping, instances, step) for c in candidates]
+        floors = [compute_floor(c.mapping, instances, step) for c in candidates]
+        position = {c.index: k for k, c in enumerate(candidates)}
+        ranked = [position[c.index] for c in rank_mappings(space, candidates, _SEEDED)]
+        return specs, floors, ranked
     specs = [load_specs(workload, architecture, m)[2] for m in mappings]
     problems = [load_problem(workload, architecture, d, bound) for d in specs]
-    return specs, [occupancy(p).latency_compute for p in problems]
+    return specs, [occupancy(p).latency_compute for p in problems], []
 
 
 def _sets(kept: Kept) -> list[tuple[str, frozenset[str]]]:
@@ -596,8 +606,6 @@ def constructive_certificate(
     bound of :func:`space_bound` over the whole design space (each mapping's compute latency
     at least its :func:`compute_floor`), every tiling and every choice of kept tensors: the
     gap says how far the constructive best may be from the optimum."""
-    from tenet.dse.tiling.constructive import rank_mappings
-
     w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
     a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
     bound = {**w.params, **(params or {})}
