@@ -18,7 +18,7 @@ from tenet.cli.options import (
     problem_options,
 )
 from tenet.errors import DataflowError
-from tenet.report import assessment_text, row_csv
+from tenet.report import assessment_text
 from tenet.spec import load_workload, strict_json
 from tenet.vocab import Neighbourhood
 
@@ -84,7 +84,7 @@ def eval_command(
             assess(*problem.names(), params=params, tensors=tensors, neighbourhood=neighbourhood)
         ]
     # the triple's mapping row (its memory-aware figures and full dataflow, as the searches
-    # print them); the TENET experiments have no dataflow spec to give it
+    # print them; in CSV, on every tensor's line); TENET experiments have no dataflow spec
     rows: list[dict[str, Any] | None] = [None] * len(results)
     if not experiments:
         dataflow = load_specs(*problem.names())[2]
@@ -99,10 +99,7 @@ def eval_command(
     else:
         csv = out.fmt == "csv"
         out.write(
-            "\n\n".join(
-                assessment_text(r, csv) + ("" if row is None or not csv else f"\n\n{row_csv(row)}")
-                for r, row in zip(results, rows, strict=True)
-            )
+            "\n\n".join(assessment_text(r, csv, row) for r, row in zip(results, rows, strict=True))
         )
 
 

@@ -39,13 +39,20 @@ def _memory_lines(memory: MemoryMetrics, energy_unit: str) -> list[str]:
     return lines
 
 
-def assessment_text(assessment: Assessment, csv: bool = False) -> str:
+def assessment_text(
+    assessment: Assessment, csv: bool = False, row: Mapping[str, Any] | None = None
+) -> str:
     """Return the per-tensor table of ``assessment``, then one line per figure of the
     dataflow, the legality checks and (with several memory levels) the figures per level;
-    with ``csv``, only the per-tensor table, as CSV."""
+    with ``csv``, only the per-tensor table, as CSV, with the figures of the mapping's
+    ``row`` (:func:`tenet.metrics.row.mapping_row`, if given) on every line."""
     metrics, legality, memory = assessment.metrics, assessment.legality, assessment.memory
     table = metrics.table()
     if csv:
+        if row is not None:
+            table = table.assign(
+                **{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}
+            )
         return str(table.to_csv().rstrip("\n"))
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]

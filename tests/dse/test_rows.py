@@ -6,6 +6,8 @@ tiled or not)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -40,7 +42,7 @@ def _reproduced(
     capsys: pytest.CaptureFixture[str], problem: tuple[str, ...], row: dict[str, Any], path: Path
 ) -> None:
     """``tenet eval`` of the row's dataflow gives its latency, bottleneck and energy, in JSON
-    (the memory figures and the row) and in CSV (the row)."""
+    (the memory figures and the row) and in CSV (the row's figures on every tensor's line)."""
     dataflow = _dataflow(row, path)
     evaluated = _json(capsys, "eval", *problem, "-d", dataflow, "--format", "json")
     assert evaluated["memory"]["latency"] == row["latency_cycles"]
@@ -50,8 +52,9 @@ def _reproduced(
         assert evaluated["row"][key] == row[key], key
     code, out, _ = run(capsys, "eval", *problem, "-d", dataflow, "--format", "csv")
     assert code == 0
-    header, line = out.strip().split("\n\n")[-1].splitlines()
-    assert header.startswith("latency_cycles,") and line.startswith(f"{row['latency_cycles']},")
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert {line["latency_cycles"] for line in table} == {str(row["latency_cycles"])}
+    assert {line["bottleneck"] for line in table} == {row["bottleneck"]}
 
 
 @pytest.mark.parametrize(("workload", "sizes"), [GEMM, pytest.param(*CONV, marks=pytest.mark.slow)])
