@@ -115,7 +115,9 @@ UNITS: dict[str, str] = {
     "pe_count": "PEs",
     "edp": "energy units times cycles (one MAC = 1 in the zoo)",
     "traffic_dram": "elements",
-    "latency_memory": "cycles",
+    "latency_array": "cycles",
+    "energy_array": "energy units of the architecture (one MAC = 1 in the zoo)",
+    "edp_array": "energy units times cycles (one MAC = 1 in the zoo)",
     "bound_latency": "cycles",
 }
 
@@ -156,7 +158,9 @@ DESCRIPTIONS: dict[str, str] = {
     "pe_count": "PEs of the architecture's PE set",
     "edp": "energy-delay product: energy times latency",
     "traffic_dram": "elements moved between DRAM and the next memory level (fills, writebacks)",
-    "latency_memory": "the largest of the compute latency and every memory level's time",
+    "latency_array": "the array's latency (compute, ingress, egress) a search ranks by",
+    "energy_array": "the array's energy (MACs, PE buffer, scratchpad) a search ranks by",
+    "edp_array": "the array's energy times the array's latency",
     "bound_latency": "a proven lower bound of the memory-aware latency over the searched space",
 }
 """One line per metric of :data:`UNITS` (same keys): what it counts."""
@@ -193,6 +197,9 @@ FIELDS: dict[str, str] = {
     "design": "a design point's label",
     "bottleneck": "the memory level whose time is the memory-aware latency, or compute",
     "tiles": "the tile stamp of each memory level inside the outermost (isl map text)",
+    "fits": "whether every tile of every memory level fits its capacity",
+    "row": "a mapping's memory-aware figures and full dataflow, as the searches print them",
+    "memory_model": "what latency and energy are: array (no memory levels), untiled or tiled",
 }
 """Keys of the JSON output that are not metrics: identifiers and groups."""
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate
 
 import click
@@ -19,7 +18,6 @@ from tenet.cli.app import (
     neighbourhood_option,
     parse_params,
     progress,
-    write_output,
 )
 from tenet.cli.checks import check_before_work
 from tenet.cli.options import (
@@ -222,11 +220,11 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
 
 def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
     shown = table[[c for c in ("source", *POINT_COLUMNS) if c in table.columns]]
-    if fmt == "csv":
-        return str(shown.to_csv(index=False).rstrip("\n"))
     if fmt == "json":
         return strict_json(json.loads(shown.to_json(orient="records")))
-    text = shown.to_string(index=False, na_rep="-")
+    if fmt == "csv":
+        return _render_columns(shown, fmt)
+    text = _render_columns(shown, fmt)
     return f"{head}\n{text}" if len(shown) else f"{head}\n(no design point)"
 
 
@@ -284,7 +282,10 @@ def _search(
     reductions: Sequence[str] | None,
     request: SearchRequest,
     scheduled: pd.DataFrame | None = None,
+    tiled: Callable[[Sweep, pd.DataFrame, str], str] | None = None,
 ) -> Sweep:
+    """Search, print the best rows (with ``tiled``, what it makes of the search, the best
+    rows and the heading instead), plot and report."""
     from tenet.dse import sweep
 
     r = request
@@ -313,7 +314,7 @@ def _search(
                 err=True,
             )
     objective, top = r.objective, r.top
-    best = result.ranked(objective, top, constraints)
+    best = result.ranked(objective, top, constraints, mapping_rows=True)
     shown = max(
         (len(e.ranked(objective, top, constraints)) for e in result.explorations), default=0
     )
@@ -323,10 +324,18 @@ def _search(
     if not shown and not result.complete:
         head = "no design point evaluated within the time budget"
     if scheduled is not None:
-        ours = rank(scheduled, objective, top, constraints)
+        from tenet.dse import untiled_figures, with_mapping_rows
+
+        ranked = rank(scheduled, objective, top, constraints)
+        spec = items[0]
+        assert not isinstance(spec, tuple)  # `tenet dse`: one workload
+        ours = with_mapping_rows(ranked, untiled_figures(spec, archs[0], r.params))
         best = by_source({"schedule": ours, "space": best})
         head = f"best {max(shown, len(ours))} by {objective} from the schedule and from the space"
-    r.out.write(_render(best, r.out.fmt, head))
+    if tiled is None:
+        r.out.write(_render(best, r.out.fmt, head))
+    else:
+        r.out.write(tiled(result, best, head))
     _plot(constrained(result.results, constraints), r.pareto, r.plot)
     _report(result.results, items, archs, r)
     return result
@@ -393,8 +402,6 @@ def dse_command(
 ) -> None:
     """Search the affine space-time mappings of a workload on an array; print the best (and,
     with --tile, the best tiling of each)."""
-    if tile_levels and request.out.fmt != "table":
-        raise click.UsageError("--tile prints tables: use --format table")
     spec = load_workload(workload)
     if tile_levels:
         from tenet.dse import check_tile_levels
@@ -418,25 +425,33 @@ def dse_command(
     if vs_data_centric:
         # the best data-centric point is compared exactly: count every point's figures
         request = replace(request, every_figure=True)
-    result = _search([spec], [arch], reductions, request, scheduled)
+    tiled = None
+    if tile_levels:
+
+        def tiled(result: Sweep, best: pd.DataFrame, head: str) -> str:
+            return _tile_best(spec, arch, best, head, tile_levels, request)
+
+    result = _search([spec], [arch], reductions, request, scheduled, tiled)
     if vs_data_centric:
         from tenet.dse import compare_data_centric
 
         for exploration in result.explorations:
             comparison = compare_data_centric(exploration.results, request.objective)
             click.echo("\n".join(comparison.lines()))
-    if tile_levels:
-        _tile_best(spec, arch, result, tile_levels, request)
 
 
 def _tile_best(
-    spec: WorkloadSpec, arch: str, result: Sweep, levels: Sequence[str], request: SearchRequest
-) -> None:
-    """Print the best tiling of ``levels`` for each of the best array mappings (its tile
-    stamps as ``tenet tile`` prints them), and the best mapping and tiling together (least
-    latency; ties: the better ranked mapping)."""
-    from tenet.dse import TilingSpace, tile_mappings
-    from tenet.mapping import to_stamps
+    spec: WorkloadSpec,
+    arch: str,
+    best: pd.DataFrame,
+    head: str,
+    levels: Sequence[str],
+    request: SearchRequest,
+) -> str:
+    """Return the best array mappings ``best`` each with its mapping row under its best tiling
+    of ``levels`` (least latency), the best first (ties: the better ranked mapping); in text,
+    then the best mapping and tiling together."""
+    from tenet.dse import TilingSpace, tiled_rows
 
     run = request.execution
     in_process = run.workers == 1 and run.engine == "local"
@@ -447,32 +462,16 @@ def _tile_best(
         store=run.store,
         progress=lambda items, total: progress(items, total=total, desc="tiling: tile sizes"),
     )
-    lines = []
-    for exploration in result.explorations:
-        rows = exploration.ranked(request.objective, request.top, request.constraints)
-        records = rows.to_dict("records")
-        space = TilingSpace(levels)
-        found = tile_mappings(spec, arch, records, request.params, space, execution=execution)
-        lines.append(f"\nbest tiling of {', '.join(levels)} for each mapping (least latency):")
-        for name, search in found:
-            best = search.best
-            tiles = "; ".join(f"{k}: {v}" for k, v in to_stamps(best.tiling).tiles.items())
-            lines.append(
-                f"  {name}: {best.tiling.describe()}  latency {best.metrics.latency} cycles, "
-                f"bottleneck {best.metrics.bottleneck}  tiles {tiles}"
-            )
-        if found:
-            name, search = min(found, key=lambda item: item[1].best.metrics.latency)
-            lines.append(
-                f"best together: {name} with {search.best.tiling.describe()}, latency "
-                f"{search.best.metrics.latency} cycles"
-            )
-    text = "\n".join(lines)
-    path = request.out.path
-    if path is None:
-        click.echo(text)
-    else:  # after the table written there
-        write_output(Path(path).read_text().rstrip("\n") + text, path)
+    table = tiled_rows(spec, arch, best, request.params, TilingSpace(levels), execution)
+    head = f"{head}, each with its best tiling of {', '.join(levels)} (least latency first)"
+    text = _render(table, request.out.fmt, head)
+    if request.out.fmt == "table" and len(table):
+        first = table.iloc[0]
+        text += (
+            f"\nbest together: {first['name']} with {first['tiling']}, latency "
+            f"{first['latency_cycles']} cycles (bottleneck {first['bottleneck']})"
+        )
+    return text
 
 
 def _workload_list(workloads: Sequence[str], network: str | None) -> list[SweepItem]:
@@ -544,8 +543,10 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
 
 
 def _render_columns(table: pd.DataFrame, fmt: str) -> str:
-    if fmt == "csv":
-        return str(table.to_csv(index=False).rstrip("\n"))
+    """The rows of ``table`` in ``fmt`` (tile stamps per level as JSON text in CSV and text)."""
     if fmt == "json":
         return json.dumps(json.loads(table.to_json(orient="records")), indent=2)
-    return str(table.to_string(index=False))
+    flat = table.map(lambda v: json.dumps(v) if isinstance(v, dict) else v)
+    if fmt == "csv":
+        return str(flat.to_csv(index=False).rstrip("\n"))
+    return str(flat.to_string(index=False, na_rep="-"))

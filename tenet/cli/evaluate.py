@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from tenet import assess, assess_experiment, check
+from tenet import assess, assess_experiment, check, load_specs
 from tenet.cli.app import cli, neighbourhood_option, progress, working
 from tenet.cli.options import (
     TENET_FILES,
@@ -83,11 +83,24 @@ def eval_command(
         results = [
             assess(*problem.names(), params=params, tensors=tensors, neighbourhood=neighbourhood)
         ]
+    # the triple's mapping row (its memory-aware figures and full dataflow, as the searches
+    # print them; in CSV, on every tensor's line); TENET experiments have no dataflow spec
+    rows: list[dict[str, Any] | None] = [None] * len(results)
+    if not experiments:
+        dataflow = load_specs(*problem.names())[2]
+        stamps = (dataflow.space_stamp, dataflow.time_stamp, dataflow.tiles)
+        rows = [results[0].row(*stamps)]
     if out.fmt == "json":
-        payload: Any = [r.to_dict() for r in results]
+        payload: Any = [
+            {**r.to_dict(), **({} if row is None else {"row": row})}
+            for r, row in zip(results, rows, strict=True)
+        ]
         out.write(strict_json(payload if experiments and len(experiments) > 1 else payload[0]))
     else:
-        out.write("\n\n".join(assessment_text(r, out.fmt == "csv") for r in results))
+        csv = out.fmt == "csv"
+        out.write(
+            "\n\n".join(assessment_text(r, csv, row) for r, row in zip(results, rows, strict=True))
+        )
 
 
 @cli.command("check")

@@ -3,7 +3,6 @@ an architecture with memory levels and an array dataflow."""
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import replace
 from typing import Any
@@ -20,7 +19,7 @@ from tenet.cli.options import (
     problem_options,
 )
 from tenet.dse import TILING_AUTO_LIMIT, Certificate, ExecutionOptions, TilingSearch
-from tenet.spec import load_architecture
+from tenet.report import mapping_row_output
 from tenet.vocab import (
     ENERGY_UNIT_LABELS,
     MEMORY_OBJECTIVES,
@@ -36,26 +35,25 @@ __all__ = ["tile_command"]
 def _summary(
     found: TilingSearch, seconds: float, problem: ProblemOptions, objective: MemoryObjective
 ) -> dict[str, Any]:
-    """Return the best tiling's figures, its full dataflow and the bound of ``objective``
-    (the exhaustive search counts every tiling: its best is the bound)."""
-    from tenet import load_specs
+    """Return the best tiling's row (:func:`tenet.mapping_row`: memory-aware figures, full
+    dataflow, the bound of ``objective`` when the search has one), then what was searched."""
+    from tenet import load_specs, mapping_row
     from tenet.mapping import to_stamps
 
     best = found.best
-    dataflow = load_specs(*problem.names())[2]
-    latency = best.metrics.latency
+    _, architecture, dataflow = load_specs(*problem.names())
+    row = mapping_row(
+        best.metrics,
+        dataflow.space_stamp,
+        dataflow.time_stamp,
+        to_stamps(best.tiling).tiles,
+        energy_unit=architecture.energy.unit,
+        bound=None if found.bound is None else (objective, found.bound),
+    )
     return {
-        "latency_cycles": int(latency) if latency.denominator == 1 else float(latency),
-        "space_stamp": dataflow.space_stamp,
-        "time_stamp": dataflow.time_stamp,
-        f"bound_{column(objective)}": float(best.value),
+        **row,
         "tiling": best.tiling.describe(),
-        "tiles": to_stamps(best.tiling).tiles,
         "objective": float(best.value),
-        "latency": float(best.metrics.latency),
-        "bottleneck": best.metrics.bottleneck,
-        "energy": best.metrics.energy,
-        "traffic_dram": best.traffic_dram,
         "candidates": found.candidates,
         "fitting": found.fitting,
         "evaluated": found.evaluated,
@@ -167,48 +165,19 @@ def tile_command(
     )
     click.echo("\n".join(told), err=True)  # after the search: an error stays one line
     summary = _summary(found, time.process_time() - start, problem, objective)
-    table = found.best.metrics.table()
-    if out.fmt == "json":
-        payload = {**summary, **found.best.metrics.to_dict()}
-        out.write(json.dumps(payload, indent=2))
-    elif out.fmt == "csv":
-        out.write(table.to_csv().rstrip("\n"))
-    else:
-        assert problem.architecture  # a required option
-        energy = ENERGY_UNIT_LABELS[load_architecture(problem.architecture).energy.unit]
-        units = {
-            "objective": {"latency": "cycles", "energy": energy}.get(
-                objective, f"{energy} x cycles"
-            ),
-            "latency_cycles": "cycles",
-            f"bound_{column(objective)}": {"latency": "cycles", "energy": energy}.get(
-                objective, f"{energy} x cycles"
-            ),
-            "latency": "cycles",
-            "energy": energy,
-            "traffic_dram": "elements",
-            "cpu_seconds": "s",
-        }
-        lines = [
-            f"{key:14} {value} {units.get(key, '')}".rstrip()
-            for key, value in summary.items()
-            if key != "tiles"
-        ]
-        lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in summary["tiles"].items()]
-        lines += ["", table.to_string()]
-        out.write("\n".join(lines))
+    units = _units(summary, objective)
+    out.write(mapping_row_output(summary, found.best.metrics, out.fmt, units))
 
 
 def _write_certificate(out: OutputOptions, certificate: Certificate, seconds: float) -> None:
     """Print the best of a joint search, its figures and its certificate."""
     row = {**certificate.row(), "cpu_seconds": round(seconds, 3)}
-    table = certificate.best.metrics.table()
-    if out.fmt == "json":
-        out.write(json.dumps({**row, **certificate.best.metrics.to_dict()}, indent=2))
-    elif out.fmt == "csv":
-        out.write(table.to_csv().rstrip("\n"))
-    else:
-        lines = [f"{key:24} {value}" for key, value in row.items() if key != "tiles"]
-        lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in row["tiles"].items()]
-        lines += ["", table.to_string()]
-        out.write("\n".join(lines))
+    units = _units(row, certificate.objective)
+    out.write(mapping_row_output(row, certificate.best.metrics, out.fmt, units))
+
+
+def _units(row: dict[str, Any], objective: MemoryObjective) -> dict[str, str]:
+    """The units printed after the fields of a tile row whose names do not say theirs."""
+    energy = ENERGY_UNIT_LABELS[row["energy_unit"]]
+    value_unit = {"latency": "cycles", "energy": energy}.get(objective, f"{energy} x cycles")
+    return {"objective": value_unit, f"bound_{column(objective)}": value_unit, "cpu_seconds": "s"}

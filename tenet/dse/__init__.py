@@ -28,6 +28,14 @@ if TYPE_CHECKING:
     )
     from tenet.dse.ranking.pareto import draw_pareto
     from tenet.dse.report import POINT_COLUMNS, design_report, stored_results
+    from tenet.dse.rows import (
+        ARRAY_COLUMNS,
+        tiled_figures,
+        tiled_row,
+        tiled_rows,
+        untiled_figures,
+        with_mapping_rows,
+    )
     from tenet.dse.run.execution import ExecutionOptions, Progress
     from tenet.dse.run.store import ROW_COLUMNS, ResultStore
     from tenet.dse.space.design import SpaceOptions, space_options
@@ -42,6 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALIASES",
+    "ARRAY_COLUMNS",
     "Certificate",
     "Constraint",
     "ExecutionOptions",
@@ -77,6 +86,11 @@ __all__ = [
     "stored_results",
     "sweep",
     "tile_mappings",
+    "tiled_figures",
+    "tiled_row",
+    "tiled_rows",
+    "untiled_figures",
+    "with_mapping_rows",
 ]
 
 _HOME = {
@@ -103,6 +117,12 @@ _HOME = {
     "design_report": "report",
     "POINT_COLUMNS": "report",
     "stored_results": "report",
+    "ARRAY_COLUMNS": "rows",
+    "tiled_figures": "rows",
+    "tiled_row": "rows",
+    "tiled_rows": "rows",
+    "untiled_figures": "rows",
+    "with_mapping_rows": "rows",
     "ExecutionOptions": "run.execution",
     "Progress": "run.execution",
     "ROW_COLUMNS": "run.store",

@@ -73,6 +73,8 @@ class Exploration:
     """Whether every design point has a row (False after a time budget ran out)."""
     planned: int | None = None
     """Design points the search was to evaluate (None: not known, the space was not built)."""
+    specs: tuple[WorkloadSpec, ArchitectureSpec, Mapping[str, int]] | None = None
+    """The workload, the architecture and the size parameters explored (None: not built)."""
 
     def ranked(
         self, by: str = "latency", top: int | None = None, constraints: Sequence[Constraint] = ()
@@ -81,6 +83,18 @@ class Exploration:
         if self.sizes is None:
             return self.results
         return rank(self.results, by, top, constraints)
+
+    def mapping_rows(
+        self, by: str = "latency", top: int | None = None, constraints: Sequence[Constraint] = ()
+    ) -> pd.DataFrame:
+        """Return :meth:`ranked` with each design point's mapping row beside its array figures
+        (:func:`tenet.dse.rows.with_mapping_rows`, untiled)."""
+        from tenet.dse.rows import untiled_figures, with_mapping_rows
+
+        ranked = self.ranked(by, top, constraints)
+        if self.specs is None:
+            return ranked
+        return with_mapping_rows(ranked, untiled_figures(*self.specs))
 
     def unsearched(self) -> pd.DataFrame:
         """Return one row standing for the design points a time budget left out, named and
@@ -131,16 +145,22 @@ class Sweep:
         return all(e.complete for e in self.explorations)
 
     def ranked(
-        self, by: str = "latency", top: int | None = None, constraints: Sequence[Constraint] = ()
+        self,
+        by: str = "latency",
+        top: int | None = None,
+        constraints: Sequence[Constraint] = (),
+        mapping_rows: bool = False,
     ) -> pd.DataFrame:
-        """Return the best ``top`` design points of each exploration by objective ``by``,
-        each followed by its :meth:`Exploration.unsearched` row when a time budget left some
+        """Return the best ``top`` design points of each exploration by objective ``by`` (with
+        ``mapping_rows``, each with its mapping row: :meth:`Exploration.mapping_rows`), each
+        followed by its :meth:`Exploration.unsearched` row when a time budget left some
         out."""
         import pandas as pd
 
         parts = []
         for e in self.explorations:
-            parts += [e.ranked(by, top, constraints)] if e.sizes is not None else []
+            shown = e.mapping_rows if mapping_rows else e.ranked
+            parts += [shown(by, top, constraints)] if e.sizes is not None else []
             parts += [] if e.complete else [e.unsearched()]
         if not parts:
             return pd.DataFrame()
@@ -331,6 +351,7 @@ def _explore(
         results,
         len(results) == len(candidates),
         len(candidates),
+        (workload, architecture, bound),
     )
 
 

@@ -35,10 +35,26 @@ POINT_COLUMNS = [
     *(column(m) for m in ("latency", "energy", "edp")),
     "energy_unit",
     *(column(m) for m in ("bandwidth_scratchpad", "bandwidth_pe", "utilisation")),
+    column("latency_compute"),
+    "bottleneck",
+    column("traffic_dram"),
+    "fits",
+    "memory_model",
+    column("bound_latency"),
+    "tiling",
+    *(column(m) for m in ("latency_array", "energy_array", "edp_array")),
+    "space_stamp",
+    "time_stamp",
+    "tiles",
 ]
-"""Columns of a design point shown in tables of the best points, in order."""
+"""Columns of a design point shown in tables of the best points, in order (those a table has:
+a search's rows have the array's figures; the shown rows, their mapping rows beside them)."""
 
-REPORTED_COLUMNS = [*POINT_COLUMNS, column("active_pes"), column("timestamps")]
+REPORTED_COLUMNS = [
+    *POINT_COLUMNS[: POINT_COLUMNS.index(column("latency_compute"))],
+    column("active_pes"),
+    column("timestamps"),
+]
 """Columns of a design point shown in the report's tables, in order."""
 
 MOST_POINTS = 2000

@@ -4,12 +4,13 @@ memory levels (:mod:`tenet.metrics.memory`), made together and kept in one recor
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory
+from tenet.metrics.row import mapping_row
 from tenet.model.legality import Legality, check_dataflow
 from tenet.model.problem import Problem
 from tenet.vocab import TensorName
@@ -29,6 +30,19 @@ class Assessment:
     def legal(self) -> bool:
         """Whether the dataflow passed every legality check and every tile fits its level."""
         return self.legality.legal and not self.memory.violations
+
+    def row(self, space_stamp: str, time_stamp: str, tiles: Mapping[str, str]) -> dict[str, Any]:
+        """Return the mapping row (:func:`tenet.metrics.row.mapping_row`) of the assessed
+        dataflow, whose stamps and tile stamps are given (as the dataflow's spec has them)."""
+        m = self.metrics
+        return mapping_row(
+            self.memory,
+            space_stamp,
+            time_stamp,
+            tiles,
+            energy_unit=m.energy_unit,
+            array=(m.latency, m.energy),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Return JSON-ready data: the metrics' fields, ``legality`` (the violations of the

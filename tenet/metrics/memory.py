@@ -118,6 +118,13 @@ class MemoryMetrics:
         """True when every tile of every level fits its capacity."""
         return not self.violations
 
+    @property
+    def traffic_dram(self) -> int:
+        """Elements moved between the outermost level and the levels it feeds: its reads and
+        writes (the fills and writebacks it serves; 0 without a level inside it)."""
+        outer = self.levels[0]
+        return outer.accesses_read + outer.accesses_write
+
     def record(self, level: str, tensor: TensorName) -> LevelTensor:
         """Return the figures of ``tensor`` at ``level``."""
         for r in self.records:

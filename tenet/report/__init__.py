@@ -29,7 +29,13 @@ from tenet.report.tables import (
     reuse_table,
     stacked,
 )
-from tenet.report.text import assessment_text, layout_dict, layout_text
+from tenet.report.text import (
+    assessment_text,
+    layout_dict,
+    layout_text,
+    mapping_row_output,
+    row_csv,
+)
 
 __all__ = [
     "DESIGN_COLUMNS",
@@ -45,6 +51,8 @@ __all__ = [
     "image_format",
     "layout_dict",
     "layout_text",
+    "mapping_row_output",
+    "row_csv",
     "new_axes",
     "plot_bandwidth",
     "plot_bank_use",

@@ -4,6 +4,8 @@ of a layout evaluation, and the JSON-ready data of the latter; what ``tenet eval
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -13,7 +15,7 @@ from tenet.metrics.assessment import Assessment
 from tenet.metrics.memory import MemoryMetrics
 from tenet.vocab import ENERGY_UNIT_LABELS, unit_label
 
-__all__ = ["assessment_text", "layout_dict", "layout_text"]
+__all__ = ["assessment_text", "layout_dict", "layout_text", "mapping_row_output", "row_csv"]
 
 
 def _memory_lines(memory: MemoryMetrics, energy_unit: str) -> list[str]:
@@ -37,13 +39,20 @@ def _memory_lines(memory: MemoryMetrics, energy_unit: str) -> list[str]:
     return lines
 
 
-def assessment_text(assessment: Assessment, csv: bool = False) -> str:
+def assessment_text(
+    assessment: Assessment, csv: bool = False, row: Mapping[str, Any] | None = None
+) -> str:
     """Return the per-tensor table of ``assessment``, then one line per figure of the
     dataflow, the legality checks and (with several memory levels) the figures per level;
-    with ``csv``, only the per-tensor table, as CSV."""
+    with ``csv``, only the per-tensor table, as CSV, with the figures of the mapping's
+    ``row`` (:func:`tenet.metrics.row.mapping_row`, if given) on every line."""
     metrics, legality, memory = assessment.metrics, assessment.legality, assessment.memory
     table = metrics.table()
     if csv:
+        if row is not None:
+            table = table.assign(
+                **{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}
+            )
         return str(table.to_csv().rstrip("\n"))
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]
@@ -59,6 +68,39 @@ def assessment_text(assessment: Assessment, csv: bool = False) -> str:
     lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
     lines += _memory_lines(memory, units["energy"])
     return "\n".join(lines)
+
+
+def mapping_row_output(
+    row: Mapping[str, Any],
+    memory: MemoryMetrics,
+    fmt: str,
+    units: Mapping[str, str] | None = None,
+) -> str:
+    """Return a mapping's row (:func:`tenet.metrics.row.mapping_row` and what the search adds)
+    in ``fmt``: JSON, with the figures per level of ``memory``; CSV, the row (mappings as JSON
+    text), a blank line, the figures per level and tensor; text, one line per field with its
+    unit (``units`` adds or overrides), the tile stamps, the figures per level and tensor."""
+    if fmt == "json":
+        return json.dumps({**row, **memory.to_dict()}, indent=2)
+    table = memory.table()
+    if fmt == "csv":
+        return f"{row_csv(row)}\n\n{table.to_csv().rstrip()}"
+    named = {"energy": ENERGY_UNIT_LABELS[row["energy_unit"]], **(units or {})}
+    lines = [
+        f"{key:24} {value} {named.get(key, '')}".rstrip()
+        for key, value in row.items()
+        if key not in ("tiles", "energy_unit")
+    ]
+    lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in row["tiles"].items()]
+    return "\n".join([*lines, "", table.to_string()])
+
+
+def row_csv(row: Mapping[str, Any]) -> str:
+    """Return a mapping's row as CSV: a header and one line (mappings as JSON text)."""
+    import pandas as pd
+
+    flat = {k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}
+    return str(pd.DataFrame([flat]).to_csv(index=False).rstrip("\n"))
 
 
 def _plain(value: object) -> object:

@@ -44,6 +44,7 @@ from tenet.dse.tiling.search import TilingSpace, objective_value
 from tenet.errors import CapacityError
 from tenet.mapping import LoopNest, to_stamps
 from tenet.metrics.latency import occupancy
+from tenet.metrics.row import mapping_row
 from tenet.model.problem import Problem
 from tenet.spec import (
     ArchitectureSpec,
@@ -52,7 +53,7 @@ from tenet.spec import (
     load_architecture,
     load_workload,
 )
-from tenet.vocab import MemoryObjective, column
+from tenet.vocab import MemoryObjective
 
 __all__ = [
     "Certificate",
@@ -93,6 +94,8 @@ class Certificate:
     """Nodes (subtrees included) pruned by their bound."""
     complete: bool
     """Every subtree was searched: the best is the optimum of the space."""
+    energy_unit: str
+    """The architecture's energy unit."""
 
     @property
     def gap(self) -> Fraction:
@@ -105,23 +108,21 @@ class Certificate:
         return self.gap / self.best.value if self.best.value else Fraction(0)
 
     def row(self) -> dict[str, Any]:
-        """Return the JSON row of the best: its memory-aware figures, its full dataflow (space
-        and time stamps, tile stamps per level, kept tensors) and the certificate."""
-        m = self.best.metrics
-        bound_name = f"bound_{column(self.objective)}"
+        """Return the JSON row of the best: its :func:`~tenet.metrics.row.mapping_row` (the
+        memory-aware figures, the full dataflow and the bound), then its kept tensors and the
+        certificate."""
         return {
-            "latency_cycles": _number(m.latency),
-            "latency_compute_cycles": m.latency_compute,
-            "bottleneck": m.bottleneck,
-            "energy_pj": m.energy,
-            "traffic_dram_elements": self.best.traffic_dram,
-            "space_stamp": self.mapping.space_stamp,
-            "time_stamp": self.mapping.time_stamp,
-            "tiles": to_stamps(self.best.tiling).tiles,
+            **mapping_row(
+                self.best.metrics,
+                self.mapping.space_stamp,
+                self.mapping.time_stamp,
+                to_stamps(self.best.tiling).tiles,
+                energy_unit=self.energy_unit,
+                bound=(self.objective, self.bound),
+            ),
             "tiling": self.best.tiling.describe(),
             "kept": {level: list(tensors) for level, tensors in self.best.kept},
             "objective": self.objective,
-            bound_name: _number(self.bound),
             "gap": _number(self.gap),
             "relative_gap": float(self.relative_gap),
             "complete": self.complete,
@@ -345,6 +346,7 @@ def joint_search(
         too_big,
         pruned,
         complete,
+        a.energy.unit,
     )
 
 
@@ -656,4 +658,5 @@ def constructive_certificate(
         0,
         0,
         floor >= state.best_value(),
+        a.energy.unit,
     )

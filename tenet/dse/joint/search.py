@@ -58,8 +58,7 @@ class JointPoint:
     @property
     def traffic_dram(self) -> int:
         """Elements moved between the outermost level and the levels it feeds."""
-        outer = self.metrics.levels[0]
-        return outer.accesses_read + outer.accesses_write
+        return self.metrics.traffic_dram
 
 
 @dataclass(frozen=True)

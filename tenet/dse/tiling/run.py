@@ -449,6 +449,7 @@ def tile_mappings(
                 certificate.space,
                 certificate.evaluated,
                 certificate.evaluated,
+                certificate.bound,
             )
         else:
             search = run_tiling(

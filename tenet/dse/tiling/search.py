@@ -93,8 +93,7 @@ class TilingResult:
     @property
     def traffic_dram(self) -> int:
         """Elements moved between the outermost level and the next (fills + writebacks)."""
-        inner = self.metrics.levels[1].level if len(self.metrics.levels) > 1 else None
-        return sum(r.fills + r.writebacks for r in self.metrics.records if r.level == inner)
+        return self.metrics.traffic_dram
 
 
 @dataclass(frozen=True)
@@ -108,6 +107,9 @@ class TilingSearch:
     """Of those, the candidates whose tiles fit every level."""
     evaluated: int
     """Distinct exact evaluations made."""
+    bound: Fraction | None = None
+    """A lower bound of the objective over the searched space (the best's value when every
+    candidate was counted or a branch and bound closed its gap; None: built, not searched)."""
 
 
 def loop_extents(problem: Problem) -> tuple[tuple[str, ...], tuple[int, ...]]:
@@ -286,7 +288,7 @@ def combine(problem: Problem, results: Iterable[SizesResult]) -> TilingSearch:
             best = result
     if best is None or best.best is None:
         raise CapacityError(_nothing_fits(problem, smallest))
-    return TilingSearch(best.best, candidates, fitting, evaluated)
+    return TilingSearch(best.best, candidates, fitting, evaluated, best.best.value)
 
 
 def _nothing_fits(problem: Problem, smallest: Mapping[str, int]) -> str:

@@ -97,12 +97,19 @@ def test_rank_keeps_the_spaces_order() -> None:
 
 
 def test_dram_traffic_without_levels_is_every_distinct_element() -> None:
-    from tenet.dse.layers import tiled_figures
+    from tenet.dse.rows import tiled_figures
     from tenet.vocab import column
 
-    # No level inside DRAM: A, B and C (4 x 4 each) move once, 3 * 16 elements.
-    space = "{ S[i, j, k] -> PE[i, j] }"
-    time = "{ S[i, j, k] -> T[i + j + k] }"
+    # No level inside DRAM: A, B and C (4 x 4 each) move once, 3 * 16 elements; the row
+    # keeps the array's latency and energy (given by the design point's row).
+    row = {
+        "name": "os",
+        "space_stamp": "{ S[i, j, k] -> PE[i, j] }",
+        "time_stamp": "{ S[i, j, k] -> T[i + j + k] }",
+        column("latency"): 30,
+        "energy": 1.5,
+    }
     params = {"M": 4, "N": 4, "K": 4}
-    figures = tiled_figures("gemm", "systolic-2d-8x8", params, space, time)
+    figures = tiled_figures("gemm", "systolic-2d-8x8", params)(row)
     assert figures[column("traffic_dram")] == 48
+    assert (figures[column("latency")], figures["energy"], figures["tiles"]) == (30, 1.5, {})

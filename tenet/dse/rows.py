@@ -1,0 +1,179 @@
+"""The shown rows of a search: each best mapping of a design-space exploration with its
+:func:`tenet.metrics.row.mapping_row`, the fields every command that reports a mapping prints.
+
+The exploration ranks its design points by the array's figures (TENET's latency: the largest of
+compute, ingress and egress; its energy), which a shown row keeps under ``latency_array_cycles``,
+``energy_array`` and ``edp_array``; its ``latency_cycles`` and ``energy`` are then the
+memory-aware ones of the row. Without a tiling search, a mapping's memory figures are those of
+its untiled dataflow (:func:`untiled_figures`: each level holds what the dataflow gives it, one
+tile; ``docs/memory.md``); the per-layer table builds a tiling (:func:`tiled_figures`), and
+``tenet dse --tile`` searches one (:func:`tiled_row`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from tenet.api import load_problem
+from tenet.dse.run.execution import ExecutionOptions, Progress
+from tenet.dse.tiling.constructive import construct_tilings
+from tenet.dse.tiling.search import TilingSearch, TilingSpace
+from tenet.mapping import to_stamps
+from tenet.metrics.memory import evaluate_memory
+from tenet.metrics.row import mapping_row
+from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
+from tenet.vocab import MemoryObjective, column
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ARRAY_COLUMNS",
+    "untiled_figures",
+    "tiled_figures",
+    "tiled_row",
+    "with_mapping_rows",
+    "tiled_rows",
+]
+
+ARRAY_COLUMNS = {
+    column("latency"): column("latency_array"),
+    column("energy"): column("energy_array"),
+    column("edp"): column("edp_array"),
+}
+"""The array's figures of a design point (what the exploration ranks) -> their names in a shown
+row, beside its memory-aware ``latency_cycles`` and ``energy``."""
+
+Source = str | WorkloadSpec
+Arch = str | ArchitectureSpec
+Figures = Callable[[Mapping[str, Any]], dict[str, Any]]
+"""A design point's row (array figures, stamps) -> the fields of its mapping row."""
+
+
+def _array(row: Mapping[str, Any]) -> tuple[int, float]:
+    """The array's latency (cycles) and energy of a design point's row (named either way)."""
+    latency = row.get(column("latency_array"), row.get(column("latency")))
+    energy = row.get(column("energy_array"), row.get(column("energy")))
+    return int(latency), float(energy)
+
+
+def untiled_figures(workload: Source, architecture: Arch, params: Mapping[str, int]) -> Figures:
+    """Return the mapping row of a design point without tiles: its memory figures with each
+    level keeping its parent's tiles (the array's figures without memory levels)."""
+    arch = architecture if isinstance(architecture, ArchitectureSpec) else None
+    arch = arch or load_architecture(str(architecture))
+
+    def figures(row: Mapping[str, Any]) -> dict[str, Any]:
+        space, time = str(row["space_stamp"]), str(row["time_stamp"])
+        dataflow = DataflowSpec(name=str(row["name"]), space_stamp=space, time_stamp=time)
+        problem = load_problem(workload, arch, dataflow, params)
+        compute = row.get(column("latency_compute"))
+        memory = evaluate_memory(problem, None if compute is None else int(compute))
+        return mapping_row(memory, space, time, {}, energy_unit=arch.energy.unit, array=_array(row))
+
+    return figures
+
+
+def tiled_figures(
+    workload: Source, architecture: Arch, params: Mapping[str, int], top_k: int = 3
+) -> Figures:
+    """Return the mapping row of a design point under the best of the tilings
+    :func:`~tenet.dse.tiling.constructive.construct_tilings` builds (``top_k`` counted), with
+    the latency bound of :func:`tenet.dse.joint.run.space_bound` over the workload's whole
+    space (every mapping, tiling and choice of kept tensors); untiled without memory levels."""
+    from tenet.dse.joint.run import space_bound
+
+    arch = architecture if isinstance(architecture, ArchitectureSpec) else None
+    arch = arch or load_architecture(str(architecture))
+    if len(arch.levels) < 2:
+        return untiled_figures(workload, arch, params)
+
+    def figures(row: Mapping[str, Any]) -> dict[str, Any]:
+        space, time = str(row["space_stamp"]), str(row["time_stamp"])
+        dataflow = DataflowSpec(name=str(row["name"]), space_stamp=space, time_stamp=time)
+        problem = load_problem(workload, arch, dataflow, params)
+        best = construct_tilings(problem, top_k=top_k)[0]
+        tiles = to_stamps(best.tiling).tiles
+        bound = ("latency", space_bound(problem))
+        return mapping_row(
+            best.metrics, space, time, tiles, energy_unit=arch.energy.unit, bound=bound
+        )
+
+    return figures
+
+
+def tiled_row(
+    row: Mapping[str, Any],
+    search: TilingSearch,
+    architecture: Arch,
+    objective: MemoryObjective = "latency",
+) -> dict[str, Any]:
+    """Return the mapping row of a design point ``row`` under the best tiling of ``search``
+    (with the search's bound, if it has one) and the tiling's loop nest."""
+    arch = architecture if isinstance(architecture, ArchitectureSpec) else None
+    arch = arch or load_architecture(str(architecture))
+    best = search.best
+    bound = None if search.bound is None else (objective, Fraction(search.bound))
+    fields = mapping_row(
+        best.metrics,
+        str(row["space_stamp"]),
+        str(row["time_stamp"]),
+        to_stamps(best.tiling).tiles,
+        energy_unit=arch.energy.unit,
+        bound=bound,
+    )
+    return {**fields, "tiling": best.tiling.describe()}
+
+
+def with_mapping_rows(
+    rows: pd.DataFrame, figures: Figures, progress: Progress | None = None
+) -> pd.DataFrame:
+    """Return ``rows`` (design points, ``ok`` ones with their figures) with the array's
+    figures renamed (:data:`ARRAY_COLUMNS`) and each ``ok`` row's mapping row from
+    ``figures`` beside them (none for the other rows); ``progress`` (none: no display) wraps
+    the rows (called with ``total=``)."""
+    import pandas as pd
+
+    renamed = rows.rename(columns=ARRAY_COLUMNS)
+    records = []
+    added: list[str] = []
+    every = renamed.to_dict(orient="records")
+    for row in every if progress is None else progress(every, total=len(every)):
+        fields = figures(row) if row.get("status", "ok") == "ok" else {}
+        added += [k for k in fields if k not in added and k not in renamed.columns]
+        records.append({**row, **fields})
+    return pd.DataFrame(records, columns=[*renamed.columns, *added])
+
+
+def tiled_rows(
+    workload: Source,
+    architecture: str,
+    rows: pd.DataFrame,
+    params: Mapping[str, int] | None,
+    space: TilingSpace,
+    execution: ExecutionOptions | None = None,
+) -> pd.DataFrame:
+    """Return the ``ok`` design points of ``rows`` (with their mapping rows or not), each
+    with its mapping row under its best tiling of ``space``
+    (:func:`tenet.dse.tiling.run.tile_mappings`, least latency), least latency first (ties:
+    the order of ``rows``)."""
+    import pandas as pd
+
+    from tenet.dse.tiling.run import tile_mappings
+
+    ok = rows[rows["status"] == "ok"]
+    if column("latency_array") not in ok.columns:  # the array's figures, not yet renamed
+        ok = ok.rename(columns=ARRAY_COLUMNS)
+    records = ok.to_dict("records")
+    found = tile_mappings(workload, architecture, records, params, space, execution=execution)
+    tiled = [
+        {**record, **tiled_row(record, search, architecture)}
+        for record, (_, search) in zip(records, found, strict=True)
+    ]
+    columns = list(dict.fromkeys(c for row in tiled for c in row))
+    table = pd.DataFrame(tiled, columns=columns)
+    if not len(table):
+        return table
+    return table.sort_values(column("latency"), kind="stable", ignore_index=True)
