@@ -280,8 +280,7 @@ def _placed(nest: LoopNest, stamps: Stamps, dims: Sequence[str], src: str) -> Lo
     above: dict[str, dict[str, int]] = {}
     for level, per in stamps.places.items():
         for tensor, text in per.items():
-            digits = _digits(text, dims, f"{src}places.{level}.{tensor}")
-            n = len([d for d in digits if not _single(d, dims, nest.extents)])
+            n = len(_digits(text, dims, f"{src}places.{level}.{tensor}"))
             above.setdefault(tensor, {})[level] = temporal[n - 1] + 1 if n else 0
     return replace(nest, above=above)
 
@@ -335,9 +334,7 @@ def from_digits(
     owner = owner[: len(temporal)]
     owner += [len(levels) - 1] * (len(temporal) - len(owner))
     flat: list[tuple[int, str, int, int | None, int | None]] = [
-        (lv, d, st, n, None)
-        for lv, (d, st, n) in zip(owner, temporal, strict=True)
-        if not _single((d, st, n), dims, extents)
+        (lv, d, st, n, None) for lv, (d, st, n) in zip(owner, temporal, strict=True)
     ]
     # A spatial loop goes after the temporal loops of its dimension with a larger stride and
     # the spatial loops before it in the space-stamp (and no earlier than the level just
@@ -400,13 +397,6 @@ def from_digits(
         per_pe=frozenset(per_pe),
         skew=tuple(skew),
     )
-
-
-def _single(digit: LoopDigit, dims: Sequence[str], extents: Sequence[int]) -> bool:
-    """Whether a loop digit takes one value over its dimension's extent (a loop of one trip,
-    which a nest leaves out: it changes no tile and no order)."""
-    dim, stride, trips = digit
-    return stride >= extents[list(dims).index(dim)] or trips == 1
 
 
 def _before(stamp: isl.Map) -> isl.Map:

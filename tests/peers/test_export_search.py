@@ -60,7 +60,7 @@ def bests() -> dict[str, ProblemSpecs]:
     row = joint.row()
     out = {"joint": _specs(row, SMALL, tuple((k, tuple(v)) for k, v in row["kept"].items()))}
     for strategy in ("constructive", "exhaustive"):
-        space = None if strategy == "constructive" else TilingSpace(["buffer"], dims=["k"])
+        space = None if strategy == "constructive" else TilingSpace(["buffer", "rf"], dims=["k"])
         found = run_tiling("gemm", ACC, flow, SMALL, space, strategy=strategy)
         out[strategy] = _specs(_tiled(found, flow), SMALL)
     rows = sweep(["gemm"], [ACC], params=SMALL, strategy="constructive")
@@ -84,7 +84,23 @@ def _same_placement(specs: ProblemSpecs, space_stamp: str) -> bool:
     return bool(mine.is_equal(isl.Map(specs.dataflow.space_stamp).intersect_domain(box)))
 
 
-@pytest.mark.parametrize("name", ["joint", "constructive", "exhaustive", "sweep-0"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "joint",
+        "constructive",
+        pytest.param(
+            "exhaustive",
+            marks=pytest.mark.xfail(
+                strict=True,
+                raises=NotALoopNestError,
+                reason="a one-trip loop (floor(i / 16), i < 16) left in the untiled rf puts the "
+                "spatial loop inside it: one-trip loops are not yet dropped",
+            ),
+        ),
+        "sweep-0",
+    ],
+)
 def test_search_best_exports_to_both_peers(
     name: str, bests: dict[str, ProblemSpecs], tmp_path: Path
 ) -> None:
