@@ -7,6 +7,7 @@ from __future__ import annotations
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.recover import (
     LoopDigit,
+    array_cut,
     box,
     difference,
     equivalence,
@@ -34,6 +35,7 @@ __all__ = [
     "equivalence",
     "difference",
     "box",
+    "array_cut",
     "tiled_nest",
     "tiling_key",
     "TupleMapping",

@@ -30,6 +30,7 @@ __all__ = [
     "box",
     "normal_form",
     "equivalence",
+    "array_cut",
 ]
 
 LoopDigit = tuple[str, int, int | None]
@@ -134,27 +135,28 @@ def from_stamps(
     >>> from_stamps(Stamps("{S[i, k] -> PE[i]}", "{S[i, k] -> T[i + k]}", {}), domain, ["dram"])
     Traceback (most recent call last):
     ...
-    tenet.errors.NotALoopNestError: time_stamp: 'i + k' is not a loop index ...
+    tenet.errors.NotALoopNestError: time_stamp: 'i + k' adds the PE coordinates i to its loop ...
     """
     bound = dict(params or {})
     dims, extents = box(domain)
     src = f"{source}: " if source else ""
     levels = list(levels) or ["dram"]
+    axes = _axes(stamps.space_stamp, dims, f"{src}space_stamp")
+    time_terms, skew, written = _unskewed(_terms(stamps.time_stamp), axes, dims, f"{src}time_stamp")
+    if skew:
+        raise NotALoopNestError(
+            f"{src}time_stamp: {_terms(stamps.time_stamp)[-1]!r} adds the PE coordinates "
+            f"{' + '.join(written)} to its loop (a systolic skew: each PE starts later): a "
+            "skewed placement has no loop nest"
+        )
     temporal = [
-        t
-        for t in (_loop(x, dims, f"{src}time_stamp") for x in _terms(stamps.time_stamp))
-        if t is not None
+        t for t in (_loop(x, dims, f"{src}time_stamp") for x in time_terms) if t is not None
     ]
-    spatial: list[tuple[int, LoopDigit]] = []
-    for axis, text in enumerate(_terms(stamps.space_stamp)):
-        # The digits of a mixed-radix coordinate, most significant (largest weight) first.
-        digits: list[tuple[int, LoopDigit]] = []
-        for part in text.split("+"):
-            weight = re.match(r"^\s*(\d+)\s*\*\s*", part)
-            loop = _loop(part[weight.end() if weight else 0 :].strip(), dims, f"{src}space_stamp")
-            if loop is not None:
-                digits.append((int(weight.group(1)) if weight else 1, loop))
-        spatial += [(axis, loop) for _, loop in sorted(digits, key=lambda d: -d[0])]
+    spatial: list[tuple[int, LoopDigit]] = [
+        (axis, loop)
+        for axis, digits in enumerate(axes)
+        for _, loop in sorted(digits, key=lambda d: -d[0])
+    ]
     runs: dict[str, int] = {}
     for name in levels[1:]:
         tile = stamps.tiles.get(name)
@@ -181,6 +183,91 @@ def from_stamps(
             "several instances in one time-stamp)"
         )
     return _placed(nest, stamps, dims, src)
+
+
+def _axes(space_stamp: str, dims: Sequence[str], where: str) -> list[list[tuple[int, LoopDigit]]]:
+    """Return, per PE axis of ``space_stamp``, its digits with their weights (a mixed-radix
+    coordinate ``4 * (floor(i / 4) % 4) + i % 4``)."""
+    axes = []
+    for text in _terms(space_stamp):
+        digits: list[tuple[int, LoopDigit]] = []
+        for part in text.split("+"):
+            weight = re.match(r"^\s*(\d+)\s*\*\s*", part)
+            loop = _loop(part[weight.end() if weight else 0 :].strip(), dims, where)
+            if loop is not None:
+                digits.append((int(weight.group(1)) if weight else 1, loop))
+        axes.append(digits)
+    return axes
+
+
+def _unskewed(
+    time: Sequence[str],
+    axes: Sequence[Sequence[tuple[int, LoopDigit]]],
+    dims: Sequence[str],
+    where: str,
+) -> tuple[list[str], tuple[int, ...], list[str]]:
+    """Return the time-stamp's terms with the PE coordinates taken out of its last one,
+    their coefficient per PE axis and their summands as written (the systolic skew
+    ``T[..., i % 8 + j % 8 + k]``: each PE starts its stream that many steps later; none when
+    the last term adds no coordinate).
+
+    Raises
+    ------
+    NotALoopNestError
+        A last term that adds part of a PE coordinate, two loops, or a coordinate with
+        coefficients out of proportion to its digits' weights.
+    """
+    parts = _plus_parts(time[-1]) if time else []
+    if len(parts) < 2:
+        return list(time), (), []
+    where_of = {loop: (a, w) for a, digits in enumerate(axes) for w, loop in digits}
+    loops: list[str] = []
+    written: list[str] = []
+    found: dict[LoopDigit, int] = {}
+    for part in parts:
+        coefficient = re.match(r"^\s*(-?\d+)\s*\*\s*", part)
+        text = part[coefficient.end() if coefficient else 0 :].strip()
+        try:
+            digit = _loop(text, dims, where)
+        except NotALoopNestError:
+            digit = None
+        if digit is not None and digit in where_of:
+            found[digit] = int(coefficient.group(1)) if coefficient else 1
+            written.append(part)
+        else:
+            loops.append(part)
+    if not found or len(loops) > 1:
+        return list(time), (), []
+    skew = []
+    for digits in axes:
+        mine = [found.get(loop) for _, loop in digits]
+        if not any(c is not None for c in mine):
+            skew.append(0)
+            continue
+        ratios = {c / w if c is not None else None for c, (w, _) in zip(mine, digits, strict=True)}
+        ratio = next(iter(ratios))
+        if len(ratios) != 1 or ratio is None or ratio != int(ratio):
+            raise NotALoopNestError(
+                f"{where}: {time[-1]!r} adds part of a PE coordinate to the time-stamp, not "
+                "whole coordinates (a systolic skew): no loop nest runs it"
+            )
+        skew.append(int(ratio))
+    while skew and skew[-1] == 0:
+        skew.pop()
+    return [*time[:-1], *(loops or ["0"])], tuple(skew), written
+
+
+def _plus_parts(term: str) -> list[str]:
+    """Return the summands of ``term`` split at its top-level ``+``."""
+    out, depth, cur = [], 0, ""
+    for ch in term:
+        if ch == "+" and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    return [*out, cur.strip()]
 
 
 def _placed(nest: LoopNest, stamps: Stamps, dims: Sequence[str], src: str) -> LoopNest:
@@ -446,6 +533,42 @@ def normal_form(
     head, tuple_name = _head(stamps.time_stamp)
     time_text = f"{{{head} -> {tuple_name}[{', '.join(_digit_text(d) for d in ordered) or '0'}]}}"
     return Stamps(stamps.space_stamp, time_text, new_tiles, dict(stamps.places))
+
+
+def array_cut(
+    stamps: Stamps,
+    dims: Sequence[str],
+    extents: Sequence[int],
+    levels: Sequence[str],
+    per_pe: Collection[str] = (),
+) -> str | None:
+    """Return how the tiles of a level shared by the PEs cut a loop of the array (a tile
+    digit over a PE coordinate's dimension finer than that coordinate, e.g. tiles of 2 over
+    ``i`` with ``PE[i % 16]``), which no loop nest does (its spatial loops run inside every
+    shared level's tiles); None when none does or a stamp is no loop index."""
+    try:
+        axes = _axes(stamps.space_stamp, dims, "space_stamp")
+        tiles = {name: _digits(text, dims, f"tiles.{name}") for name, text in stamps.tiles.items()}
+    except NotALoopNestError:
+        return None
+    extent = dict(zip(dims, extents, strict=True))
+    for name in levels[1:]:
+        if name in per_pe or name not in tiles:
+            continue
+        for dim, stride, trips in tiles[name]:
+            if stride >= extent[dim] or trips == 1:
+                continue
+            for axis, digits in enumerate(axes):
+                for _, (d, s, n) in digits:
+                    top = extent[d] if n is None else s * n
+                    if d == dim and stride < top and s < extent[d] and (n or 2) > 1:
+                        return (
+                            f"the tiles of {name} (shared by the PEs) cut the array's loop "
+                            f"over {dim!r}: {_digit_text((dim, stride, trips))} runs in time "
+                            f"while {_digit_text((d, s, n))} is PE axis {axis}; a loop nest "
+                            "runs its spatial loops inside the tiles of every shared level"
+                        )
+    return None
 
 
 def equivalence(

@@ -3,7 +3,10 @@
 It lists the instances, their tiles and the elements they touch with isl (``foreach_point``
 only), then walks each level's tiles in lexicographic order with a literal buffer: a Python
 set holding exactly the current tile's elements (one per PE for a per-PE level), following
-``docs/memory.md`` word for word. A per-PE buffer's fill is looked up in the buffers of the
+``docs/memory.md`` word for word. A tensor with its own place at a level (the dataflow's
+``places``) is walked on its own tiles there and at the levels inside (its place replaces the
+level's tile stamp in the concatenation); the tensors of a level add up, for its need, per tile
+of the finest of their tilings. A per-PE buffer's fill is looked up in the buffers of the
 PEs linked to it (at the link's delay, in tiles); the parent's reads and writes are grouped
 per tile when its network multicasts and reduces. Like :mod:`tenet.oracle.metrics`, it shares
 no code with ``tenet.model``, ``tenet.counting`` or ``tenet.metrics``.
@@ -106,6 +109,21 @@ def _senders(architecture: ArchitectureSpec, params: Mapping[str, int]) -> Sende
     return out
 
 
+def _tiles(
+    instances: list[Point], levels: Sequence[_Level], stamps: Mapping[str, Mapping[Point, Point]]
+) -> dict[str, dict[Point, Point]]:
+    """Return, per level inside the outermost, each instance's tile: the concatenation of the
+    tile stamps of that level and of every level outside it (a level without a stamp keeps
+    its parent's tiles)."""
+    tile: dict[Point, Point] = {s: () for s in instances}
+    out: dict[str, dict[Point, Point]] = {}
+    for level in levels[1:]:
+        if level.name in stamps:
+            tile = {s: tile[s] + stamps[level.name][s] for s in instances}
+        out[level.name] = tile
+    return out
+
+
 def reference_memory(
     workload: WorkloadSpec,
     architecture: ArchitectureSpec,
@@ -145,26 +163,44 @@ def reference_memory(
     }
     levels = _levels(architecture)
     senders = _senders(architecture, bound)
+    level_tiles = _tiles(instances, levels, stamps)
+    tensor_tiles = {
+        tensor: _tiles(
+            instances,
+            levels,
+            {
+                **stamps,
+                **{
+                    level: {s: t[0] for s, t in _image(per[tensor], domain, bound).items()}
+                    for level, per in dataflow.places.items()
+                    if tensor in per
+                },
+            },
+        )
+        for tensor in reads
+    }
     figures: dict[tuple[str, str], TileFigures] = {}
     need: dict[str, int] = {}
     for tensor in reads:
         every = {e for s in instances for e in reads[tensor].get(s, []) + writes[tensor].get(s, [])}
         figures[(levels[0].name, tensor)] = TileFigures(len(every), 0, 0)
     need[levels[0].name] = sum(f.footprint for f in figures.values())
-    tile: dict[Point, Point] = {s: () for s in instances}
     for level in levels[1:]:
-        if level.name in stamps:
-            tile = {s: tile[s] + stamps[level.name][s] for s in instances}
-        order = sorted(set(tile.values()))
         pes: list[Point] = sorted(set(pe_of.values())) if level.per_pe else [()]
+        held_by = [t for t in reads if level.tensors is None or t in level.tensors]
+        # The finest tiling of the level among its own and its tensors' places (the most
+        # tile coordinates; the level's own on a tie): the tensors add up per tile of it.
+        finest = max(
+            [level_tiles[level.name], *(tensor_tiles[t][level.name] for t in held_by)],
+            key=lambda tiling: max((len(t) for t in tiling.values()), default=0),
+        )
         totals: dict[tuple[Point, Point], int] = defaultdict(int)
-        for tensor in reads:
-            if level.tensors is not None and tensor not in level.tensors:
-                continue
-            figures[(level.name, tensor)], sizes = _walk(
+        for tensor in held_by:
+            tile = tensor_tiles[tensor][level.name]
+            figures[(level.name, tensor)], held = _walk(
                 instances,
                 tile,
-                order,
+                sorted(set(tile.values())),
                 pes,
                 pe_of if level.per_pe else None,
                 reads[tensor],
@@ -172,8 +208,13 @@ def reference_memory(
                 senders if level.per_pe else {},
                 level,
             )
-            for key, size in sizes.items():
-                totals[key] += size
+            # What the tensor's buffer holds while each tile of the finest tiling runs.
+            keys: dict[tuple[Point, Point], set[tuple[Point, Point]]] = defaultdict(set)
+            for s in instances:
+                pe = pe_of[s] if level.per_pe else ()
+                keys[(pe, finest[s])].add((pe, tile[s]))
+            for key, own in keys.items():
+                totals[key] += len(set().union(*(held[k] for k in own)))
         need[level.name] = max(totals.values(), default=0)
     return figures, need
 
@@ -188,10 +229,11 @@ def _walk(
     writes: Mapping[Point, list[Point]],
     senders: Senders,
     level: _Level,
-) -> tuple[TileFigures, dict[tuple[Point, Point], int]]:
+) -> tuple[TileFigures, dict[tuple[Point, Point], set[Point]]]:
     """Walk the tiles in order with one literal buffer per PE (one in all when shared); a
     fill comes from a linked PE's buffer when that buffer held the element ``delay`` tiles
-    earlier (the same tile, from a PE before it, for a same-step link)."""
+    earlier (the same tile, from a PE before it, for a same-step link). Return the figures
+    and the elements each buffer holds, per (PE, tile)."""
     touched: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
     read_in: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
     wrote_in: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
@@ -205,7 +247,7 @@ def _walk(
     fills = writebacks = footprint = from_neighbour = 0
     parent_reads: list[tuple[Point, Point]] = []
     parent_writes: list[tuple[Point, Point]] = []
-    sizes: dict[tuple[Point, Point], int] = {}
+    held: dict[tuple[Point, Point], set[Point]] = {}
 
     def cheapest_link(pe: Point, position: int, element: Point) -> float | None:
         """The least energy of a link over which a linked buffer holds ``element``."""
@@ -246,7 +288,7 @@ def _walk(
             leaving = (buffer - kept) & dirty
             writebacks += len(leaving)
             parent_writes.extend((t, e) for e in leaving)
-            sizes[key] = len(buffer)
+            held[key] = buffer
             footprint = max(footprint, len(buffer))
             written_before |= written_in_tile.get(t, set())
     per_pe = pe_of is not None
@@ -255,4 +297,4 @@ def _walk(
     figures = TileFigures(
         footprint, fills, writebacks, from_neighbour, reads_parent, writes_parent, moved
     )
-    return figures, sizes
+    return figures, held

@@ -10,11 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import islpy as isl
+
 from tenet.errors import NotALoopNestError, SpecError
-from tenet.isl_utils import bind_params, parse_set
+from tenet.isl_utils import bind_params, parse_map, parse_set
 from tenet.mapping import (
     LoopNest,
     Stamps,
+    array_cut,
     box,
     equivalence,
     from_stamps,
@@ -228,21 +231,48 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
         )
 
     normal = normal_form(stamps, box(domain)[0], levels, per_pe)
-    if normal == stamps:
-        return read(stamps)
-    try:
-        nest = read(normal)
-        differs = equivalence(nest, stamps, domain, levels, bound, per_pe)
-    except NotALoopNestError as exc:
-        nest, differs = None, f"is no nest: {exc}"
-    if nest is not None and differs is None:
-        return nest
+    differs = None
+    if normal != stamps:
+        try:
+            nest = read(normal)
+            differs = equivalence(nest, stamps, domain, levels, bound, per_pe)
+        except NotALoopNestError as exc:
+            nest, differs = None, f"is no nest: {exc}"
+        if nest is not None and differs is None:
+            return nest
     try:
         return read(stamps)
     except NotALoopNestError as written:
+        blocked = _blocking(stamps, domain, levels, per_pe, bound)
+        if blocked is not None:
+            raise NotALoopNestError(f"{source}: {blocked}") from written
+        if differs is None:
+            raise
         raise NotALoopNestError(
             f"{written}; its normal form (tile order, relative loop indices) {differs}"
         ) from written
+
+
+def _blocking(
+    stamps: Stamps,
+    domain: isl.Set,
+    levels: Sequence[str],
+    per_pe: Sequence[str],
+    bound: Mapping[str, int],
+) -> str | None:
+    """Return the property of ``stamps`` that no loop nest has, when it is one of: several
+    instances on one PE in one time-stamp (a nest runs one at a time), tiles of a shared
+    level that cut a loop of the array (:func:`tenet.mapping.array_cut`)."""
+    dims, extents = box(domain)
+    where = bind_params(parse_map(stamps.space_stamp), bound).flat_range_product(
+        bind_params(parse_map(stamps.time_stamp), bound)
+    )
+    if not where.intersect_domain(domain).is_injective():
+        return (
+            "several instances run on one PE in one time-stamp, which a loop nest (one "
+            "instance per PE and step) does not express"
+        )
+    return array_cut(stamps, dims, extents, levels, per_pe)
 
 
 def bound_pe_extents(architecture: ArchitectureSpec, bound: Mapping[str, int]) -> list[int]:

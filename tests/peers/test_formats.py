@@ -129,7 +129,7 @@ def test_export_refuses_a_skew() -> None:
 
     a = load_architecture("systolic-2d-8x8")
     d = load_dataflow("gemm-os-systolic", architecture=a)
-    with pytest.raises(NotALoopNestError, match="skewed or modulo placement"):
+    with pytest.raises(NotALoopNestError, match=r"adds the PE coordinates .* systolic skew"):
         write_accelforge(ProblemSpecs(load_workload("gemm"), a, d, {"M": 8, "N": 8, "K": 4}))
 
 

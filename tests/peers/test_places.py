@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tenet.api import load_problem
 from tenet.metrics.memory import evaluate_memory
+from tenet.oracle.tiles import reference_memory
 from tenet.peers.accelforge import read_accelforge
 from tenet.peers.loopnest import evaluate_nest
 from tenet.peers.specs import Imported
@@ -93,3 +94,33 @@ def test_places_zigzag_mapping_fits_where_zigzag_fits() -> None:
     # The 96-element buffer holds O whole (8 x 8 = 64), I under the k and m tiles (4 rows of m
     # across the PEs x 4 of k = 16) and W under k, m and n (4 of k x 1 of n = 4): 84.
     assert (glb.footprint, memory.violations) == (84, ())
+
+
+def test_places_oracle_walks_each_tensor_at_its_place() -> None:
+    # The brute-force walk reads the places itself: B in the buffer under n only, Z in each
+    # register above k; its figures are the hand-derived ones above and tenet's exact ones,
+    # and each level's need adds the tensors per tile of the finest place: the register
+    # holds B[6 k, 4 n] (24) and Z[m, n] of its PE (4) while each of its tiles runs: 28.
+    imported = read_accelforge(PLACES)
+    figures, need = reference_memory(
+        WorkloadSpec.from_mapping(imported.workload),
+        ArchitectureSpec.from_mapping(imported.architecture),
+        DataflowSpec.from_mapping(imported.dataflow),
+    )
+    assert figures[("GlobalBuffer", "B")].fills == 48
+    assert figures[("GlobalBuffer", "A")].fills == 96
+    assert (figures[("Register", "B")].fills, figures[("Register", "B")].reads_parent) == (192, 48)
+    assert figures[("Register", "Z")].writebacks == 64
+    assert need["Register"] == 28
+    memory = evaluate_memory(_problem(imported))
+    for r in memory.records:
+        ref = figures[(r.level, r.tensor)]
+        got = (r.footprint, r.fills, r.writebacks, r.reads_parent, r.writes_parent)
+        assert got == (
+            ref.footprint,
+            ref.fills,
+            ref.writebacks,
+            ref.reads_parent,
+            ref.writes_parent,
+        ), r
+    assert {s.level: s.footprint for s in memory.levels} == need
