@@ -7,8 +7,10 @@ from __future__ import annotations
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.recover import (
     LoopDigit,
+    array_blocks,
     array_cut,
     box,
+    cuts_array,
     difference,
     equivalence,
     from_digits,
@@ -35,7 +37,9 @@ __all__ = [
     "equivalence",
     "difference",
     "box",
+    "array_blocks",
     "array_cut",
+    "cuts_array",
     "tiled_nest",
     "tiling_key",
     "TupleMapping",

@@ -30,7 +30,9 @@ __all__ = [
     "box",
     "normal_form",
     "equivalence",
+    "array_blocks",
     "array_cut",
+    "cuts_array",
 ]
 
 LoopDigit = tuple[str, int, int | None]
@@ -535,39 +537,94 @@ def normal_form(
     return Stamps(stamps.space_stamp, time_text, new_tiles, dict(stamps.places))
 
 
+def array_blocks(space: isl.Map, domain: isl.Set) -> dict[str, int]:
+    """Return, per loop of the box ``domain``, the tile size that the tiles of a level shared
+    by the PEs must be a multiple of (or span the whole loop) not to cut the array's digits
+    of that loop: the period of the PE coordinates ``space`` gives along the loop (the span
+    ``s * n`` of a digit ``floor(d / s) % n``; the whole loop for a digit without modulo; 1
+    for a loop not on the array).
+
+    Examples
+    --------
+    >>> domain = isl.Set("{S[i, j, k]: 0 <= i < 256 and 0 <= j < 64 and 0 <= k < 56}")
+    >>> array_blocks(isl.Map("{S[i, j, k] -> PE[floor(i / 16), i % 16]}"), domain)
+    {'i': 256, 'j': 1, 'k': 1}
+    >>> array_blocks(isl.Map("{S[i, j, k] -> PE[k % 16, floor(j / 2) % 4]}"), domain)
+    {'i': 1, 'j': 8, 'k': 16}
+    """
+    dims, extents = box(domain)
+    lows = [int(domain.dim_min_val(k).to_python()) for k in range(len(dims))]
+    blocks = {}
+    for q, (dim, extent) in enumerate(zip(dims, extents, strict=True)):
+        line = domain
+        for k, low in enumerate(lows):
+            if k != q:
+                line = line.fix_val(isl.dim_type.set, k, low)
+        row = _coordinates(space.intersect_domain(line), q, lows[q], extent)
+        blocks[dim] = next(
+            (
+                p
+                for p in range(1, extent)
+                if row[p] == row[0] and all(row[x] == row[x + p] for x in range(extent - p))
+            ),
+            extent,
+        )
+    return blocks
+
+
+def _coordinates(space: isl.Map, q: int, low: int, extent: int) -> list[tuple[int, ...]]:
+    """Return the PE coordinates of ``space`` (on a line of its domain along loop ``q``,
+    which starts at ``low``) at each of the line's ``extent`` points, in order."""
+    n = space.dim(isl.dim_type.in_)
+    found: dict[int, tuple[int, ...]] = {}
+
+    def keep(point: isl.Point) -> None:
+        values = [
+            int(point.get_coordinate_val(isl.dim_type.set, k).to_python())
+            for k in range(point.get_space().dim(isl.dim_type.set))
+        ]
+        found[values[q] - low] = tuple(values[n:])
+
+    space.wrap().foreach_point(keep)
+    return [found[x] for x in range(extent)]
+
+
+def cuts_array(block: int, size: int, extent: int) -> bool:
+    """Whether tiles of ``size`` over a loop of ``extent`` cut the array's digits of that
+    loop, whose tiles must be multiples of ``block`` (:func:`array_blocks`)."""
+    return size < extent and size % block != 0
+
+
 def array_cut(
     stamps: Stamps,
-    dims: Sequence[str],
-    extents: Sequence[int],
+    space: isl.Map,
+    domain: isl.Set,
     levels: Sequence[str],
     per_pe: Collection[str] = (),
 ) -> str | None:
     """Return how the tiles of a level shared by the PEs cut a loop of the array (a tile
-    digit over a PE coordinate's dimension finer than that coordinate, e.g. tiles of 2 over
-    ``i`` with ``PE[i % 16]``), which no loop nest does (its spatial loops run inside every
-    shared level's tiles); None when none does or a stamp is no loop index."""
+    size over a PE coordinate's loop that is not a multiple of the coordinate's period,
+    :func:`array_blocks`, e.g. tiles of 2 over ``i`` with ``PE[i % 16]``), which no loop nest
+    does (its spatial loops run inside every shared level's tiles); None when none does or a
+    tile stamp is no loop index. ``space`` is the space-stamp with its sizes bound."""
+    dims, extents = box(domain)
     try:
-        axes = _axes(stamps.space_stamp, dims, "space_stamp")
         tiles = {name: _digits(text, dims, f"tiles.{name}") for name, text in stamps.tiles.items()}
     except NotALoopNestError:
         return None
+    blocks = array_blocks(space, domain)
     extent = dict(zip(dims, extents, strict=True))
     for name in levels[1:]:
         if name in per_pe or name not in tiles:
             continue
         for dim, stride, trips in tiles[name]:
-            if stride >= extent[dim] or trips == 1:
-                continue
-            for axis, digits in enumerate(axes):
-                for _, (d, s, n) in digits:
-                    top = extent[d] if n is None else s * n
-                    if d == dim and stride < top and s < extent[d] and (n or 2) > 1:
-                        return (
-                            f"the tiles of {name} (shared by the PEs) cut the array's loop "
-                            f"over {dim!r}: {_digit_text((dim, stride, trips))} runs in time "
-                            f"while {_digit_text((d, s, n))} is PE axis {axis}; a loop nest "
-                            "runs its spatial loops inside the tiles of every shared level"
-                        )
+            if trips != 1 and cuts_array(blocks[dim], stride, extent[dim]):
+                return (
+                    f"the tiles of {name} (shared by the PEs) cut the array's loop over "
+                    f"{dim!r}: {_digit_text((dim, stride, trips))} runs in time while the PEs "
+                    f"take blocks of {blocks[dim]} of it; a loop nest runs its spatial loops "
+                    "inside the tiles of every shared level"
+                )
     return None
 
 

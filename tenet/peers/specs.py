@@ -263,16 +263,14 @@ def _blocking(
     """Return the property of ``stamps`` that no loop nest has, when it is one of: several
     instances on one PE in one time-stamp (a nest runs one at a time), tiles of a shared
     level that cut a loop of the array (:func:`tenet.mapping.array_cut`)."""
-    dims, extents = box(domain)
-    where = bind_params(parse_map(stamps.space_stamp), bound).flat_range_product(
-        bind_params(parse_map(stamps.time_stamp), bound)
-    )
+    space = bind_params(parse_map(stamps.space_stamp), bound)
+    where = space.flat_range_product(bind_params(parse_map(stamps.time_stamp), bound))
     if not where.intersect_domain(domain).is_injective():
         return (
             "several instances run on one PE in one time-stamp, which a loop nest (one "
             "instance per PE and step) does not express"
         )
-    return array_cut(stamps, dims, extents, levels, per_pe)
+    return array_cut(stamps, space, domain, levels, per_pe)
 
 
 def bound_pe_extents(architecture: ArchitectureSpec, bound: Mapping[str, int]) -> list[int]:

@@ -23,7 +23,7 @@ from math import factorial, prod
 
 from tenet.dse.joint.bounds import Band, BoundContext, kept_levels, lower_bound
 from tenet.dse.tiling.search import TilingSpace, objective_value
-from tenet.mapping import LoopNest, tile_maps, tiled_nest
+from tenet.mapping import LoopNest, array_blocks, cuts_array, tile_maps, tiled_nest
 from tenet.mapping.tiling import divisors
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
@@ -130,10 +130,24 @@ def _tiled_dims(space: TilingSpace, dims: Sequence[str]) -> frozenset[int]:
     )
 
 
-def _sizes(outside: Sequence[int], tiled: frozenset[int]) -> Iterator[tuple[int, ...]]:
+def _sizes(
+    outside: Sequence[int],
+    tiled: frozenset[int],
+    blocks: Sequence[int] | None = None,
+    extents: Sequence[int] = (),
+) -> Iterator[tuple[int, ...]]:
     """Yield the tile sizes inside a tile of sizes ``outside``: every nested divisor of the
-    tiled dimensions (the others whole)."""
-    per_dim = [divisors(o) if d in tiled else [o] for d, o in enumerate(outside)]
+    tiled dimensions (the others whole); with ``blocks`` (a level shared by the PEs) only
+    those that do not cut the array's digits of a loop of ``extents``
+    (:func:`tenet.mapping.cuts_array`)."""
+    per_dim = [
+        [
+            size
+            for size in (divisors(o) if d in tiled else [o])
+            if blocks is None or not cuts_array(blocks[d], size, extents[d])
+        ]
+        for d, o in enumerate(outside)
+    ]
     yield from product(*per_dim)
 
 
@@ -176,7 +190,9 @@ def search_subtree(
     below ``incumbent`` (None: no incumbent yet), the least bound it pruned, and its counts.
     Ties between leaves go to less DRAM traffic, then to the first visited. After ``budget``
     exact evaluations, or once the clock (``time.time()``, seconds) passes ``until`` (None: no
-    limit), the nodes not yet searched are left open, their bounds kept as pruned ones."""
+    limit), the nodes not yet searched are left open, their bounds kept as pruned ones. The
+    tiles of levels shared by the PEs do not cut the array's loops
+    (:func:`tenet.mapping.array_blocks`), as in a loop nest."""
     compute = occupancy(problem).latency_compute if compute is None else compute
     context = BoundContext.from_problem(problem)
     levels = list(space.levels or ())
@@ -186,6 +202,8 @@ def search_subtree(
     keeps = {name: frozenset(t) for name, t in kept}
     held = kept_levels(context.levels, keeps)
     root = lower_bound(context, compute, [], keeps).value(objective)
+    per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
+    blocks = [per_dim[d] for d in context.dims]
 
     def worse(bound: Fraction) -> bool:
         best = tally.best.value if tally.best is not None else incumbent
@@ -213,7 +231,8 @@ def search_subtree(
         capacity = context.levels[position[level]].capacity
         outside = bands[-1][1] if bands else context.extents
         sized: list[tuple[Fraction, tuple[int, ...]]] = []
-        for sizes in _sizes(outside, tiled):
+        shared = not context.levels[position[level]].per_pe
+        for sizes in _sizes(outside, tiled, blocks if shared else None, context.extents):
             need = _shared_need(context, position[level], sizes, held[position[level]])
             if capacity is not None and need > capacity:
                 tally.too_big += 1

@@ -51,7 +51,7 @@ from tenet.dse.tiling.alignment import (
     pe_units,
 )
 from tenet.dse.tiling.rtile import RTile, box_extents, reuse_score, traffic
-from tenet.dse.tiling.search import TilingResult, objective_value
+from tenet.dse.tiling.search import TilingResult, TilingSpace, array_cutter, objective_value
 from tenet.errors import CapacityError, SpecError
 from tenet.mapping import LoopNest, tile_maps, tiled_nest, tiling_key
 from tenet.metrics.latency import occupancy
@@ -349,8 +349,9 @@ def construct_tilings(
     top_k: int = 10,
     objective: MemoryObjective = "latency",
 ) -> list[TilingResult]:
-    """Return the first ``top_k`` fitting tilings of :func:`build_tilings`, each evaluated
-    exactly, best first by ``objective`` (ties: less DRAM traffic).
+    """Return the first ``top_k`` fitting tilings of :func:`build_tilings` whose levels shared
+    by the PEs do not cut the array's loops (:func:`tenet.dse.tiling.search.array_cutter`),
+    each evaluated exactly, best first by ``objective`` (ties: less DRAM traffic).
 
     Raises
     ------
@@ -358,8 +359,13 @@ def construct_tilings(
         No constructed tiling fits.
     """
     compute = occupancy(problem).latency_compute
+    inner = [lv.name for lv in problem.architecture.levels[1:]]
+    cuts = array_cutter(problem, TilingSpace(inner))
+    dims = box_extents(problem.workload)[0]
     results: list[TilingResult] = []
     for tiling in build_tilings(problem, start, compute):
+        if cuts(dims, [tiling.tile_sizes(level) for level in inner]):
+            continue
         stamps = tile_maps(tiling)
         if not level_needs(problem, stamps)[1]:
             continue

@@ -26,6 +26,7 @@ from tenet.dse.tiling.search import (
     TilingResult,
     TilingSearch,
     TilingSpace,
+    array_cutter,
     combine,
     loop_extents,
     search_sizes,
@@ -212,11 +213,16 @@ def _counts(problem: Problem, space: TilingSpace) -> tuple[int, int]:
     tiled = space.dims if space.dims is not None else names
     levels = len(space.levels or ())
     sizes = 1
+    cuts = array_cutter(problem, space)
     for name, extent in zip(names, extents, strict=True):
         own = (space.sizes or {}).get(name)
         pool = list(own) if own is not None else None if name in tiled else []
         restrict = None if pool is None else {0: pool}
-        sizes *= sum(1 for _ in nested_sizes([extent], levels, restrict, space.aligned))
+        sizes *= sum(
+            1
+            for chain in nested_sizes([extent], levels, restrict, space.aligned)
+            if not cuts([name], chain)
+        )
     return sizes, factorial(len(tiled)) ** (levels + 1)
 
 

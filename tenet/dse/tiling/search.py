@@ -9,7 +9,7 @@ trip or in the point loops (no tile stamp depends on them).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import permutations, product
@@ -18,7 +18,7 @@ from typing import Any, cast
 from tenet.dse.run.execution import Progress
 from tenet.dse.tiling.rtile import box_extents
 from tenet.errors import CapacityError, SpecError
-from tenet.mapping import LoopNest, tile_maps, tiled_nest, tiling_key
+from tenet.mapping import LoopNest, array_blocks, cuts_array, tile_maps, tiled_nest, tiling_key
 from tenet.mapping.tiling import nested_sizes
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
@@ -35,6 +35,7 @@ __all__ = [
     "objective_value",
     "SizesResult",
     "size_choices",
+    "array_cutter",
     "search_sizes",
     "combine",
 ]
@@ -152,14 +153,38 @@ def size_choices(
 ) -> list[tuple[tuple[int, ...], ...]]:
     """Return the tile sizes of ``problem`` in ``space`` (one tuple per level, outermost
     first), nested divisors of the loop extents in the order :func:`tilings` enumerates
-    them."""
+    them, the levels shared by the PEs in whole blocks of the array's loops (as in a loop
+    nest, :func:`tenet.mapping.array_blocks`)."""
     space = (space or TilingSpace()).checked(problem)
     names, extents = loop_extents(problem)
     indices = _tiled(names, space.dims)
     restrict: dict[int, list[int]] = {k: [] for k in range(len(names)) if k not in indices}
     restrict.update({names.index(d): list(v) for d, v in (space.sizes or {}).items()})
     chosen = nested_sizes(extents, len(space.levels or ()), restrict, space.aligned)
-    return [tuple(map(tuple, c)) for c in chosen]
+    cuts = array_cutter(problem, space)
+    return [tuple(map(tuple, c)) for c in chosen if not cuts(names, c)]
+
+
+def array_cutter(
+    problem: Problem, space: TilingSpace
+) -> Callable[[Sequence[str], Sequence[Sequence[int]]], bool]:
+    """Return whether tile sizes (per level of the checked ``space``) of some loops (by name)
+    cut, at a level shared by the PEs, a loop of ``problem``'s array
+    (:func:`tenet.mapping.cuts_array`)."""
+    per_pe = {lv.name for lv in problem.architecture.levels if lv.per_pe}
+    blocks = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
+    extents = dict(zip(*loop_extents(problem), strict=True))
+    shared = [level not in per_pe for level in space.levels or ()]
+
+    def cuts(names: Sequence[str], chosen: Sequence[Sequence[int]]) -> bool:
+        return any(
+            cuts_array(blocks[d], size, extents[d])
+            for whole, sizes in zip(shared, chosen, strict=True)
+            if whole
+            for d, size in zip(names, sizes, strict=True)
+        )
+
+    return cuts
 
 
 def _orders(
