@@ -13,20 +13,25 @@ if TYPE_CHECKING:
     from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
+    from tenet.peers.search import PeerSearch, evaluate_best, search_accelforge, search_zigzag
     from tenet.peers.specs import ProblemSpecs
     from tenet.peers.zigzag import ZIGZAG_UNITS, read_zigzag, write_zigzag
 
 __all__ = [
     "ACCELFORGE_UNITS",
     "ZIGZAG_UNITS",
+    "PeerSearch",
     "ProblemSpecs",
     "compare_accelforge",
     "compare_zigzag",
     "dump",
+    "evaluate_best",
     "peer_python",
     "read_accelforge",
     "read_zigzag",
     "render",
+    "search_accelforge",
+    "search_zigzag",
     "write_accelforge",
     "write_specs",
     "write_zigzag",
@@ -43,6 +48,10 @@ _HOME = {
     "render": "compare",
     "dump": "files",
     "write_specs": "files",
+    "PeerSearch": "search",
+    "evaluate_best": "search",
+    "search_accelforge": "search",
+    "search_zigzag": "search",
     "ProblemSpecs": "specs",
     "read_zigzag": "zigzag",
     "write_zigzag": "zigzag",

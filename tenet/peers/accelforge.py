@@ -307,13 +307,16 @@ def read_accelforge(path: str | Path) -> specs.Imported:
 
 def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
     """Return the AccelForge document of a tenet problem whose dataflow a loop nest expresses.
+    Without a dataflow the document has no ``mapping``, for AccelForge's mapper
+    (``Spec.map_workload_to_arch``), and each memory must keep the tensors its tenet level
+    holds (``tensors: {keep: [...]}``), as ZigZag's memories serve their operands.
 
     Raises
     ------
     NotALoopNestError
         A skewed or modulo placement, or spatial loops inside a per-PE level.
     """
-    nest = specs.recover_nest(problem)
+    nest = None if problem.dataflow is None else specs.recover_nest(problem)
     workload, architecture = problem.workload, problem.architecture
     bits = architecture.bits_per_element
     arch_nodes: list[dict[str, Any]] = []
@@ -337,6 +340,9 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
                 ],
             }
         )
+        if nest is None:
+            kept = [t for t in workload.accesses if lv.tensors is None or t in lv.tensors]
+            arch_nodes[-1]["tensors"] = {"keep": _set_expression(kept)}
     if not levels:
         arch_nodes.append(
             {
@@ -356,14 +362,44 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
             "name": "MAC",
             "area": 0,
             "leak_power": 0,
-            "actions": [
-                {"name": "compute", "energy": architecture.energy.mac, "throughput": "inf"}
-            ],
+            "actions": [{"name": "compute", "energy": architecture.energy.mac, "throughput": 1}],
         }
     )
+    domain_dims, extents = problem.loops() if nest is None else (nest.dims, nest.extents)
+    document = {
+        "arch": {"nodes": arch_nodes},
+        "workload": {
+            "iteration_space_shape": {
+                d: f"0 <= {d} < {e}" for d, e in zip(domain_dims, extents, strict=True)
+            },
+            "bits_per_value": {"All": bits},
+            "einsums": [
+                {
+                    "name": workload.name,
+                    "tensor_accesses": _accesses(workload),
+                }
+            ],
+        },
+    }
+    if nest is not None:
+        document["mapping"] = {"nodes": _mapping_nodes(problem, nest)}
+    return document
+
+
+def _set_expression(tensors: list[str]) -> str:
+    """AccelForge's set expression of ``tensors`` (``A | B``; ``Nothing`` when empty)."""
+    return " | ".join(tensors) or "Nothing"
+
+
+def _mapping_nodes(problem: specs.ProblemSpecs, nest: LoopNest) -> list[dict[str, Any]]:
+    """Return AccelForge's mapping nodes of ``nest``, outermost first."""
+    workload, architecture = problem.workload, problem.architecture
+    per_pe = [lv for lv in architecture.levels if lv.per_pe]
     tensors = list(workload.accesses)
-    keep = {lv.name: lv.tensors for lv in levels}
+    keep = {lv.name: lv.tensors for lv in architecture.levels}
     shape = dict(zip(nest.dims, nest.extents, strict=True))
+    flow = problem.dataflow
+    where = (flow.source or flow.name) if flow is not None else workload.name
     mapping: list[dict[str, Any]] = []
     flat = nest.loops()
     places: dict[int, list[tuple[str, list[str]]]] = {}
@@ -392,7 +428,7 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
         if loop.spatial is not None:
             if k == len(nest.levels) - 1 and per_pe:
                 raise NotALoopNestError(
-                    f"{problem.dataflow.source or problem.dataflow.name}: a spatial loop over "
+                    f"{where}: a spatial loop over "
                     f"{loop.dim!r} sits inside the per-PE level {level.level!r} (the PE "
                     "index is a low-order digit of the loop), which a fanout above the "
                     "PE buffers cannot express"
@@ -401,23 +437,7 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
             node["component"] = "PE"
         mapping.append(node)
     mapping.append({"kind": "Compute", "einsum": workload.name, "component": "MAC"})
-    domain_dims = nest.dims
-    return {
-        "arch": {"nodes": arch_nodes},
-        "workload": {
-            "iteration_space_shape": {
-                d: f"0 <= {d} < {e}" for d, e in zip(domain_dims, nest.extents, strict=True)
-            },
-            "bits_per_value": {"All": bits},
-            "einsums": [
-                {
-                    "name": workload.name,
-                    "tensor_accesses": _accesses(workload),
-                }
-            ],
-        },
-        "mapping": {"nodes": mapping},
-    }
+    return mapping
 
 
 ACCELFORGE_UNITS = (

@@ -15,11 +15,14 @@ per-PE level's fills are its own writes, less the MACs' results)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from math import ceil
 from typing import Any
 
 from tenet.api import load_problem
@@ -50,6 +53,7 @@ __all__ = [
     "Comparison",
     "level_counters",
     "peer_python",
+    "need_python",
     "run_zigzag",
     "run_accelforge",
     "compare_zigzag",
@@ -148,22 +152,55 @@ print(json.dumps({"actions": out, "energy": energy}))
 """
 
 
-def _run(python: str | None, script: str, args: Sequence[str], peer: str) -> Any:
+def need_python(python: str | None, peer: str) -> str:
+    """Return ``python``; a PeerError saying how to give it when None."""
     if python is None:
         raise PeerError(
             f"{peer} is not installed here: give --peer-python or set {ENVIRONMENT} to the "
             f"Python of a virtual environment with {peer}"
         )
+    return python
+
+
+def _run(
+    python: str | None,
+    script: str,
+    args: Sequence[str],
+    peer: str,
+    budget: float | None = None,
+) -> Any:
+    """Run ``script`` with ``args`` in ``python``, in a process group of its own; return the
+    JSON of its last line of output. With a ``budget`` (CPU seconds) the process is stopped by
+    the kernel once its CPU time reaches it (``RLIMIT_CPU``: SIGXCPU, SIGKILL a second
+    later), and what is left of its group is killed."""
+    python = need_python(python, peer)
+    if budget is not None:
+        seconds = max(1, ceil(budget))
+        script = (
+            f"import resource\nresource.setrlimit(resource.RLIMIT_CPU, ({seconds}, {seconds + 1}))"
+            f"\n{script}"
+        )
     try:
-        done = subprocess.run(
-            [python, "-c", script, *args], capture_output=True, text=True, check=False
+        process = subprocess.Popen(
+            [python, "-c", script, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
         )
     except OSError as exc:
         raise PeerError(f"cannot run {python}: {exc.strerror}") from exc
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+    try:
+        stdout, stderr = process.communicate()
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    if budget is not None and process.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        raise PeerError(f"{peer}: no result in {budget:g} CPU-s")
+    if process.returncode != 0:
+        last = (stderr.strip().splitlines() or ["no message"])[-1]
         raise PeerError(f"{peer} failed: {last}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def run_zigzag(python: str | None, workload: str, accelerator: str, mapping: str) -> Any:
@@ -258,7 +295,7 @@ def level_counters(
 def _energy_sums(imported: Imported, context: _Context, every: bool) -> float:
     """Return the energy of the MACs' reads of partial sums (pJ), as the peer charges them:
     before every MAC (``every``: ZigZag's word accesses) or every MAC but the first of each
-    output element (AccelForge)."""
+    output element in each instance of the level (AccelForge)."""
     energies = {
         lv["name"]: float(lv.get("energy_read", 0)) for lv in imported.architecture["levels"]
     }
@@ -295,7 +332,9 @@ def _causes(imported: Imported) -> dict[tuple[str, str], str]:
 class _Context:
     """What the reasons look at: tenet's counters under the refetch rule, the causes of
     shared data per level and tensor, whether tiles are partial, the MACs, the elements of
-    each output and the innermost level holding each tensor."""
+    each output that the instances of its innermost level start (per PE at a per-PE level:
+    the PEs sharing a reduction each start one) and the innermost level holding each
+    tensor."""
 
     refetch: Mapping[tuple[str, str], tuple[int, int]] | None
     causes: Mapping[tuple[str, str], str]
@@ -313,13 +352,19 @@ def _context(
 ) -> _Context:
     problem = _problem(imported)
     macs, _ = _operands(problem)
+    order = [lv.level for lv in imported.nest.levels]
+    innermost = {t: max((lv for lv, u in figures if u == t), key=order.index) for _, t in figures}
+    # A per-PE level holds a partial sum of an element in every PE that adds to it (a
+    # reduction spread over the array): each starts its own.
     outputs = {
-        tensor: count(write.range())
+        tensor: count(
+            problem.theta_space.reverse().apply_range(write)
+            if innermost.get(tensor) in imported.nest.per_pe
+            else write.range()
+        )
         for tensor, (_, write) in tensor_relations(problem).items()
         if not write.is_empty()
     }
-    order = [lv.level for lv in imported.nest.levels]
-    innermost = {t: max((lv for lv, u in figures if u == t), key=order.index) for _, t in figures}
     child: dict[tuple[str, str], str] = {}
     for tensor in innermost:
         chain = [lv for lv in order if (lv, tensor) in figures]
@@ -393,6 +438,11 @@ def _fill_reason(
     """Return why tenet's fills and writebacks of ``key`` differ from the peer's."""
     if (mine.fills, mine.writebacks) == (fills, writebacks):
         return ""
+    if mine.fills == fills and mine.writes_parent == writebacks != mine.writebacks:
+        return (
+            "the peer counts the writebacks once the array has reduced the PEs' partial sums "
+            "(tenet's writes into the parent level)"
+        )
     if refetch is not None and refetch[key].fills == fills:
         what = context.causes.get(key, "tiles repeat")
         return (

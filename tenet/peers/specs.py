@@ -178,21 +178,34 @@ def number(value: Any, source: str, where: str) -> float | None:
 
 @dataclass(frozen=True)
 class ProblemSpecs:
-    """A tenet problem as the peers' writers take it: its three specs and size parameters."""
+    """A tenet problem as the peers' writers take it: its three specs and size parameters.
+    Without a dataflow (``None``) the writers leave the mapping to the peer's search."""
 
     workload: WorkloadSpec
     architecture: ArchitectureSpec
-    dataflow: DataflowSpec
+    dataflow: DataflowSpec | None
     params: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        what = f"{self.workload.name} on {self.architecture.name} with {self.dataflow.name}"
-        check_params(self.params, self.workload, self.architecture, self.dataflow, what=what)
+        what = f"{self.workload.name} on {self.architecture.name}"
+        given: list[WorkloadSpec | ArchitectureSpec | DataflowSpec] = [
+            self.workload,
+            self.architecture,
+        ]
+        if self.dataflow is not None:
+            what += f" with {self.dataflow.name}"
+            given.append(self.dataflow)
+        check_params(self.params, *given, what=what)
 
     @property
     def bound(self) -> dict[str, int]:
         """Every size parameter: the workload's defaults, the dataflow's values, ``params``."""
-        return {**self.workload.params, **self.dataflow.params, **self.params}
+        flow = self.dataflow.params if self.dataflow is not None else {}
+        return {**self.workload.params, **flow, **self.params}
+
+    def loops(self) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """Return the loop dimensions of the workload's domain (a box) and their extents."""
+        return box(bind_params(parse_set(self.workload.domain), self.bound))
 
 
 def recover_nest(problem: ProblemSpecs) -> LoopNest:
@@ -209,6 +222,10 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
         written and in the normal form (the message says which property blocks it).
     """
     architecture, dataflow = problem.architecture, problem.dataflow
+    if dataflow is None:
+        raise SpecError(
+            f"{problem.workload.name} on {architecture.name}: no dataflow to read as a loop nest"
+        )
     bound = problem.bound
     stamps = Stamps(
         dataflow.space_stamp, dataflow.time_stamp, dict(dataflow.tiles), dict(dataflow.places)

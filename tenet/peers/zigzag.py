@@ -6,14 +6,16 @@
 ``memory_operand_links``).
 
 ZigZag's mapping does not say which memory holds which loops: ZigZag allocates them itself,
-innermost memory first, as far as each memory's size allows. tenet does the same greedily
-(``docs/peers.md``); ``tenet compare --with zigzag`` uses ZigZag's own allocation."""
+innermost memory first, as far as each memory's size allows, and tenet's reader does the same
+(:func:`allocate`, ``docs/peers.md``); ``tenet compare --with zigzag`` uses ZigZag's own
+allocation."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import product
 from math import ceil, prod
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from tenet.errors import NotALoopNestError, SpecError
 from tenet.mapping import LevelLoops, Loop, LoopNest
 from tenet.peers import specs
 from tenet.peers.files import need, read_peer_yaml
+from tenet.spec.workload import WorkloadSpec
 
 __all__ = [
     "ZigZagLayer",
@@ -29,6 +32,7 @@ __all__ = [
     "LayerMapping",
     "read_zigzag",
     "write_zigzag",
+    "zigzag_operands",
     "allocate",
     "nest_of_allocation",
 ]
@@ -343,59 +347,102 @@ def nest_of_allocation(
 
 
 def _footprint(layer: ZigZagLayer, operand: specs.Operand, extent: Mapping[str, int]) -> int:
-    """Elements of ``operand`` touched by a box of ``extent`` per dimension."""
+    """Elements of ``operand`` touched by a box of ``extent`` per dimension; a window
+    subscript (``ox + fx``) at most the whole of that subscript, as ZigZag clips it."""
+    whole = dict(zip(layer.dims, layer.sizes, strict=True))
     total = 1
     for sub in operand.subscripts:
         terms = re.findall(r"(?:(\d+)\*)?(\w+)", sub)
-        total *= sum(int(c or 1) * (extent[d.upper()] - 1) for c, d in terms) + 1
+
+        def span(box: Mapping[str, int], terms: list[tuple[str, str]] = terms) -> int:
+            return sum(int(c or 1) * (box[d.upper()] - 1) for c, d in terms) + 1
+
+        total *= min(span(extent), span(whole)) if len(terms) > 1 else span(extent)
     return total
 
 
 def allocate(mapping: LayerMapping) -> dict[str, dict[str, int]]:
-    """Return, per memory and layer operand, the innermost temporal loops it holds: memories
-    innermost first, each operand's loops taken one at a time while the memory's operands
-    fit (the outermost memory takes the rest)."""
+    """Return, per memory and layer operand, the innermost temporal loops it holds, as ZigZag's
+    memory allocator (LOMA's) chooses them: memories innermost first; at each, every operand
+    it holds may take its next 0, 1, ... loops while that operand's tile fits the memory; of
+    the choices whose tiles fit together, the one with the fewest bits moved from the memory
+    above (per operand: the trips of the loops left times its tile's bits; the last of equal
+    choices, the first operand the most significant digit); the outermost memory of an
+    operand takes all its loops. A memory too small for the tiles below keeps no more loops.
+    """
     layer, spatial, temporal = mapping.layer, mapping.spatial, mapping.temporal
     ops = {op.name: op for op in layer.operands}
     done = {name: 0 for name in ops}
+    top = {
+        name: max(k for k, m in enumerate(mapping.memories) if name in mapping.operands(m))
+        for name in ops
+        if any(name in mapping.operands(m) for m in mapping.memories)
+    }
     out: dict[str, dict[str, int]] = {}
     for k, m in enumerate(mapping.memories):
         names = mapping.operands(m)
-        if k == len(mapping.memories) - 1 or m.size_bits is None:
-            out[m.name] = {n: len(temporal) for n in names}
-            continue
+        capacity = float("inf") if m.size_bits is None else m.size_bits
+        choices: list[list[tuple[int, float, float]]] = []
+        for n in names:
+            precision = _precision(mapping, n, done[n], m.per_pe)
 
-        def bits(at: Mapping[str, int], m: Memory = m, names: list[str] = names) -> int:
-            total = 0
-            for n in names:
+            def bits(at: int, n: str = n, precision: int = precision, m: Memory = m) -> int:
                 extent = {d: 1 for d in layer.dims}
-                if not m.per_pe:
-                    for d, s, _ in spatial:
-                        extent[d] *= s
-                for d, s in temporal[: at[n]]:
+                for d, s, _ in spatial if not m.per_pe else ():
                     extent[d] *= s
-                total += _footprint(layer, ops[n], extent) * layer.precision.get(n, 8)
-            return total
+                for d, s in temporal[:at]:
+                    extent[d] *= s
+                return _footprint(layer, ops[n], extent) * precision
 
-        at = {n: done[n] for n in names}
-        grown = True
-        while grown:
-            grown = False
-            for n in names:
-                if at[n] < len(temporal):
-                    trial = {**at, n: at[n] + 1}
-                    if bits(trial) <= (m.size_bits or 0):
-                        at, grown = trial, True
-        out[m.name] = at
-        done.update(at)
+            options: list[tuple[int, float, float]] = []
+            for at in range(done[n], len(temporal) + 1):
+                size = bits(at)
+                if size > capacity and options:
+                    break
+                left = prod(s for _, s in temporal[at:])
+                options.append((at, size, float(left * size)))
+                if size > capacity:
+                    break
+            if top[n] == k:
+                at = len(temporal)
+                options = [(at, bits(at), 0.0)]
+            choices.append(options)
+        chosen = [options[0] for options in choices]
+        best = float("inf")
+        for combination in product(*choices):
+            if sum(size for _, size, _ in combination) > capacity:
+                continue
+            moved = sum(cost for _, _, cost in combination)
+            if moved <= best:
+                best, chosen = moved, list(combination)
+        out[m.name] = {n: at for n, (at, _, _) in zip(names, chosen, strict=True)}
+        done.update(out[m.name])
     return out
+
+
+def _precision(mapping: LayerMapping, name: str, done: int, per_pe: bool) -> int:
+    """Bits of an element of operand ``name`` at a memory above ``done`` temporal loops: an
+    output's final precision (``O_final``) once no loop over a dimension it does not use is
+    left above the memory (the spatial loops too, above a per-PE memory), else its partial
+    sums' precision, as ZigZag stores them."""
+    layer = mapping.layer
+    operand = next(op for op in layer.operands if op.name == name)
+    precision = layer.precision.get(name, 8)
+    final = layer.precision.get(f"{name}_final")
+    if not operand.output or final is None:
+        return precision
+    used = {d.upper() for sub in operand.subscripts for d in re.findall(r"[a-z_]\w*", sub)}
+    left = [d for d, _ in mapping.temporal[done:]]
+    if per_pe:
+        left += [d for d, _, _ in mapping.spatial]
+    return precision if any(d not in used for d in left) else final
 
 
 def read_zigzag(
     workload: str | Path, accelerator: str | Path, mapping: str | Path
 ) -> specs.Imported:
     """Read ZigZag's three files into tenet documents and a loop nest (loops allocated to
-    memories greedily, as ZigZag does)."""
+    memories as ZigZag's allocator does: :func:`allocate`)."""
     layer = read_layer(workload)
     name, memories, sizes, mac = read_accelerator(accelerator)
     spatial, temporal_given, links = read_zigzag_mapping(mapping, layer)
@@ -446,17 +493,15 @@ def read_zigzag(
     )
 
 
-def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
-    """Return ZigZag's three documents (``workload``, ``accelerator``, ``mapping``) for a tenet
-    problem whose dataflow a loop nest expresses; tensors become O (the output), I and W.
+def zigzag_operands(workload: WorkloadSpec) -> dict[str, str]:
+    """Return ZigZag's layer operand of each tensor of ``workload``: O for the output, I and W
+    for the inputs (in the workload's order, unless they are named I and W already).
 
     Raises
     ------
     NotALoopNestError
-        A skewed or modulo placement, a workload that is not one output and two inputs.
+        A workload that is not one output and two inputs.
     """
-    nest = specs.recover_nest(problem)
-    workload, architecture = problem.workload, problem.architecture
     outputs = [t for t, a in workload.accesses.items() if a.write]
     inputs = [t for t, a in workload.accesses.items() if not a.write]
     if len(outputs) != 1 or len(inputs) != 2:
@@ -466,15 +511,33 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
         )
     if set(inputs) == {"I", "W"}:
         inputs = ["I", "W"]
-    rename = {outputs[0]: "O", inputs[0]: "I", inputs[1]: "W"}
-    dims = [d.upper() for d in nest.dims]
+    return {outputs[0]: "O", inputs[0]: "I", inputs[1]: "W"}
+
+
+def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
+    """Return ZigZag's three documents (``workload``, ``accelerator``, ``mapping``) for a tenet
+    problem whose dataflow a loop nest expresses; tensors become O (the output), I and W.
+    Without a dataflow the mapping has the operand links alone: ZigZag's search generates the
+    spatial mapping and the temporal ordering.
+
+    Raises
+    ------
+    NotALoopNestError
+        A skewed or modulo placement, a workload that is not one output and two inputs.
+    """
+    nest = None if problem.dataflow is None else specs.recover_nest(problem)
+    workload, architecture = problem.workload, problem.architecture
+    rename = zigzag_operands(workload)
+    tensor = {operand: t for t, operand in rename.items()}
+    loop_dims, extents = (nest.dims, nest.extents) if nest is not None else problem.loops()
 
     def subscripts(tensor: str, relations: list[str]) -> str:
         subs = specs.projection(workload, tensor, "ZigZag's equation has one per operand")
         out = ""
         for n, sub in enumerate(subs):
-            if sub in nest.dims:
-                out += f"[{sub}]"
+            plain = re.fullmatch(r"(?:1\s*\*\s*)?([a-z_]\w*)", sub.strip())
+            if plain and plain.group(1) in loop_dims:
+                out += f"[{plain.group(1)}]"
                 continue
             terms = re.findall(r"(?:(\d+)\s*\*\s*)?([a-z_]\w*)", sub)
             if len(terms) != 2 or re.sub(r"[\s\d\w*+]", "", sub):
@@ -490,8 +553,8 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
 
     relations: list[str] = []
     eq = (
-        f"O{subscripts(outputs[0], relations)}+=I{subscripts(inputs[0], relations)}"
-        f"*W{subscripts(inputs[1], relations)}"
+        f"O{subscripts(tensor['O'], relations)}+=I{subscripts(tensor['I'], relations)}"
+        f"*W{subscripts(tensor['W'], relations)}"
     )
     bits = architecture.bits_per_element
     layer = {
@@ -500,34 +563,41 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
         "operator_type": "Gemm" if not relations else "Conv",
         "equation": eq,
         "dimension_relations": relations,
-        "loop_dims": dims,
-        "loop_sizes": list(nest.extents),
+        "loop_dims": [d.upper() for d in loop_dims],
+        "loop_sizes": list(extents),
         "operand_precision": {"O": bits, "O_final": bits, "W": bits, "I": bits},
         "operand_source": {"I": 0, "W": 0},
     }
-    flat = nest.loops()
-    spatial: dict[str, list[str]] = {}
-    for _, loop in flat:
-        if loop.spatial is not None:
-            spatial.setdefault(f"D{loop.spatial + 1}", []).append(
-                f"{loop.dim.upper()}, {loop.size}"
-            )
-    temporal = [[loop.dim.upper(), loop.size] for _, loop in reversed(flat) if loop.spatial is None]
-    mapping = [
-        {
-            "name": "default",
-            "spatial_mapping": spatial,
-            "temporal_ordering": temporal,
-            "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"},
-        }
-    ]
+    entry: dict[str, Any] = {"name": "default"}
+    if nest is not None:
+        flat = nest.loops()
+        spatial: dict[str, list[str]] = {}
+        for _, loop in flat:
+            if loop.spatial is not None:
+                spatial.setdefault(f"D{loop.spatial + 1}", []).append(
+                    f"{loop.dim.upper()}, {loop.size}"
+                )
+        entry["spatial_mapping"] = spatial
+        entry["temporal_ordering"] = [
+            [loop.dim.upper(), loop.size] for _, loop in reversed(flat) if loop.spatial is None
+        ]
+    entry["memory_operand_links"] = {"O": "O", "W": "I2", "I": "I1"}
+    memory_operand = {tensor["O"]: "O", tensor["I"]: "I1", tensor["W"]: "I2"}
+    accelerator = _accelerator(problem, memory_operand)
+    return {"workload": [layer], "accelerator": accelerator, "mapping": [entry]}
+
+
+def _accelerator(problem: specs.ProblemSpecs, memory_operand: Mapping[str, str]) -> dict[str, Any]:
+    """Return ZigZag's accelerator document of ``problem``'s architecture, the tensors held by
+    each memory named by their memory operands (``memory_operand``)."""
+    architecture = problem.architecture
+    bits = architecture.bits_per_element
     pe_sizes = specs.bound_pe_extents(architecture, problem.bound)
     array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
     memories: dict[str, Any] = {}
-    memory_operand = {outputs[0]: "O", inputs[0]: "I1", inputs[1]: "I2"}
     for lv in reversed(architecture.levels):
         capacity = specs.capacity_elements(lv, bits)
-        held = [memory_operand[t] for t in rename if lv.tensors is None or t in lv.tensors]
+        held = [memory_operand[t] for t in memory_operand if lv.tensors is None or t in lv.tensors]
         ports = _ports(lv.read_bandwidth, lv.write_bandwidth, bits, max(1, prod(pe_sizes)), held)
         read_bits = ports[0]["bandwidth_max"]
         write_bits = ports[-1]["bandwidth_max"]
@@ -541,7 +611,7 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
             "ports": ports,
             "served_dimensions": [] if lv.per_pe else array_dims,
         }
-    accelerator = {
+    return {
         "name": architecture.name,
         "memories": memories,
         "operational_array": {
@@ -551,7 +621,6 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
             "sizes": pe_sizes,
         },
     }
-    return {"workload": [layer], "accelerator": accelerator, "mapping": mapping}
 
 
 ZIGZAG_UNITS = (
