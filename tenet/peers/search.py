@@ -345,9 +345,10 @@ def evaluate_best(
 ) -> dict[str, Any]:
     """Return tenet's exact figures of a search's imported best on ``workload`` and
     ``architecture`` (the specs the peer's files were written from): ``latency_cycles``,
-    ``energy_pj``, ``traffic_dram_elements`` (elements moved between the outermost level and
-    the levels it feeds) and ``fits``. The imported dataflow's level names are the
-    architecture's; a level the mapping bypasses for some tensors keeps the others only.
+    ``energy`` (in ``energy_unit``), ``traffic_dram_elements`` (elements moved between the
+    outermost level and the levels it feeds) and ``fits``. The imported dataflow's level
+    names are the architecture's; a level the mapping bypasses for some tensors keeps the
+    others only.
 
     Raises
     ------
@@ -373,10 +374,10 @@ def evaluate_best(
         params=dict(params or {}),
     )
     metrics = evaluate_memory(problem)
-    outer = metrics.levels[0]
     return {
         "latency_cycles": metrics.latency,
-        "energy_pj": metrics.energy,
-        "traffic_dram_elements": outer.accesses_read + outer.accesses_write,
+        "energy": metrics.energy,
+        "energy_unit": architecture.energy.unit,
+        "traffic_dram_elements": metrics.traffic_dram,
         "fits": metrics.fits,
     }
