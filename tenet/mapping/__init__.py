@@ -17,7 +17,14 @@ from tenet.mapping.recover import (
     from_stamps,
     normal_form,
 )
-from tenet.mapping.stamps import Stamps, dataflow_spec, tensor_tiles, tile_maps, to_stamps
+from tenet.mapping.stamps import (
+    Stamps,
+    dataflow_spec,
+    place_maps,
+    tensor_tiles,
+    tile_maps,
+    to_stamps,
+)
 from tenet.mapping.tiling import tiled_nest, tiling_key
 from tenet.mapping.tuples import TupleMapping
 
@@ -28,6 +35,7 @@ __all__ = [
     "Stamps",
     "to_stamps",
     "tile_maps",
+    "place_maps",
     "dataflow_spec",
     "tensor_tiles",
     "LoopDigit",

@@ -22,7 +22,7 @@ from tenet.isl_utils import parse_map
 from tenet.mapping.nest import Loop, LoopNest
 from tenet.spec.dataflow import DataflowSpec
 
-__all__ = ["Stamps", "to_stamps", "tile_maps", "tensor_tiles", "dataflow_spec"]
+__all__ = ["Stamps", "to_stamps", "tile_maps", "place_maps", "tensor_tiles", "dataflow_spec"]
 
 
 @dataclass(frozen=True)
@@ -160,3 +160,13 @@ def tensor_tiles(nest: LoopNest, tensor: str) -> dict[str, str]:
 def tile_maps(nest: LoopNest) -> list[tuple[str, isl.Map]]:
     """Return the tile stamp of each level of ``nest`` inside the outermost, as isl maps."""
     return [(level, parse_map(text)) for level, text in to_stamps(nest).tiles.items()]
+
+
+def place_maps(nest: LoopNest) -> list[tuple[str, str, isl.Map]]:
+    """Return the tile stamp of each tensor stored under other loops than its level's
+    (``nest.above``), as (level, tensor, isl map)."""
+    return [
+        (level, tensor, parse_map(text))
+        for level, per in to_stamps(nest).places.items()
+        for tensor, text in per.items()
+    ]

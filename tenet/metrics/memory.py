@@ -311,11 +311,13 @@ def evaluate_memory(
     problem: Problem,
     latency_compute: int | None = None,
     tiles: Sequence[tuple[str, isl.Map]] | None = None,
+    places: Sequence[tuple[str, str, isl.Map]] = (),
 ) -> MemoryMetrics:
     """Count the memory figures of ``problem`` exactly (see ``docs/memory.md``).
 
     ``latency_compute`` is the array's compute latency in cycles (counted when not given);
-    ``tiles`` (level name, tile stamp) replace the dataflow's tile stamps when given.
+    ``tiles`` (level name, tile stamp) replace the dataflow's tile stamps when given, and
+    ``places`` (level name, tensor, tile stamp) its tensors' places.
 
     Examples
     --------
@@ -342,7 +344,7 @@ def evaluate_memory(
     violations: list[CapacityViolation] = []
     moved = 0.0
     footprints: dict[str, int] = {levels[0].name: sum(r.footprint for r in records)}
-    own = tensor_tile_levels(problem, tiles)
+    own = tensor_tile_levels(problem, tiles, places)
     for k, tiled in enumerate(tile_levels(problem, tiles)):
         level = tiled.level
         finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
@@ -403,14 +405,17 @@ def evaluate_memory(
 
 
 def level_needs(
-    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+    problem: Problem,
+    tiles: Sequence[tuple[str, isl.Map]] | None = None,
+    places: Sequence[tuple[str, str, isl.Map]] = (),
 ) -> tuple[dict[str, int], bool]:
     """Return the largest tile of every level inside the outermost (elements, summed over
-    tensors) and whether every tile fits (per tensor under ``split``); no fills counted."""
+    tensors) and whether every tile fits (per tensor under ``split``); no fills counted.
+    ``tiles`` and ``places`` replace the dataflow's as in :func:`evaluate_memory`."""
     relations = tensor_relations(problem)
     needs: dict[str, int] = {}
     fits = True
-    own = tensor_tile_levels(problem, tiles)
+    own = tensor_tile_levels(problem, tiles, places)
     for k, tiled in enumerate(tile_levels(problem, tiles)):
         level = tiled.level
         finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])

@@ -52,12 +52,15 @@ def mapping_row(
     energy_unit: str,
     array: tuple[int, float] | None = None,
     bound: tuple[str, Fraction] | None = None,
+    places: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
     """Return the fields of :data:`ROW_FIELDS` of a mapping: ``memory`` its figures per level
     (under ``tiles``, the tile stamp of each level), ``energy_unit`` the architecture's;
     ``array`` the array's latency (cycles) and energy, which the row holds when the
     architecture has no memory levels (needed then); ``bound``, ``(objective, value)``: a
-    lower bound of the searched objective, given as ``bound_<objective>``.
+    lower bound of the searched objective, given as ``bound_<objective>``; ``places``, per
+    level, the tile stamp of each tensor stored under other loops than the level's (a
+    ``places`` field, only when there are some).
 
     Examples
     --------
@@ -94,6 +97,8 @@ def mapping_row(
         "time_stamp": time_stamp,
         "tiles": dict(tiles),
     }
+    if places:
+        row["places"] = {level: dict(per) for level, per in places.items()}
     if bound is not None:
         row[f"bound_{column(bound[0])}"] = _number(bound[1])
     return row

@@ -211,11 +211,14 @@ def tile_levels(
 
 
 def tensor_tile_levels(
-    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+    problem: Problem,
+    tiles: Sequence[tuple[str, isl.Map]] | None = None,
+    places: Sequence[tuple[str, str, isl.Map]] = (),
 ) -> dict[str, tuple[TiledLevel, ...]]:
     """Return, per tensor with its own storage places (the dataflow's ``places``), the tiles
     of every level inside the outermost one as that tensor sees them: its place where it has
-    one, the level's tiles elsewhere. None when ``tiles`` replace the dataflow's stamps.
+    one, the level's tiles elsewhere. When ``tiles`` replace the dataflow's stamps,
+    ``places`` (level, tensor, stamp) replace its places.
 
     Raises
     ------
@@ -223,18 +226,17 @@ def tensor_tile_levels(
         A place for a tensor the workload does not have.
     """
     dataflow = problem.dataflow
-    if tiles is not None or not dataflow.places:
-        return {}
+    base, placed = (dataflow.tiles, dataflow.places) if tiles is None else (tiles, places)
     out: dict[str, tuple[TiledLevel, ...]] = {}
-    for tensor in dict.fromkeys(tensor for _, tensor, _ in dataflow.places):
+    for tensor in dict.fromkeys(tensor for _, tensor, _ in placed):
         if tensor not in problem.workload.tensors:
             raise SpecError(
                 f"no tensor {tensor!r} in the workload ({', '.join(problem.workload.tensors)})",
                 source=dataflow.source,
-                location=f"places.{next(lv for lv, t, _ in dataflow.places if t == tensor)}",
+                location=f"places.{next(lv for lv, t, _ in placed if t == tensor)}",
             )
-        stamps = dict(dataflow.tiles)
-        stamps.update({level: stamp for level, t, stamp in dataflow.places if t == tensor})
+        stamps = dict(base)
+        stamps.update({level: stamp for level, t, stamp in placed if t == tensor})
         out[tensor] = tile_levels(problem, list(stamps.items()))
     return out
 

@@ -9,13 +9,15 @@ import pytest
 from tests.conftest import run
 from tests.memory import HERE, LINE4, gemm_tiled_on
 
-TILE_IJ = ("tile", *gemm_tiled_on(LINE4), "-l", "glb", "--dim", "i", "--dim", "j")
+TILE_IK = ("tile", *gemm_tiled_on(LINE4), "-l", "glb", "--dim", "i", "--dim", "k")
+"""The glb tiles of i and k (j runs over the four PEs, PE[j % 4]: a shared level takes it
+whole)."""
 
 
 def test_cli_tile_prints_the_best_tiling(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys,
-        *TILE_IJ,
+        *TILE_IK,
     )
     assert code == 0
     assert "tiles:" in out and 'glb: "{S[i, j, k] -> GLB[' in out
@@ -25,7 +27,7 @@ def test_cli_tile_prints_the_best_tiling(capsys: pytest.CaptureFixture[str]) -> 
 def test_cli_tile_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys,
-        *TILE_IJ,
+        *TILE_IK,
         "--objective",
         "energy",
         "--format",
@@ -33,7 +35,7 @@ def test_cli_tile_json(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0
     data = json.loads(out)
-    # i and j in tiles of 1, 2 or 4 (k whole): 3 x 3 sizes x 2! x 2! orders (band, points).
+    # i and k in tiles of 1, 2 or 4 (j whole): 3 x 3 sizes x 2! x 2! orders (band, points).
     assert data["candidates"] == 36
     assert {"level", "tensor", "footprint", "fills", "writebacks", "capacity", "fits"} <= set(
         data["levels"][0]

@@ -227,12 +227,15 @@ def lower_bound(
     kept: Mapping[str, frozenset[str]] | None = None,
     *,
     unordered: bool = False,
+    places: Mapping[str, int] | None = None,
 ) -> Bound:
     """Return lower bounds on the memory-aware latency and energy of every tiling whose outer
     bands are ``bands`` (a prefix of the levels inside the outermost, outermost first), with
     ``compute`` the array mapping's compute latency (cycles) and ``kept`` the tensors each
     named level keeps (others: the architecture's). With ``unordered`` the last band's order
     is not fixed: the bound is the least over the choices of its innermost running loop.
+    ``places`` gives, per tensor, how many of the last band's loops (from the innermost) its
+    copy at the band's level spans, stored above them (none: 0, under every loop).
 
     Examples
     --------
@@ -272,8 +275,13 @@ def lower_bound(
         loops[k] = list(running)
         perfect[k] = ok and (context.short_links or not levels[k].per_pe)
     inner: list[int | None] = [d for d, n in free if n > 1] or [None]
+    own = {
+        tensor: loops[last][: len(loops[last]) - spans]
+        for tensor, spans in (places or {}).items()
+        if spans
+    }
     found = [
-        _bound(context, compute, keeps, loops, perfect, free, last, choice) for choice in inner
+        _bound(context, compute, keeps, loops, perfect, free, last, choice, own) for choice in inner
     ]
     slowest = min(found, key=lambda b: b.latency)
     return Bound(
@@ -292,9 +300,12 @@ def _bound(
     free: Sequence[tuple[int, int]],
     last: int,
     innermost: int | None,
+    own: Mapping[str, Sequence[tuple[int, int]]],
 ) -> Bound:
     """Return the bounds of :func:`lower_bound` for the tile sequences ``loops`` per level,
-    the unordered band's loops ``free`` (at level ``last`` and inside) with ``innermost``."""
+    the unordered band's loops ``free`` (at level ``last`` and inside) with ``innermost``,
+    and the tile sequences ``own`` of the tensors stored at level ``last`` above some of its
+    band's loops."""
     levels = context.levels
     reads_in = [0] * len(levels)
     writes_in = [0] * len(levels)
@@ -305,7 +316,8 @@ def _bound(
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
         for parent, child in zip(holders, holders[1:], strict=False):
             inside = free if child >= last else ()
-            visits = _visits(facts, loops[child], perfect[child], inside, innermost)
+            sequence = own.get(facts.tensor, loops[child]) if child == last else loops[child]
+            visits = _visits(facts, sequence, perfect[child], inside, innermost)
             into = visits * facts.read_only + (visits - 1) * facts.written
             out = visits * facts.written
             reads_in[parent] += into

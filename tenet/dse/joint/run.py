@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from math import prod
@@ -111,14 +111,16 @@ class Certificate:
         """Return the JSON row of the best: its :func:`~tenet.metrics.row.mapping_row` (the
         memory-aware figures, the full dataflow and the bound), then its kept tensors and the
         certificate."""
+        stamps = to_stamps(self.best.tiling)
         return {
             **mapping_row(
                 self.best.metrics,
                 self.mapping.space_stamp,
                 self.mapping.time_stamp,
-                to_stamps(self.best.tiling).tiles,
+                stamps.tiles,
                 energy_unit=self.energy_unit,
                 bound=(self.objective, self.bound),
+                places=stamps.places,
             ),
             "tiling": self.best.tiling.describe(),
             "kept": {level: list(tensors) for level, tensors in self.best.kept},
@@ -205,7 +207,15 @@ def evaluate_subtree(
     space = TilingSpace(**c["space"]).checked(problem)
     limit = None if incumbent is None else Fraction(incumbent)
     found = search_subtree(
-        problem, space, chosen, c["objective"], limit, compute, c.get("budget"), until
+        problem,
+        space,
+        chosen,
+        c["objective"],
+        limit,
+        compute,
+        c.get("budget"),
+        until,
+        c.get("places", False),
     )
     return index, _encode(found)
 
@@ -229,6 +239,7 @@ def joint_search(
     bypass: bool = True,
     seed: bool = True,
     budget: int | None = None,
+    places: bool = False,
     execution: ExecutionOptions | None = None,
 ) -> Certificate:
     """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
@@ -241,11 +252,13 @@ def joint_search(
     outermost and the innermost may keep only some tensors (else the architecture's), and
     ``seed`` whether the constructive tilings of the three mappings of least root bound, the
     three of least compute latency and (design space) the three the micro model ranks best
-    start the search (they join the declared space). ``budget`` caps the exact evaluations of each
-    subtree (None: none; the nodes left open keep their bounds in the certificate). Subtrees
-    run on the engine of ``execution`` (None: in this process) and are kept in its store; its
-    time budget stops starting subtrees and leaves the nodes of running ones open (a subtree
-    cut short is not stored).
+    start the search (they join the declared space). ``budget`` caps the exact evaluations of
+    each subtree (None: none; the nodes left open keep their bounds in the certificate). With
+    ``places`` each tensor's copy at a per-PE innermost level of single-instance tiles may
+    also sit above any of the level's loops (:func:`tenet.dse.joint.search.place_choices`).
+    Subtrees run on the engine of ``execution`` (None: in this process) and are kept in its
+    store; its time budget stops starting subtrees and leaves the nodes of running ones open
+    (a subtree cut short is not stored).
 
     Examples
     --------
@@ -271,13 +284,32 @@ def joint_search(
         )
         for kept in choices
     ]
-    roots: dict[tuple[int, int], Fraction] = {}
-    for compute in set(computes):
-        for k, (kept, ctx) in enumerate(zip(choices, contexts, strict=True)):
-            roots[compute, k] = lower_bound(ctx, compute, [], dict(_sets(kept))).value(objective)
+    # the energy depends on each PE's own fills: bound them per placement (space-stamp)
+    placements = list(dict.fromkeys(d.space_stamp for d in specs))
+    placement = {d.space_stamp: placements.index(d.space_stamp) for d in specs}
+    per_pe = (
+        [
+            BoundContext.from_problem(
+                load_problem(w, a, next(d for d in specs if d.space_stamp == stamp), bound)
+            )
+            for stamp in placements
+        ]
+        if objective != "latency"
+        else []
+    )
+    roots: dict[tuple[int, int, int], Fraction] = {}
+
+    def root(m: int, k: int) -> Fraction:
+        where = placement[specs[m].space_stamp] if per_pe else 0
+        key = (computes[m], k, where)
+        if key not in roots:
+            ctx = replace(per_pe[where], levels=contexts[k].levels) if per_pe else contexts[k]
+            roots[key] = lower_bound(ctx, computes[m], [], dict(_sets(choices[k]))).value(objective)
+        return roots[key]
+
     subtrees = sorted(
         (
-            _Subtree(0, m, kept, roots[computes[m], k])
+            _Subtree(0, m, kept, root(m, k))
             for m in range(len(specs))
             for k, kept in enumerate(choices)
         ),
@@ -292,10 +324,19 @@ def joint_search(
         for m in seeded
         for point in _seeds(load_problem(w, a, specs[m], bound), objective)
     ]
+    inner = a.levels[-1] if a.levels else None
+    placing = (
+        places
+        and inner is not None
+        and inner.per_pe
+        and bool(checked.levels)
+        and list(checked.levels or ())[-1] == inner.name
+    )
     leaves = space_size(
         contexts[0].extents,
         len(checked.levels or ()),
         None if checked.dims is None else [contexts[0].dims.index(d) for d in checked.dims],
+        len(w.accesses) if placing else 0,
     )
     context = json.dumps(
         {
@@ -305,6 +346,7 @@ def joint_search(
             "space": checked.to_dict(),
             "objective": objective,
             "budget": budget,
+            "places": placing,
         },
         sort_keys=True,
     )

@@ -15,15 +15,22 @@ visited when the search stops early), and their gap: 0 when the search finishes.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations, permutations, product
 from math import factorial, prod
 
 from tenet.dse.joint.bounds import Band, BoundContext, kept_levels, lower_bound
 from tenet.dse.tiling.search import TilingSpace, objective_value
-from tenet.mapping import LoopNest, array_blocks, cuts_array, tile_maps, tiled_nest
+from tenet.mapping import (
+    LoopNest,
+    array_blocks,
+    cuts_array,
+    place_maps,
+    tile_maps,
+    tiled_nest,
+)
 from tenet.mapping.tiling import divisors
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
@@ -39,6 +46,7 @@ __all__ = [
     "with_kept",
     "search_subtree",
     "space_size",
+    "place_choices",
 ]
 
 Kept = tuple[tuple[str, tuple[str, ...]], ...]
@@ -116,7 +124,7 @@ class _Tally:
     pruned_bound: Fraction | None = None
     best: JointPoint | None = None
     best_rank: tuple[Fraction, int] | None = None
-    needs: dict[tuple[tuple[int, ...], ...], bool] = field(default_factory=dict)
+    needs: dict[tuple[object, ...], bool] = field(default_factory=dict)
 
     def prune(self, bound: Fraction) -> None:
         self.pruned += 1
@@ -184,6 +192,7 @@ def search_subtree(
     compute: int | None = None,
     budget: int | None = None,
     until: float | None = None,
+    places: bool = False,
 ) -> SubtreeResult:
     """Search the tilings of ``problem`` (an array mapping, its architecture keeping ``kept``)
     in the checked ``space`` by branch and bound: return its best leaf whose ``objective`` is
@@ -192,7 +201,9 @@ def search_subtree(
     exact evaluations, or once the clock (``time.time()``, seconds) passes ``until`` (None: no
     limit), the nodes not yet searched are left open, their bounds kept as pruned ones. The
     tiles of levels shared by the PEs do not cut the array's loops
-    (:func:`tenet.mapping.array_blocks`), as in a loop nest."""
+    (:func:`tenet.mapping.array_blocks`), as in a loop nest. With ``places``, when the
+    innermost level is per PE and its tiles are single instances, each tensor's copy there may
+    also sit above any of the level's loops (:func:`place_choices`)."""
     compute = occupancy(problem).latency_compute if compute is None else compute
     context = BoundContext.from_problem(problem)
     levels = list(space.levels or ())
@@ -222,10 +233,35 @@ def search_subtree(
             return False
         return True
 
+    innermost = len(context.levels) - 1
+    placing = (
+        places
+        and bool(levels)
+        and position[levels[-1]] == innermost
+        and context.levels[innermost].per_pe
+    )
+    inner_keeps = held[innermost]
+    tensors = [f.tensor for f in context.tensors if inner_keeps is None or f.tensor in inner_keeps]
+
+    def placed(bands: list[Band]) -> None:
+        """Search the places of the tensors at the innermost level of a leaf (its tiles are
+        single instances) in increasing bound, the leaf's own first among equals."""
+        choices = []
+        for spans in place_choices(bands[-1], context.extents, tensors):
+            bound = lower_bound(context, compute, bands, keeps, places=spans)
+            choices.append((bound.value(objective), spans))
+        choices.sort(key=lambda c: c[0])
+        for bound_places, spans in choices:
+            if descend(bound_places):
+                _leaf(problem, compute, context, bands, kept, objective, tally, spans)
+
     def visit(bands: list[Band]) -> None:
         depth = len(bands)
         if depth == len(levels):
-            _leaf(problem, compute, context, bands, kept, objective, tally)
+            if placing and all(size == 1 for size in bands[-1][1]):
+                placed(bands)
+            else:
+                _leaf(problem, compute, context, bands, kept, objective, tally)
             return
         level = levels[depth]
         capacity = context.levels[position[level]].capacity
@@ -238,7 +274,11 @@ def search_subtree(
                 tally.too_big += 1
                 continue
             band: Band = (level, sizes, ())
-            bound = lower_bound(context, compute, [*bands, band], keeps, unordered=True)
+            if placing and depth == len(levels) - 1 and all(size == 1 for size in sizes):
+                # the tensors' copies may span the band's loops: none of them counts
+                bound = lower_bound(context, compute, bands, keeps)
+            else:
+                bound = lower_bound(context, compute, [*bands, band], keeps, unordered=True)
             sized.append((bound.value(objective), sizes))
         sized.sort(key=lambda c: c[0])
         for bound_sizes, sizes in sized:
@@ -247,6 +287,9 @@ def search_subtree(
             ordered: list[tuple[Fraction, Band]] = []
             for order in _orders(outside, sizes):
                 band = (level, sizes, order)
+                if placing and depth == len(levels) - 1 and all(size == 1 for size in sizes):
+                    ordered.append((bound_sizes, band))
+                    continue
                 bound = lower_bound(context, compute, [*bands, band], keeps)
                 ordered.append((bound.value(objective), band))
             ordered.sort(key=lambda c: c[0])
@@ -269,6 +312,26 @@ def search_subtree(
     )
 
 
+def place_choices(
+    band: Band, extents: Sequence[int], tensors: Sequence[str]
+) -> Iterator[dict[str, int]]:
+    """Yield every choice of how many of ``band``'s loops (from the innermost) each of
+    ``tensors`` spans at the band's level, stored above them: none, or up to and including
+    each loop of more than one trip (spanning a loop of one trip changes nothing), under
+    ``extents`` the tile outside the band (the leaf's own choice, none, first).
+
+    Examples
+    --------
+    >>> len(list(place_choices(("rf", (1, 1, 1), (0, 2, 1)), (4, 1, 2), ["A", "B"])))  # 3²
+    9
+    """
+    level, sizes, order = band
+    running = [k for k, d in enumerate(order) if -(-extents[d] // sizes[d]) > 1]
+    spans = [0, *(len(order) - k for k in reversed(running))]
+    for combo in product(spans, repeat=len(tensors)):
+        yield dict(zip(tensors, combo, strict=True))
+
+
 def _leaf(
     problem: Problem,
     compute: int,
@@ -277,19 +340,26 @@ def _leaf(
     kept: Kept,
     objective: MemoryObjective,
     tally: _Tally,
+    spans: Mapping[str, int] | None = None,
 ) -> None:
-    """Evaluate the leaf of ``bands`` exactly, unless a level's tiles do not fit."""
+    """Evaluate the leaf of ``bands`` exactly, unless a level's tiles do not fit; ``spans``
+    places the tensors at the innermost level above some of its band's loops
+    (:func:`place_choices`)."""
     outer = context.levels[0].name
     order = tuple(range(len(context.dims)))
     nest = tiled_nest(context.dims, context.extents, outer, bands, order)
-    stamps = tile_maps(nest)
-    sizes = tuple(b[1] for b in bands)
-    if sizes not in tally.needs:
-        tally.needs[sizes] = level_needs(problem, stamps)[1]
-    if not tally.needs[sizes]:
+    level = bands[-1][0]
+    above = {t: {level: nest.boundary(level) - n} for t, n in (spans or {}).items() if n}
+    if above:
+        nest = replace(nest, above=above)
+    stamps, places = tile_maps(nest), place_maps(nest)
+    key = (tuple(b[1] for b in bands), tuple(sorted((spans or {}).items())))
+    if key not in tally.needs:
+        tally.needs[key] = level_needs(problem, stamps, places)[1]
+    if not tally.needs[key]:
         tally.too_big += 1
         return
-    metrics = evaluate_memory(problem, compute, stamps)
+    metrics = evaluate_memory(problem, compute, stamps, places)
     tally.evaluated += 1
     point = JointPoint(nest, kept, metrics, objective_value(metrics, objective))
     rank = (point.value, point.traffic_dram)
@@ -297,10 +367,14 @@ def _leaf(
         tally.best, tally.best_rank = point, rank
 
 
-def space_size(extents: Sequence[int], levels: int, tiled: Sequence[int] | None = None) -> int:
+def space_size(
+    extents: Sequence[int], levels: int, tiled: Sequence[int] | None = None, placed: int = 0
+) -> int:
     """Return the number of leaves of one subtree: tilings of ``levels`` nested levels over
     loops of ``extents`` (``tiled``: the positions of the tiled loops; None: all), each band
-    with every order of its loops of more than one trip.
+    with every order of its loops of more than one trip; with ``placed`` tensors, each also
+    placed above any of the innermost band's running loops when its tiles are single
+    instances (:func:`place_choices`).
 
     Examples
     --------
@@ -308,9 +382,11 @@ def space_size(extents: Sequence[int], levels: int, tiled: Sequence[int] | None 
     3
     >>> space_size([2, 2], 1)  # (1,1): 2 running loops, 2 orders; (1,2), (2,1): 1; (2,2): 1
     5
+    >>> space_size([2, 2], 1, placed=1)  # (1,1): each order with 3 places of the tensor
+    9
     """
     tiled_set = set(range(len(extents)) if tiled is None else tiled)
-    counts: dict[tuple[int, ...], int] = {(0,) * levels: 1}
+    counts: dict[tuple[int, ...], int] = {(0,) * levels + (1,): 1}
     for d, extent in enumerate(extents):
         chains: list[tuple[int, ...]] = [()]
         for _ in range(levels):
@@ -323,8 +399,17 @@ def space_size(extents: Sequence[int], levels: int, tiled: Sequence[int] | None 
         for chain in chains:
             outside = (extent, *chain[:-1])
             running = tuple(int(o // s > 1) for o, s in zip(outside, chain, strict=True))
+            points = int(not chain or chain[-1] == 1)
             for state, n in counts.items():
-                key = tuple(a + b for a, b in zip(state, running, strict=True))
+                key = (
+                    *(a + b for a, b in zip(state[:-1], running, strict=True)),
+                    state[-1] * points,
+                )
                 step[key] = step.get(key, 0) + n
         counts = step
-    return sum(n * prod(factorial(r) for r in state) for state, n in counts.items())
+    return sum(
+        n
+        * prod(factorial(r) for r in state[:-1])
+        * ((state[-2] + 1) ** placed if placed and levels and state[-1] else 1)
+        for state, n in counts.items()
+    )
