@@ -23,6 +23,7 @@ Compute, Store pipeline of one memory level):
 from __future__ import annotations
 
 import weakref
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -229,17 +230,31 @@ class _Counts:
     traffic: dict[tuple[tuple[int, ...], int], Traffic] = field(default_factory=dict)
 
 
-_COUNTS: dict[int, _Counts] = {}
-"""The counts of each live workload, by its identity (dropped with the workload)."""
+_KEEP = 8
+"""Workloads whose counts are kept (the least recently used goes first)."""
+
+_COUNTS: OrderedDict[tuple[str, ...], _Counts] = OrderedDict()
+"""The counts of the last workloads, by their text (domain and accesses): the problems of one
+layer under several array mappings share them."""
+
+_TEXTS: dict[int, tuple[str, ...]] = {}
+"""The text of each live workload, by its identity (dropped with the workload)."""
 
 
 def _counts(workload: Workload) -> _Counts:
-    key = id(workload)
-    found = _COUNTS.get(key)
+    text = _TEXTS.get(id(workload))
+    if text is None:
+        text = (str(workload.domain), *(f"{t} {m}" for t, _, m in workload.accesses))
+        _TEXTS[id(workload)] = text
+        weakref.finalize(workload, _TEXTS.pop, id(workload), None)
+    found = _COUNTS.get(text)
     if found is None:
         found = _Counts(_loops(workload))
-        _COUNTS[key] = found
-        weakref.finalize(workload, _COUNTS.pop, key, None)
+        _COUNTS[text] = found
+        if len(_COUNTS) > _KEEP:
+            _COUNTS.popitem(last=False)
+    else:
+        _COUNTS.move_to_end(text)
     return found
 
 
