@@ -22,7 +22,7 @@ from typing import Any
 
 from tenet.api import load_problem, load_specs
 from tenet.counting import count
-from tenet.dse.joint.bounds import Band, BoundContext, lower_bound
+from tenet.dse.joint.bounds import BoundContext, bands_of, lower_bound
 from tenet.dse.joint.search import (
     JointPoint,
     Kept,
@@ -563,19 +563,6 @@ def _root_bound(
     )
 
 
-def _bands(nest: LoopNest) -> list[Band]:
-    """Return the bands of a rectangular tiling (:func:`tenet.mapping.tiled_nest`): per level
-    inside the outermost, its tile sizes and the order of the loops over its tiles."""
-    return [
-        (
-            inner.level,
-            nest.tile_sizes(inner.level),
-            tuple(nest.dims.index(x.dim) for x in outer.loops),
-        )
-        for outer, inner in zip(nest.levels, nest.levels[1:], strict=False)
-    ]
-
-
 def constructive_certificate(
     workload: str | WorkloadSpec,
     arch: str | ArchitectureSpec,
@@ -620,7 +607,7 @@ def constructive_certificate(
         compute = occupancy(problem).latency_compute
 
         def tiling_bound(nest: LoopNest, compute: int = compute) -> Fraction:
-            return lower_bound(context, compute, _bands(nest)).value(objective)
+            return lower_bound(context, compute, bands_of(nest)).value(objective)
 
         try:
             built = construct_tilings(
