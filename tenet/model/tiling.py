@@ -102,7 +102,7 @@ class TiledLevel:
                 time = identity(self.tiles)
             else:
                 time = previous(self.tiles, self.previous_tile, link.delay)
-            out.append((link, coalesce(neighbours(senders, time, exclude_self=False))))
+            out.append((link, neighbours(senders, time, exclude_self=False)))
         return tuple(out)
 
     @cached_property
@@ -111,7 +111,7 @@ class TiledLevel:
         supply = isl.Map.empty(self.key_of.get_space().range().map_from_set())
         for _, over in self.supplies:
             supply = supply.union(over)
-        return coalesce(supply)
+        return supply
 
     @cached_property
     def tile_of_key(self) -> isl.Map:

@@ -26,6 +26,7 @@ import islpy as isl
 
 from tenet.counting import count
 from tenet.dse.tiling.rtile import box_extents
+from tenet.mapping import LoopNest
 from tenet.metrics.memory import tensor_relations
 from tenet.model.memory import MemoryLevel
 from tenet.model.problem import Problem
@@ -40,6 +41,7 @@ __all__ = [
     "Bound",
     "lower_bound",
     "kept_levels",
+    "bands_of",
 ]
 
 ENERGY_SLACK = Fraction(1, 10**9)
@@ -194,6 +196,27 @@ def kept_levels(
         else:
             out.append(None if level.tensors is None else frozenset(level.tensors))
     return out
+
+
+def bands_of(nest: LoopNest) -> list[Band]:
+    """Return the bands of a rectangular tiling (as :func:`tenet.mapping.tiled_nest` builds
+    it): per level inside the outermost, its tile sizes and the order of the loops over its
+    tiles (in the level outside).
+
+    Examples
+    --------
+    >>> from tenet.mapping import tiled_nest
+    >>> bands_of(tiled_nest(("i", "j"), (8, 8), "dram", [("glb", (4, 2), (1, 0))], (0, 1)))
+    [('glb', (4, 2), (1, 0))]
+    """
+    return [
+        (
+            inner.level,
+            nest.tile_sizes(inner.level),
+            tuple(nest.dims.index(x.dim) for x in outer.loops),
+        )
+        for outer, inner in zip(nest.levels, nest.levels[1:], strict=False)
+    ]
 
 
 def _visits(

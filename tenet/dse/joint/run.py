@@ -22,7 +22,7 @@ from typing import Any
 
 from tenet.api import load_problem, load_specs
 from tenet.counting import count
-from tenet.dse.joint.bounds import BoundContext, lower_bound
+from tenet.dse.joint.bounds import BoundContext, bands_of, lower_bound
 from tenet.dse.joint.search import (
     JointPoint,
     Kept,
@@ -622,13 +622,21 @@ def space_bound(
         instances = count(problem.workload.domain)
         pes = count(problem.architecture.pe_set) * instances_per_step
         compute = -(-instances // pes)
-    workload, architecture = problem.workload, problem.architecture
-    choices: list[Kept] = (
-        bypass_choices([lv.name for lv in architecture.levels], list(workload.tensors))
-        if bypass
-        else [()]
-    )
     context = BoundContext.from_problem(problem, per_pe=False)
+    return _root_bound(context, list(problem.workload.tensors), objective, bypass, compute)
+
+
+def _root_bound(
+    context: BoundContext,
+    tensors: Sequence[str],
+    objective: MemoryObjective,
+    bypass: bool,
+    compute: int,
+) -> Fraction:
+    """Return the least root bound of ``objective`` over the choices of kept tensors."""
+    choices: list[Kept] = (
+        bypass_choices([lv.name for lv in context.levels], list(tensors)) if bypass else [()]
+    )
     return min(
         lower_bound(context, compute, [], dict(_sets(kept))).value(objective) for kept in choices
     )
@@ -660,7 +668,10 @@ def constructive_certificate(
     floors = {
         c.index: compute_floor(c.mapping, instances, space.instances_per_step) for c in candidates
     }
-    floor = space_bound(first, objective, compute=min(floors.values()))
+    context = BoundContext.from_problem(first, per_pe=False)
+    floor = _root_bound(
+        context, list(first.workload.tensors), objective, True, min(floors.values())
+    )
     fastest = sorted(candidates, key=lambda c: (floors[c.index], c.index))[:top_k]
     chosen = {c.index: c for c in [*fastest, *rank_mappings(space, candidates, top_k)]}
     specs = [c.spec() for c in chosen.values()]
@@ -670,8 +681,20 @@ def constructive_certificate(
         if state is not None and state.best_value() <= floor:
             break
         problem = load_problem(w, a, spec, bound)
+        compute = occupancy(problem).latency_compute
+
+        def tiling_bound(nest: LoopNest, compute: int = compute) -> Fraction:
+            return lower_bound(context, compute, bands_of(nest)).value(objective)
+
         try:
-            built = construct_tilings(problem, top_k=top_tilings, objective=objective)
+            built = construct_tilings(
+                problem,
+                top_k=top_tilings,
+                objective=objective,
+                compute=compute,
+                bound=tiling_bound,
+                incumbent=None if state is None else state.best_value(),
+            )
         except CapacityError:
             continue
         evaluated += len(built)

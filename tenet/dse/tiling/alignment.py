@@ -200,11 +200,10 @@ def growth_sizes(extent: int, unit: int, epsilon: Fraction = EPSILON) -> list[in
 def data_extents(tile: RTile) -> dict[str, tuple[int, int]]:
     """Return each tensor's data tile as a block [rows, columns]: the extent of its last
     subscript, and the product of the others' extents (row-major)."""
-    out: dict[str, tuple[int, int]] = {}
-    for tensor, data in tile.data_tiles().items():
-        sides = [side(data, k) for k in range(data.dim(isl.dim_type.set))]
-        out[tensor] = (prod(sides[:-1]), sides[-1] if sides else 1)
-    return out
+    return {
+        tensor: (prod(sides[:-1]), sides[-1] if sides else 1)
+        for tensor, sides in tile.data_sides().items()
+    }
 
 
 @lru_cache(maxsize=4096)

@@ -32,11 +32,13 @@ tile least. The top K are evaluated exactly (:func:`tenet.metrics.memory.evaluat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, lcm, prod
 from typing import Literal
+
+import islpy as isl
 
 from tenet.counting import count
 from tenet.dse.space.design import Candidate, DesignSpace
@@ -348,33 +350,54 @@ def construct_tilings(
     start: Sequence[int] | None = None,
     top_k: int = 10,
     objective: MemoryObjective = "latency",
+    *,
+    compute: int | None = None,
+    bound: Callable[[LoopNest], Fraction] | None = None,
+    incumbent: Fraction | None = None,
 ) -> list[TilingResult]:
     """Return the first ``top_k`` fitting tilings of :func:`build_tilings` whose levels shared
     by the PEs do not cut the array's loops (:func:`tenet.dse.tiling.search.array_cutter`),
-    each evaluated exactly, best first by ``objective`` (ties: less DRAM traffic).
+    each evaluated exactly, best first by ``objective`` (ties: less DRAM traffic);
+    ``compute`` is the array's compute latency (default: counted from the dataflow).
+
+    ``bound`` (a lower bound of ``objective`` for a tiling) leaves out, among those
+    ``top_k``, every tiling that cannot come first: they are evaluated in the order of their
+    bounds (least first), and one whose bound is above the best value so far (``incumbent``,
+    found elsewhere, or one evaluated here) is not evaluated. The first result is then the
+    same, unless ``incumbent`` is better (none returned: an empty list).
 
     Raises
     ------
     CapacityError
         No constructed tiling fits.
     """
-    compute = occupancy(problem).latency_compute
+    compute = occupancy(problem).latency_compute if compute is None else compute
     inner = [lv.name for lv in problem.architecture.levels[1:]]
     cuts = array_cutter(problem, TilingSpace(inner))
     dims = box_extents(problem.workload)[0]
-    results: list[TilingResult] = []
+    fitting: list[tuple[LoopNest, list[tuple[str, isl.Map]]]] = []
     for tiling in build_tilings(problem, start, compute):
         if cuts(dims, [tiling.tile_sizes(level) for level in inner]):
             continue
         stamps = tile_maps(tiling)
-        if not level_needs(problem, stamps)[1]:
-            continue
-        metrics = evaluate_memory(problem, compute, stamps)
-        results.append(TilingResult(tiling, metrics, objective_value(metrics, objective)))
-        if len(results) >= top_k:
-            break
-    if not results:
+        if level_needs(problem, stamps)[1]:
+            fitting.append((tiling, stamps))
+            if len(fitting) >= top_k:
+                break
+    if not fitting:
         raise CapacityError("no constructed tiling fits the memory levels")
+    bounds = [Fraction(0) if bound is None else bound(tiling) for tiling, _ in fitting]
+    results: list[TilingResult] = []
+    best = incumbent
+    for k in sorted(range(len(fitting)), key=lambda k: bounds[k]):
+        if best is not None and bounds[k] > best:
+            continue
+        tiling, stamps = fitting[k]
+        metrics = evaluate_memory(problem, compute, stamps)
+        value = objective_value(metrics, objective)
+        results.append(TilingResult(tiling, metrics, value))
+        if best is None or value < best:
+            best = value
     return sorted(results, key=lambda r: (r.value, r.traffic_dram))
 
 

@@ -22,8 +22,10 @@ Compute, Store pipeline of one memory level):
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from math import ceil, prod
@@ -190,13 +192,18 @@ def side(points: isl.Set, k: int) -> int:
 
 
 def box_extents(workload: Workload) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Return the loop dimensions and extents of a box-shaped domain starting at 0.
+    """Return the loop dimensions and extents of a box-shaped domain starting at 0 (counted
+    once per workload).
 
     Raises
     ------
     SpecError
         A domain that is not a box starting at 0 (tile sizes are not defined on it).
     """
+    return _counts(workload).loops
+
+
+def _loops(workload: Workload) -> tuple[tuple[str, ...], tuple[int, ...]]:
     domain = workload.domain
     n = domain.dim(isl.dim_type.set)
     names = tuple(domain.get_dim_name(isl.dim_type.set, k) or f"i{k}" for k in range(n))
@@ -209,6 +216,46 @@ def box_extents(workload: Workload) -> tuple[tuple[str, ...], tuple[int, ...]]:
             location="domain",
         )
     return names, tuple(extents)
+
+
+@dataclass
+class _Counts:
+    """What the tiles of one workload count, kept by tile shape: the tiles of a search meet
+    the same shapes again (growing along each axis from one tile, under each array mapping)."""
+
+    loops: tuple[tuple[str, ...], tuple[int, ...]]
+    data: dict[tuple[int, ...], dict[TensorName, isl.Set]] = field(default_factory=dict)
+    sizes: dict[tuple[int, ...], dict[TensorName, int]] = field(default_factory=dict)
+    sides: dict[tuple[int, ...], dict[TensorName, tuple[int, ...]]] = field(default_factory=dict)
+    traffic: dict[tuple[tuple[int, ...], int], Traffic] = field(default_factory=dict)
+
+
+_KEEP = 8
+"""Workloads whose counts are kept (the least recently used goes first)."""
+
+_COUNTS: OrderedDict[tuple[str, ...], _Counts] = OrderedDict()
+"""The counts of the last workloads, by their text (domain and accesses): the problems of one
+layer under several array mappings share them."""
+
+_TEXTS: dict[int, tuple[str, ...]] = {}
+"""The text of each live workload, by its identity (dropped with the workload)."""
+
+
+def _counts(workload: Workload) -> _Counts:
+    text = _TEXTS.get(id(workload))
+    if text is None:
+        text = (str(workload.domain), *(f"{t} {m}" for t, _, m in workload.accesses))
+        _TEXTS[id(workload)] = text
+        weakref.finalize(workload, _TEXTS.pop, id(workload), None)
+    found = _COUNTS.get(text)
+    if found is None:
+        found = _Counts(_loops(workload))
+        _COUNTS[text] = found
+        if len(_COUNTS) > _KEEP:
+            _COUNTS.popitem(last=False)
+    else:
+        _COUNTS.move_to_end(text)
+    return found
 
 
 def _box(domain: isl.Set, names: Sequence[str], low: Sequence[int], size: Sequence[int]) -> isl.Set:
@@ -307,15 +354,31 @@ class RTile:
 
     def data_tiles(self) -> dict[TensorName, isl.Set]:
         """Return each tensor's data tile: the image of the first tile under its accesses."""
-        out: dict[TensorName, isl.Set] = {}
-        for tensor, _, relation in self.workload.accesses:
-            image = self.box.apply(relation)
-            out[tensor] = out[tensor].union(image) if tensor in out else image
-        return out
+        known = _counts(self.workload).data
+        if self.shape not in known:
+            out: dict[TensorName, isl.Set] = {}
+            for tensor, _, relation in self.workload.accesses:
+                image = self.box.apply(relation)
+                out[tensor] = out[tensor].union(image) if tensor in out else image
+            known[self.shape] = out
+        return dict(known[self.shape])
 
     def data_sizes(self) -> dict[TensorName, int]:
         """Return the number of elements in each tensor's data tile."""
-        return {t: count(s) for t, s in self.data_tiles().items()}
+        known = _counts(self.workload).sizes
+        if self.shape not in known:
+            known[self.shape] = {t: count(s) for t, s in self.data_tiles().items()}
+        return dict(known[self.shape])
+
+    def data_sides(self) -> dict[TensorName, tuple[int, ...]]:
+        """Return the number of values each subscript of each tensor's data tile takes."""
+        known = _counts(self.workload).sides
+        if self.shape not in known:
+            known[self.shape] = {
+                t: tuple(side(s, k) for k in range(s.dim(isl.dim_type.set)))
+                for t, s in self.data_tiles().items()
+            }
+        return dict(known[self.shape])
 
     @cached_property
     def tile_of(self) -> isl.Map:
@@ -351,6 +414,14 @@ def traffic(tile: RTile, transaction: int = 1) -> Traffic:
     >>> traffic(RTile(w, {"i": 1, "j": 1})).loads
     1024
     """
+    known = _counts(tile.workload).traffic
+    key = (tile.shape, transaction)
+    if key not in known:
+        known[key] = _traffic(tile, transaction)
+    return known[key]
+
+
+def _traffic(tile: RTile, transaction: int) -> Traffic:
     loads = reloads = stores = 0
     for tensor, relation in tile.workload.reads.items():
         if tensor not in tile.workload.writes:

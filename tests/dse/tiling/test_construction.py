@@ -3,6 +3,7 @@ evaluating a fraction of the candidates exactly."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -113,3 +114,22 @@ def test_dram_traffic_without_levels_is_every_distinct_element() -> None:
     figures = tiled_figures("gemm", "systolic-2d-8x8", params)(row)
     assert figures[column("traffic_dram")] == 48
     assert (figures[column("latency")], figures["energy"], figures["tiles"]) == (30, 1.5, {})
+
+
+def test_a_bound_leaves_out_tilings_that_cannot_come_first() -> None:
+    from tenet.dse.joint.bounds import BoundContext, bands_of, lower_bound
+
+    problem = load_problem("gemm", _arch(40), "gemm-os-1d:pes=1", params={"M": 8, "N": 8, "K": 8})
+    context = BoundContext.from_problem(problem, per_pe=False)
+    compute = 8**3  # one PE: a MAC per cycle
+
+    def bound(nest: Any) -> Any:
+        return lower_bound(context, compute, bands_of(nest)).latency
+
+    every = construct_tilings(problem, top_k=10)
+    pruned = construct_tilings(problem, top_k=10, bound=bound)
+    assert pruned[0].value == every[0].value
+    assert pruned[0].traffic_dram == every[0].traffic_dram
+    assert len(pruned) < len(every)
+    # An incumbent below every bound (the compute latency bounds every tiling): none evaluated.
+    assert construct_tilings(problem, top_k=10, bound=bound, incumbent=Fraction(compute - 1)) == []

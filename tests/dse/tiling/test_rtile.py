@@ -213,3 +213,16 @@ def test_rtile_of_a_loop_nest_level() -> None:
     stamps = [(name, isl.Map(text)) for name, text in to_stamps(nest).tiles.items()]
     exact = evaluate_memory(problem, tiles=stamps).summary("glb").footprint
     assert exact == footprint(tile)
+
+
+def test_counts_of_one_shape_follow_the_workloads_sizes() -> None:
+    # Same tile (i=4, j=4, k=2) on GEMM 8³ then 16³ (the counts are kept per workload text):
+    # A and B are loaded once per tile, mnk/32 tiles of 8 + 8 elements: mnk/2; C stored once
+    # per tile, 16 elements: mnk/2. 8³: 256 each; 16³: 2048 each.
+    for n in (8, 16, 8):
+        w = load_problem(
+            "gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": n, "N": n, "K": n}
+        ).workload
+        moved = traffic(RTile(w, {"i": 4, "j": 4, "k": 2}))
+        assert (moved.loads, moved.stores) == (n**3 // 2, n**3 // 2)
+        assert RTile(w, {"i": 4, "j": 4, "k": 2}).extents == (n, n, n)
