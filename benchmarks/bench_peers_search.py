@@ -94,6 +94,8 @@ class Best:
     energy: float | None = None
     traffic_dram: int | None = None
     note: str = ""
+    to_best: float | None = None
+    """CPU seconds until the best was found (None: the whole search's)."""
 
     def value(self, objective: str) -> tuple[float, float]:
         """The objective, then the other figure (latency then energy, or the reverse)."""
@@ -123,6 +125,7 @@ def search_tenet(
         None,
         params,
         objective=objective,
+        places=True,
         execution=ExecutionOptions(None, time_budget=budget),
     )
     row = found.row()
@@ -134,7 +137,9 @@ def search_tenet(
         row["energy"],
         row["traffic_dram_elements"],
         f"bound {float(found.bound):,.6g}, gap {float(found.relative_gap):.1%}"
-        + ("" if found.complete else " (not finished)"),
+        + ("" if found.complete else " (not finished)")
+        + f"; best found after {found.cpu_to_best:.1f} CPU-s",
+        found.cpu_to_best,
     )
 
 
@@ -180,11 +185,11 @@ def _verdict(tenet: Best, peers: Sequence[Best], objective: str) -> str:
             continue
         ours, theirs = tenet.value(objective), peer.value(objective)
         as_good = ours[0] <= theirs[0]
-        faster = tenet.seconds < peer.seconds
+        found = tenet.seconds if tenet.to_best is None else tenet.to_best
         words.append(
             f"{peer.tool}: tenet {'at least as good' if as_good else 'WORSE'} "
-            f"({ours[0] / theirs[0]:.3f}×), {'faster' if faster else 'SLOWER'} "
-            f"({tenet.seconds / max(peer.seconds, 1e-9):.2f}× the CPU time)"
+            f"({ours[0] / theirs[0]:.3f}×), found in {found / max(peer.seconds, 1e-9):.2f}× "
+            f"and searched in {tenet.seconds / max(peer.seconds, 1e-9):.2f}× the peer's CPU time"
         )
     return "; ".join(words)
 

@@ -334,7 +334,7 @@ def _bound(
     writes_in = [0] * len(levels)
     fills = [0] * len(levels)
     backs = [0] * len(levels)
-    operands = Fraction(0)
+    operands: int | Fraction = 0
     for facts in context.tensors:
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
         for parent, child in zip(holders, holders[1:], strict=False):
@@ -358,13 +358,14 @@ def _bound(
             latency, bottleneck = time, level.name
         energy += (reads_in[k] + backs[k]) * _exact(level.energy_read)
         energy += (fills[k] + writes_in[k]) * _exact(level.energy_write)
-    return Bound(latency, energy, bottleneck)
+    return Bound(latency, Fraction(energy), bottleneck)
 
 
 @lru_cache(maxsize=256)
-def _exact(energy: float) -> Fraction:
-    """Return a level's energy per element as an exact fraction."""
-    return Fraction(energy)
+def _exact(energy: float) -> int | Fraction:
+    """Return a level's energy per element exactly: an int when it is whole (cheaper to
+    add), else a fraction."""
+    return int(energy) if float(energy).is_integer() else Fraction(energy)
 
 
 def _holds(keep: frozenset[str] | None, tensor: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -96,6 +96,9 @@ class Certificate:
     """Every subtree was searched: the best is the optimum of the space."""
     energy_unit: str
     """The architecture's energy unit."""
+    cpu_to_best: float = 0.0
+    """CPU seconds of this process from the start of the search to the best's arrival (the
+    workers' own time not included)."""
 
     @property
     def gap(self) -> Fraction:
@@ -131,6 +134,7 @@ class Certificate:
             "space": self.space,
             "evaluated": self.evaluated,
             "pruned": self.pruned,
+            "cpu_to_best_seconds": self.cpu_to_best,
         }
 
 
@@ -268,7 +272,7 @@ def joint_search(
     (Fraction(0, 1), True)
     """
     execution = execution or ExecutionOptions(None)
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), time.process_time()
     w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
     a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
     bound = {**w.params, **(params or {})}
@@ -350,7 +354,7 @@ def joint_search(
         },
         sort_keys=True,
     )
-    state = _State(seeds)
+    state = _State(seeds, lambda: time.process_time() - cpu_start)
     results = _resume_and_run(
         context,
         specs,
@@ -389,6 +393,7 @@ def joint_search(
         pruned,
         complete,
         a.energy.unit,
+        state.found_at,
     )
 
 
@@ -443,11 +448,15 @@ def _seeds(problem: Problem, objective: MemoryObjective) -> list[JointPoint]:
 
 
 class _State:
-    """The best leaf so far and its array mapping."""
+    """The best leaf so far, its array mapping and when it came (``clock()``, seconds)."""
 
-    def __init__(self, seeds: Sequence[tuple[int, JointPoint]]) -> None:
+    def __init__(
+        self, seeds: Sequence[tuple[int, JointPoint]], clock: Callable[[], float] = float
+    ) -> None:
         self.best: JointPoint | None = None
         self.mapping = 0
+        self.clock = clock
+        self.found_at = 0.0
         for mapping, point in seeds:
             self.offer(point, mapping)
 
@@ -456,7 +465,7 @@ class _State:
             self.best.value,
             self.best.traffic_dram,
         ):
-            self.best, self.mapping = point, mapping
+            self.best, self.mapping, self.found_at = point, mapping, self.clock()
 
     def best_value(self) -> Fraction:
         assert self.best is not None
