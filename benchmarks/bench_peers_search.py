@@ -6,8 +6,8 @@ MobileNet layers.
 
 For each layer and objective, each tool searches on its own: tenet by its joint search
 (:func:`tenet.dse.joint.run.joint_search`: branch and bound over every array mapping of the
-design space, kept tensor, tile size and loop order, seeded by constructive tilings; at most
-``--tenet-budget`` seconds); ZigZag by its spatial mapping generator and LOMA; AccelForge by
+design space, kept tensor, tile size and loop order, and for energy each tensor's place in the
+register file, seeded by constructive tilings; at most ``--tenet-budget`` seconds); ZigZag by its spatial mapping generator and LOMA; AccelForge by
 its mapper. The peers' best mappings are
 read back and every best is evaluated exactly in tenet, on the same accelerator. Per layer the
 benchmark prints each tool's search CPU time (the peers' processes and tenet's workers
@@ -116,8 +116,9 @@ def search_tenet(
     budget: float,
 ) -> Best:
     """tenet's search: the joint search over every array mapping of the design space, kept
-    tensor, tile size and loop order (seeded by constructive tilings), for ``budget`` seconds
-    at most; its certificate's bound is proven over that whole space."""
+    tensor, tile size and loop order (seeded by constructive tilings) and, for energy, each
+    tensor's place in the register file, for ``budget`` seconds at most; its certificate's
+    bound is proven over that whole space."""
     start = cpu_seconds()
     found = joint_search(
         workload,
@@ -125,7 +126,7 @@ def search_tenet(
         None,
         params,
         objective=objective,
-        places=True,
+        places=objective != "latency",
         execution=ExecutionOptions(None, time_budget=budget),
     )
     row = found.row()

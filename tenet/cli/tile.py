@@ -100,6 +100,12 @@ def _summary(
     default=True,
     help="With --strategy joint, also search which tensors the middle levels keep.",
 )
+@click.option(
+    "--places/--no-places",
+    default=False,
+    help="With --strategy joint, also search above which loops each tensor's copy sits in a "
+    "per-PE innermost level of single-instance tiles.",
+)
 @execution_options(workers=1)  # as `tenet dse`, but one worker (this process) by default
 @output_options()
 def tile_command(
@@ -113,6 +119,7 @@ def tile_command(
     strategy: TilingStrategy,
     top_k: int,
     bypass: bool,
+    places: bool,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
@@ -141,6 +148,7 @@ def tile_command(
             space or TilingSpace(),
             objective=objective,
             bypass=bypass,
+            places=places,
             execution=replace(
                 execution,
                 engine=None if in_process else execution.engine,
