@@ -7,9 +7,9 @@ MobileNet layers.
 For each layer and objective, each tool searches on its own: tenet by its joint search
 (:func:`tenet.dse.joint.run.joint_search`: branch and bound over every array mapping of the
 design space, kept tensor, tile size and loop order, and for energy each tensor's place in the
-register file, seeded by constructive tilings; at most ``--tenet-budget`` seconds); ZigZag by its spatial mapping generator and LOMA; AccelForge by
-its mapper. The peers' best mappings are
-read back and every best is evaluated exactly in tenet, on the same accelerator. Per layer the
+register file, seeded by constructive tilings; at most ``--tenet-budget`` seconds); ZigZag
+by its spatial mapping generator and LOMA; AccelForge by its mapper. The peers' best mappings
+are read back and every best is evaluated exactly in tenet, on the same accelerator. Per layer the
 benchmark prints each tool's search CPU time (the peers' processes and tenet's workers
 included) and evaluations, and each best's latency, energy and DRAM traffic under tenet's
 exact model, with tenet's proven bound of the objective over its declared space.
