@@ -354,7 +354,7 @@ def joint_search(
         },
         sort_keys=True,
     )
-    state = _State(seeds, lambda: time.process_time() - cpu_start)
+    state = _State(seeds, objective, lambda: time.process_time() - cpu_start)
     results = _resume_and_run(
         context,
         specs,
@@ -448,12 +448,17 @@ def _seeds(problem: Problem, objective: MemoryObjective) -> list[JointPoint]:
 
 
 class _State:
-    """The best leaf so far, its array mapping and when it came (``clock()``, seconds)."""
+    """The best leaf so far by ``objective`` (:meth:`JointPoint.rank`), its array mapping and
+    when it came (``clock()``, seconds)."""
 
     def __init__(
-        self, seeds: Sequence[tuple[int, JointPoint]], clock: Callable[[], float] = float
+        self,
+        seeds: Sequence[tuple[int, JointPoint]],
+        objective: MemoryObjective,
+        clock: Callable[[], float] = float,
     ) -> None:
         self.best: JointPoint | None = None
+        self.objective = objective
         self.mapping = 0
         self.clock = clock
         self.found_at = 0.0
@@ -461,10 +466,7 @@ class _State:
             self.offer(point, mapping)
 
     def offer(self, point: JointPoint, mapping: int) -> None:
-        if self.best is None or (point.value, point.traffic_dram) < (
-            self.best.value,
-            self.best.traffic_dram,
-        ):
+        if self.best is None or point.rank(self.objective) < self.best.rank(self.objective):
             self.best, self.mapping, self.found_at = point, mapping, self.clock()
 
     def best_value(self) -> Fraction:
@@ -712,7 +714,7 @@ def constructive_certificate(
             for r in built
         ]
         if state is None:
-            state = _State([(k, point) for point in points])
+            state = _State([(k, point) for point in points], objective)
         for point in points:
             state.offer(point, k)
     if state is None or state.best is None:

@@ -68,6 +68,12 @@ class JointPoint:
         """Elements moved between the outermost level and the levels it feeds."""
         return self.metrics.traffic_dram
 
+    def rank(self, objective: MemoryObjective) -> tuple[Fraction, Fraction, int]:
+        """The order of leaves by ``objective``: its value, then the energy when it is the
+        latency (else the latency), then less DRAM traffic."""
+        other = self.metrics.energy if objective == "latency" else self.metrics.latency
+        return (self.value, Fraction(other), self.traffic_dram)
+
 
 @dataclass(frozen=True)
 class SubtreeResult:
@@ -123,7 +129,7 @@ class _Tally:
     left_open: int = 0
     pruned_bound: Fraction | None = None
     best: JointPoint | None = None
-    best_rank: tuple[Fraction, int] | None = None
+    best_rank: tuple[Fraction, Fraction, int] | None = None
     needs: dict[tuple[object, ...], bool] = field(default_factory=dict)
 
     def prune(self, bound: Fraction) -> None:
@@ -197,7 +203,8 @@ def search_subtree(
     """Search the tilings of ``problem`` (an array mapping, its architecture keeping ``kept``)
     in the checked ``space`` by branch and bound: return its best leaf whose ``objective`` is
     below ``incumbent`` (None: no incumbent yet), the least bound it pruned, and its counts.
-    Ties between leaves go to less DRAM traffic, then to the first visited. After ``budget``
+    Ties between leaves go to less energy (by latency; else less latency), then less DRAM
+    traffic, then to the first visited. After ``budget``
     exact evaluations, or once the clock (``time.time()``, seconds) passes ``until`` (None: no
     limit), the nodes not yet searched are left open, their bounds kept as pruned ones. The
     tiles of levels shared by the PEs do not cut the array's loops
@@ -362,7 +369,7 @@ def _leaf(
     metrics = evaluate_memory(problem, compute, stamps, places)
     tally.evaluated += 1
     point = JointPoint(nest, kept, metrics, objective_value(metrics, objective))
-    rank = (point.value, point.traffic_dram)
+    rank = point.rank(objective)
     if tally.best_rank is None or rank < tally.best_rank:
         tally.best, tally.best_rank = point, rank
 
