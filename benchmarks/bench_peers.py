@@ -3,8 +3,11 @@ AccelForge's, on the GEMM and convolution mappings of ``tests/peers/mappings`` w
 peers' own formats: output-stationary registers, the reduction loop outermost (partial sums
 back to main memory), weight-stationary registers, a 3x3 convolution, a convolution whose
 buffer tiles overlap (halo), a tile that does not divide its loop and tensors stored at their
-own places. Where the figures differ, the reason is printed and tenet's figure is checked
-against the brute-force walk of the tiles (``tenet.oracle.tiles``); the total energies are
+own places; and the peers' own search bests (``*-search-*``, from
+``benchmarks/bench_peers_search.py``). Where the figures differ, the reason is printed and
+tenet's figure is checked against the brute-force walk of the tiles (``tenet.oracle.tiles``),
+except on mappings over more than ``ORACLE_POINTS`` instances (the search bests at full
+size), whose scaled-down copies (``-small``) are walked instead; the total energies are
 printed under tenet's rules and the peer's.
 
 The peers run in their own virtual environment, never tenet's:
@@ -22,6 +25,7 @@ import argparse
 import sys
 import tempfile
 import time
+from math import prod
 from pathlib import Path
 
 from tenet.mapping import tensor_tiles
@@ -39,6 +43,8 @@ from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 ROOT = Path(__file__).resolve().parents[1]
 
 MAPPINGS = ROOT / "tests" / "peers" / "mappings"
+ORACLE_POINTS = 1 << 16
+"""The largest iteration space (instances) whose tiles the benchmark walks by brute force."""
 ACCELFORGE = {
     path.stem.removeprefix("accelforge-"): path.read_text()
     for path in sorted(MAPPINGS.glob("accelforge-*.yaml"))
@@ -56,7 +62,10 @@ ZIGZAG = {
 
 def _oracle_check(imported: Imported, rows: Comparison) -> str:
     """Compare tenet's figures of the differing rows with the brute-force walk of the tiles
-    (each tensor alone, on the levels that keep it)."""
+    (each tensor alone, on the levels that keep it), if it has at most ``ORACLE_POINTS``
+    instances."""
+    if prod(loop.size for _, loop in imported.nest.loops()) > ORACLE_POINTS:
+        return f"over {ORACLE_POINTS} instances: not walked"
     work = WorkloadSpec.from_mapping(imported.workload)
     arch = ArchitectureSpec.from_mapping(imported.architecture)
     checked = 0
@@ -81,16 +90,17 @@ def _oracle_check(imported: Imported, rows: Comparison) -> str:
 
 def _print(name: str, peer: str, rows: Comparison, note: str, seconds: float) -> None:
     print(f"\n{peer} / {name}  (tenet {seconds:.2f} s CPU; {note})")
-    print(
-        f"  {'level':<13}{'tensor':<7}{'reads':>7}{'peer':>7}{'writes':>7}{'peer':>7}"
-        f"{'fills':>7}{'peer':>7}{'wback':>7}{'peer':>7}  reason"
-    )
+    heads = ("reads", "peer", "writes", "peer", "fills", "peer", "wback", "peer")
+    print(f"  {'level':<13}{'tensor':<7}" + "".join(f"{h:>10}" for h in heads) + "  reason")
     for r in rows:
-        reason = "; ".join(dict.fromkeys(x for x in (r.reason_accesses, r.reason) if x))
+        parts = [p for x in (r.reason_accesses, r.reason) if x for p in x.split("; ")]
+        reason = "; ".join(dict.fromkeys(parts))
+        figures = (r.reads, r.reads_peer, r.writes, r.writes_peer, r.fills, r.fills_peer)
+        figures += (r.writebacks, r.writebacks_peer)
         print(
-            f"  {r.level:<13}{r.tensor:<7}{r.reads:>7}{r.reads_peer:>7}{r.writes:>7}"
-            f"{r.writes_peer:>7}{r.fills:>7}{r.fills_peer:>7}{r.writebacks:>7}"
-            f"{r.writebacks_peer:>7}  {reason or 'equal'}"
+            f"  {r.level:<13}{r.tensor:<7}"
+            + "".join(f"{n:>10}" for n in figures)
+            + f"  {reason or 'equal'}"
         )
     sums = rows.energy + rows.energy_sums
     rule = sums if rows.energy_refetch is None else rows.energy_refetch + rows.energy_sums

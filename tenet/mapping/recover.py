@@ -154,11 +154,7 @@ def from_stamps(
     temporal = [
         t for t in (_loop(x, dims, f"{src}time_stamp") for x in time_terms) if t is not None
     ]
-    spatial: list[tuple[int, LoopDigit]] = [
-        (axis, loop)
-        for axis, digits in enumerate(axes)
-        for _, loop in sorted(digits, key=lambda d: -d[0])
-    ]
+    spatial = _interleaved(axes)
     runs: dict[str, int] = {}
     for name in levels[1:]:
         tile = stamps.tiles.get(name)
@@ -185,6 +181,26 @@ def from_stamps(
             "several instances in one time-stamp)"
         )
     return _placed(nest, stamps, dims, src)
+
+
+def _interleaved(axes: Sequence[Sequence[tuple[int, LoopDigit]]]) -> list[tuple[int, LoopDigit]]:
+    """Return the (axis, digit) pairs of every PE axis, each axis's most significant first,
+    the axes interleaved so that the digits of a dimension come by decreasing stride (a
+    dimension split over two axes, its outer digit on one and its inner on the other, nests);
+    where no order does, each axis in turn (:func:`from_digits` says why)."""
+    queues = [[loop for _, loop in sorted(digits, key=lambda d: -d[0])] for digits in axes]
+    out: list[tuple[int, LoopDigit]] = []
+    while any(queues):
+        pending = [loop for q in queues for loop in q]
+        heads = [a for a, q in enumerate(queues) if q]
+        ready = [
+            a
+            for a in heads
+            if not any(d == queues[a][0][0] and s > queues[a][0][1] for d, s, _ in pending)
+        ]
+        axis = (ready or heads)[0]
+        out.append((axis, queues[axis].pop(0)))
+    return out
 
 
 def _axes(space_stamp: str, dims: Sequence[str], where: str) -> list[list[tuple[int, LoopDigit]]]:

@@ -333,8 +333,8 @@ class _Context:
     """What the reasons look at: tenet's counters under the refetch rule, the causes of
     shared data per level and tensor, whether tiles are partial, the MACs, the elements of
     each output that the instances of its innermost level start (per PE at a per-PE level:
-    the PEs sharing a reduction each start one) and the innermost level holding each
-    tensor."""
+    the PEs sharing a reduction each start one), the elements of each output, and the
+    innermost level holding each tensor."""
 
     refetch: Mapping[tuple[str, str], tuple[int, int]] | None
     causes: Mapping[tuple[str, str], str]
@@ -342,6 +342,7 @@ class _Context:
     partial: bool
     macs: int
     outputs: Mapping[str, int]
+    elements: Mapping[str, int]
     innermost: Mapping[str, str]
 
 
@@ -356,22 +357,28 @@ def _context(
     innermost = {t: max((lv for lv, u in figures if u == t), key=order.index) for _, t in figures}
     # A per-PE level holds a partial sum of an element in every PE that adds to it (a
     # reduction spread over the array): each starts its own.
+    writes = {t: w for t, (_, w) in tensor_relations(problem).items() if not w.is_empty()}
+    elements = {tensor: count(write.range()) for tensor, write in writes.items()}
     outputs = {
-        tensor: count(
-            problem.theta_space.reverse().apply_range(write)
-            if innermost.get(tensor) in imported.nest.per_pe
-            else write.range()
-        )
-        for tensor, (_, write) in tensor_relations(problem).items()
-        if not write.is_empty()
+        tensor: count(problem.theta_space.reverse().apply_range(write))
+        if innermost.get(tensor) in imported.nest.per_pe
+        else elements[tensor]
+        for tensor, write in writes.items()
     }
     child: dict[tuple[str, str], str] = {}
     for tensor in innermost:
         chain = [lv for lv in order if (lv, tensor) in figures]
         child.update({(a, tensor): b for a, b in zip(chain, chain[1:], strict=False)})
     return _Context(
-        refetch, _causes(imported), child, imported.nest.partial, macs, outputs, innermost
+        refetch, _causes(imported), child, imported.nest.partial, macs, outputs, elements, innermost
     )
+
+
+_REFILL = (
+    "the peer writes a partial sum coming back from the level above once for all the PEs "
+    "that reduce it; tenet into each PE's buffer"
+)
+"""Why a per-PE level's fills of an output reduced across the array differ (ZigZag)."""
 
 
 def _reason(
@@ -379,11 +386,14 @@ def _reason(
     mine: tuple[int, int],
     theirs: tuple[int, int],
     context: _Context,
+    refill: int = 0,
 ) -> str:
     """Return why tenet's (reads, writes) of ``key`` differ from the peer's; empty if equal.
 
     Tried in turn: the MACs' reads of partial sums (the peer counts them, tenet's output is
-    written, not read), tenet's refetch rule, both; then overlapping windows, partial tiles.
+    written, not read), with the partial sums the peer writes back into the level once for
+    the PEs that reduce them (``refill``: tenet's fills less the peer's), tenet's refetch
+    rule, both; then overlapping windows, partial tiles.
     """
     if mine == theirs:
         return ""
@@ -393,6 +403,10 @@ def _reason(
     if tensor in context.outputs and context.innermost[tensor] == level:
         for reads, first in (
             (context.macs - context.outputs[tensor], " but the first"),
+            (
+                context.macs - context.elements[tensor],
+                " but the first of each element, one for all the PEs that reduce it",
+            ),
             (context.macs, ""),
         ):
             if reads in (theirs[0] - mine[0], theirs[0] - (refetched or mine)[0]):
@@ -405,6 +419,8 @@ def _reason(
     if (mine[0] + read_sums, mine[1]) == theirs:
         return sums
     reasons = [sums] if sums else []
+    if refill and (mine[0] + read_sums, mine[1] - refill) == theirs:
+        return "; ".join([*reasons, _REFILL])
     if refetched is not None and (refetched[0] + read_sums, refetched[1]) == theirs:
         own = context.causes.get(key, "tiles repeat")
         inside = context.causes.get((context.child.get(key, ""), tensor), "tiles repeat")
@@ -449,6 +465,10 @@ def _fill_reason(
             f"{what}: tenet keeps what the previous tile holds, the peer refetches the whole "
             "tile (tenet's refetch rule gives the peer's figure)"
         )
+    tensor = key[1]
+    share = context.outputs.get(tensor, 0) // context.elements.get(tensor, 1)
+    if mine.writebacks == writebacks and share > 1 and fills * share == mine.fills:
+        return _REFILL
     if "overlap" in context.causes.get(key, "") and fills > mine.fills:
         return "overlapping windows: tenet fetches the overlap once, the peer again"
     if context.partial:
@@ -501,7 +521,8 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
             reason = (
                 "" if name == names[-1] else _fill_reason(key, r, fills, writebacks, context, None)
             )
-            accesses = _reason(key, counters[key], theirs, context)
+            refill = r.fills - fills if reason == _REFILL else 0
+            accesses = _reason(key, counters[key], theirs, context, refill)
             rows.append(
                 CounterRow(
                     name,
@@ -614,7 +635,7 @@ def compare_accelforge(python: str | None, spec: str) -> Comparison:
 
 def _why(row: CounterRow) -> str:
     """The reasons of a row, reads and writes first, without repeats; ``equal`` if none."""
-    reasons = [x for x in (row.reason_accesses, row.reason) if x]
+    reasons = [part for x in (row.reason_accesses, row.reason) if x for part in x.split("; ")]
     return "; ".join(dict.fromkeys(reasons)) or "equal"
 
 

@@ -305,3 +305,23 @@ def test_recover_tiling_with_the_same_relations(tiling: LoopNest) -> None:
     assert [back.tile_sizes(lv.level) for lv in back.levels] == [
         tiling.tile_sizes(lv.level) for lv in tiling.levels
     ]
+
+
+def test_recover_dimension_split_over_two_axes() -> None:
+    # k's outer spatial digit on axis 1, its inner one on axis 0 beside j's (as in AccelForge's
+    # best for GEMM 256³: k over d1, then k and j over d0): the digits nest by stride.
+    nest = LoopNest(
+        ("j", "k"),
+        (4, 8),
+        (
+            LevelLoops(
+                "glb", (Loop("k", 2, spatial=1), Loop("k", 2, spatial=0), Loop("j", 2, spatial=0))
+            ),
+            LevelLoops("rf", (Loop("j", 2), Loop("k", 2))),
+        ),
+        per_pe=frozenset({"rf"}),
+    )
+    stamps = to_stamps(nest)
+    back = from_stamps(stamps, _domain(nest), ["glb", "rf"], per_pe={"rf"}, pe_extents=[4, 2])
+    assert back == nest
+    assert difference(back, stamps, _domain(nest)) is None
