@@ -578,8 +578,10 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
                     f"{loop.dim.upper()}, {loop.size}"
                 )
         entry["spatial_mapping"] = spatial
-        entry["temporal_ordering"] = [
-            [loop.dim.upper(), loop.size] for _, loop in reversed(flat) if loop.spatial is None
+        entry["temporal_ordering"] = [  # loops of one trip change nothing (ZigZag trips on them)
+            [loop.dim.upper(), loop.size]
+            for _, loop in reversed(flat)
+            if loop.spatial is None and loop.size > 1
         ]
     entry["memory_operand_links"] = {"O": "O", "W": "I2", "I": "I1"}
     memory_operand = {tensor["O"]: "O", tensor["I"]: "I1", tensor["W"]: "I2"}
