@@ -45,22 +45,24 @@ _TERM = re.compile(
 )
 
 
+def _split(text: str, separator: str) -> list[str]:
+    """Return the parts of ``text`` between its ``separator``s outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == separator and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    return [*out, cur.strip()]
+
+
 def _terms(text: str) -> list[str]:
     """Return the terms of the range tuple of the isl map ``text``."""
     body = text[text.index("->") :]
     inner = body[body.index("[") + 1 : body.rindex("]")]
-    out, depth, cur = [], 0, ""
-    for ch in inner:
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-            continue
-        depth += ch == "("
-        depth -= ch == ")"
-        cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
+    return [term for term in _split(inner, ",") if term] if inner.strip() else []
 
 
 def _balanced(text: str) -> bool:
@@ -235,7 +237,7 @@ def _unskewed(
         A last term that adds part of a PE coordinate, two loops, or a coordinate with
         coefficients out of proportion to its digits' weights.
     """
-    parts = _plus_parts(time[-1]) if time else []
+    parts = _split(time[-1], "+") if time else []
     if len(parts) < 2:
         return list(time), (), []
     where_of = {loop: (a, w) for a, digits in enumerate(axes) for w, loop in digits}
@@ -273,19 +275,6 @@ def _unskewed(
     while skew and skew[-1] == 0:
         skew.pop()
     return [*time[:-1], *(loops or ["0"])], tuple(skew), written
-
-
-def _plus_parts(term: str) -> list[str]:
-    """Return the summands of ``term`` split at its top-level ``+``."""
-    out, depth, cur = [], 0, ""
-    for ch in term:
-        if ch == "+" and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-            continue
-        depth += (ch == "(") - (ch == ")")
-        cur += ch
-    return [*out, cur.strip()]
 
 
 def _placed(nest: LoopNest, stamps: Stamps, dims: Sequence[str], src: str) -> LoopNest:
