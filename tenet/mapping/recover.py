@@ -20,7 +20,7 @@ import islpy as isl
 from tenet.errors import NotALoopNestError
 from tenet.isl_utils import bind_params, parse_map
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
-from tenet.mapping.stamps import Stamps, to_stamps
+from tenet.mapping.stamps import Stamps, tensor_tiles, to_stamps
 
 __all__ = [
     "LoopDigit",
@@ -182,7 +182,7 @@ def from_stamps(
             f"{src}its loops, read as a nest, {differs} (a skewed or modulo placement, or "
             "several instances in one time-stamp)"
         )
-    return _placed(nest, stamps, dims, src)
+    return _placed(nest, stamps, domain, dims, bound, src)
 
 
 def _interleaved(axes: Sequence[Sequence[tuple[int, LoopDigit]]]) -> list[tuple[int, LoopDigit]]:
@@ -277,19 +277,60 @@ def _unskewed(
     return [*time[:-1], *(loops or ["0"])], tuple(skew), written
 
 
-def _placed(nest: LoopNest, stamps: Stamps, dims: Sequence[str], src: str) -> LoopNest:
+def _placed(
+    nest: LoopNest,
+    stamps: Stamps,
+    domain: isl.Set,
+    dims: Sequence[str],
+    params: Mapping[str, int],
+    src: str,
+) -> LoopNest:
     """Return ``nest`` with the storage places of ``stamps`` (a tensor's tile stamp at a
-    level: the temporal loops above it) as ``above``: below the last loop it lists."""
+    level) as ``above``: the number of loops above the storage whose tiles group the
+    instances as the place does (isl equality; keyed by the PE at a per-PE level), the one
+    just below the last loop the place lists tried first.
+
+    Raises
+    ------
+    NotALoopNestError
+        A place that no position among the nest's loops gives.
+    """
     if not stamps.places:
         return nest
+    bound = dict(params)
+
+    def load(text: str) -> isl.Map:
+        return bind_params(parse_map(text), bound).intersect_domain(domain)
+
+    pe = load(stamps.space_stamp)
     flat = nest.loops()
     temporal = [n for n, (_, loop) in enumerate(flat) if loop.spatial is None]
     above: dict[str, dict[str, int]] = {}
     for level, per in stamps.places.items():
         for tensor, text in per.items():
-            n = len(_digits(text, dims, f"{src}places.{level}.{tensor}"))
-            above.setdefault(tensor, {})[level] = temporal[n - 1] + 1 if n else 0
+            where = f"{src}places.{level}.{tensor}"
+            n = len(_digits(text, dims, where))
+            guess = temporal[n - 1] + 1 if 0 < n <= len(temporal) else 0
+            wanted = _grouping(load(text), pe, level in nest.per_pe)
+            for at in [guess, *(b for b in range(len(flat) + 1) if b != guess)]:
+                trial = replace(nest, above={tensor: {level: at}})
+                mine = tensor_tiles(trial, tensor).get(level)
+                tiles = load(mine) if mine is not None else isl.Map.from_domain(domain)
+                if _grouping(tiles, pe, level in nest.per_pe).is_equal(wanted):
+                    above.setdefault(tensor, {})[level] = at
+                    break
+            else:
+                raise NotALoopNestError(
+                    f"{where}: no position among the loops of the nest stores {tensor} in "
+                    "these tiles"
+                )
     return replace(nest, above=above)
+
+
+def _grouping(tiles: isl.Map, pe: isl.Map, keyed: bool) -> isl.Map:
+    """The same-tile relation of ``tiles`` on S×S (the same PE too when ``keyed``)."""
+    key = pe.flat_range_product(tiles) if keyed else tiles
+    return key.apply_range(key.reverse())
 
 
 def from_digits(
@@ -522,13 +563,22 @@ def normal_form(
             return dim, stride, min(larger) // stride
         return digit
 
+    def spread(digit: LoopDigit) -> list[LoopDigit]:
+        """The relative digits a whole index ``floor(d / s)`` stands for: one per stride of
+        ``d`` from ``s`` up (outermost first), when each stride divides the next."""
+        dim, stride, trips = digit
+        chain = sorted(t for t in strides[dim] if t >= stride)
+        if trips is not None or any(b % a for a, b in zip(chain, chain[1:], strict=False)):
+            return [relative(digit)]
+        return [relative((dim, t, None)) for t in reversed(chain)]
+
     array = {relative(d) for d in on_array}
     new_tiles: dict[str, str] = {}
     ordered: list[LoopDigit] = []
     for name in levels[1:]:
         if name not in tiles:
             continue
-        digits = [d for d in map(relative, tiles[name]) if d not in ordered]
+        digits = [d for x in tiles[name] for d in spread(x) if d not in ordered]
         if name in per_pe:
             digits = [d for d in digits if d not in array]
         ordered += digits

@@ -411,6 +411,14 @@ def _mapping_nodes(problem: specs.ProblemSpecs, nest: LoopNest) -> list[dict[str
                 bound = nest.boundary(level.level) if k else 0
                 at.setdefault(nest.above.get(t, {}).get(level.level, bound), []).append(t)
         for n, held in sorted(at.items()):
+            fanout = [x for x, (_, loop) in enumerate(flat[n:]) if loop.spatial is not None]
+            if level.level in nest.per_pe and fanout:
+                raise NotALoopNestError(
+                    f"{where}: the per-PE level {level.level!r} holds {', '.join(held)} above "
+                    f"a spatial loop over {flat[n + fanout[0]][1].dim!r} (the PE index is a "
+                    "low-order digit of the loop), which a fanout above the PE buffers cannot "
+                    "express"
+                )
             places.setdefault(n, []).append((level.level, held))
     for n, (owner, loop) in enumerate([*flat, (len(nest.levels), None)]):
         for component, held in places.get(n, []):
