@@ -43,7 +43,7 @@ from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 ROOT = Path(__file__).resolve().parents[1]
 
 MAPPINGS = ROOT / "tests" / "peers" / "mappings"
-ORACLE_POINTS = 1 << 16
+ORACLE_POINTS = 100_000
 """The largest iteration space (instances) whose tiles the benchmark walks by brute force."""
 ACCELFORGE = {
     path.stem.removeprefix("accelforge-"): path.read_text()

@@ -60,7 +60,7 @@ def _zigzag_files(name: str) -> list[str]:
     ]
 
 
-ORACLE_POINTS = 1 << 16
+ORACLE_POINTS = 100_000
 """The largest iteration space (instances) whose tiles these tests walk by brute force."""
 
 
