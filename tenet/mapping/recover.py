@@ -31,6 +31,7 @@ __all__ = [
     "normal_form",
     "equivalence",
     "array_blocks",
+    "array_spread",
     "array_cut",
     "cuts_array",
 ]
@@ -607,24 +608,46 @@ def array_blocks(space: isl.Map, domain: isl.Set) -> dict[str, int]:
     >>> array_blocks(isl.Map("{S[i, j, k] -> PE[k % 16, floor(j / 2) % 4]}"), domain)
     {'i': 1, 'j': 8, 'k': 16}
     """
+    return {
+        dim: next(
+            (
+                p
+                for p in range(1, len(row))
+                if row[p] == row[0] and all(row[x] == row[x + p] for x in range(len(row) - p))
+            ),
+            len(row),
+        )
+        for dim, row in _lines(space, domain).items()
+    }
+
+
+def array_spread(space: isl.Map, domain: isl.Set) -> dict[str, int]:
+    """Return, per loop of the box ``domain``, over how many PEs the space-stamp ``space``
+    spreads its values (the distinct PE coordinates along the loop, the others fixed): no
+    PE takes fewer than ``ceil(t / spread)`` of ``t`` values of the loop.
+
+    Examples
+    --------
+    >>> domain = isl.Set("{S[i, j, k]: 0 <= i < 256 and 0 <= j < 64 and 0 <= k < 56}")
+    >>> array_spread(isl.Map("{S[i, j, k] -> PE[k % 16, floor(j / 2) % 4]}"), domain)
+    {'i': 1, 'j': 4, 'k': 16}
+    """
+    return {dim: len(set(row)) for dim, row in _lines(space, domain).items()}
+
+
+def _lines(space: isl.Map, domain: isl.Set) -> dict[str, list[tuple[int, ...]]]:
+    """Return, per loop of the box ``domain``, the PE coordinates of ``space`` along the loop
+    (the other loops at their lowest), in order."""
     dims, extents = box(domain)
     lows = [int(domain.dim_min_val(k).to_python()) for k in range(len(dims))]
-    blocks = {}
+    out = {}
     for q, (dim, extent) in enumerate(zip(dims, extents, strict=True)):
         line = domain
         for k, low in enumerate(lows):
             if k != q:
                 line = line.fix_val(isl.dim_type.set, k, low)
-        row = _coordinates(space.intersect_domain(line), q, lows[q], extent)
-        blocks[dim] = next(
-            (
-                p
-                for p in range(1, extent)
-                if row[p] == row[0] and all(row[x] == row[x + p] for x in range(extent - p))
-            ),
-            extent,
-        )
-    return blocks
+        out[dim] = _coordinates(space.intersect_domain(line), q, lows[q], extent)
+    return out
 
 
 def _coordinates(space: isl.Map, q: int, low: int, extent: int) -> list[tuple[int, ...]]:

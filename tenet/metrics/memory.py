@@ -5,7 +5,7 @@ accesses, time and energy (definitions in ``docs/memory.md``). Counted on the re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -408,16 +408,20 @@ def level_needs(
     problem: Problem,
     tiles: Sequence[tuple[str, isl.Map]] | None = None,
     places: Sequence[tuple[str, str, isl.Map]] = (),
+    levels: Collection[str] | None = None,
 ) -> tuple[dict[str, int], bool]:
     """Return the largest tile of every level inside the outermost (elements, summed over
-    tensors) and whether every tile fits (per tensor under ``split``); no fills counted.
-    ``tiles`` and ``places`` replace the dataflow's as in :func:`evaluate_memory`."""
+    tensors; only ``levels`` when given) and whether every tile fits (per tensor under
+    ``split``); no fills counted. ``tiles`` and ``places`` replace the dataflow's as in
+    :func:`evaluate_memory`."""
     relations = tensor_relations(problem)
     needs: dict[str, int] = {}
     fits = True
     own = tensor_tile_levels(problem, tiles, places)
     for k, tiled in enumerate(tile_levels(problem, tiles)):
         level = tiled.level
+        if levels is not None and level.name not in levels:
+            continue
         finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
         total: isl.PwQPolynomial | None = None
         for tensor, (read, write) in relations.items():

@@ -21,15 +21,18 @@ from fractions import Fraction
 from itertools import combinations, permutations, product
 from math import factorial, prod
 
+from tenet.counting import count
 from tenet.dse.joint.bounds import Band, BoundContext, kept_levels, lower_bound
 from tenet.dse.tiling.search import TilingSpace, objective_value
 from tenet.mapping import (
     LoopNest,
     array_blocks,
+    array_spread,
     cuts_array,
     place_maps,
     tile_maps,
     tiled_nest,
+    to_stamps,
 )
 from tenet.mapping.tiling import divisors
 from tenet.metrics.latency import occupancy
@@ -175,18 +178,29 @@ def _orders(outside: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int,
 
 
 def _shared_need(
-    context: BoundContext, level: int, sizes: Sequence[int], keep: frozenset[str] | None
+    context: BoundContext,
+    level: int,
+    sizes: Sequence[int],
+    keep: frozenset[str] | None,
+    spread: Sequence[int] | None = None,
+    spans: Mapping[str, Sequence[int]] | None = None,
 ) -> int:
-    """Return a lower bound on the largest tile of a shared ``level`` with these sizes: the
-    data tile of every tensor it keeps (``keep``; None: all) whose subscripts are one loop
-    each (the others count 0); 0 for a per-PE level or one split per tensor."""
-    if context.levels[level].per_pe or context.levels[level].split:
+    """Return a lower bound on the largest tile of ``level`` with these sizes: the data tile
+    of every tensor it keeps (``keep``; None: all) whose subscripts are one loop each (the
+    others count 0), each tensor's tile with ``spans`` (its sizes where its copy spans some
+    of the band's loops); 0 for a level split per tensor. A per-PE level needs ``spread``
+    (per loop, the PEs its values spread over, the array a grid of per-loop coordinates):
+    some PE takes at least ``ceil(size / spread)`` values of each loop (else 0)."""
+    if context.levels[level].split or (context.levels[level].per_pe and spread is None):
         return 0
-    return sum(
-        prod(sizes[d] for d in facts.loops)
-        for facts in context.tensors
-        if facts.disjoint and not facts.halo and (keep is None or facts.tensor in keep)
-    )
+    per_pe = spread if context.levels[level].per_pe else None
+    need = 0
+    for facts in context.tensors:
+        if not facts.disjoint or facts.halo or (keep is not None and facts.tensor not in keep):
+            continue
+        own = (spans or {}).get(facts.tensor, sizes)
+        need += prod(own[d] if per_pe is None else -(-own[d] // per_pe[d]) for d in facts.loops)
+    return need
 
 
 def search_subtree(
@@ -220,8 +234,12 @@ def search_subtree(
     keeps = {name: frozenset(t) for name, t in kept}
     held = kept_levels(context.levels, keeps)
     root = lower_bound(context, compute, [], keeps).value(objective)
-    per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
+    space_stamp, domain = problem.dataflow.space_stamp, problem.workload.domain
+    per_dim = array_blocks(space_stamp, domain)
     blocks = [per_dim[d] for d in context.dims]
+    spreads = array_spread(space_stamp, domain)
+    grid = prod(spreads.values()) == count(space_stamp.intersect_domain(domain).range())
+    spread = [spreads[d] for d in context.dims] if grid else None
 
     def worse(bound: Fraction) -> bool:
         best = tally.best.value if tally.best is not None else incumbent
@@ -253,8 +271,22 @@ def search_subtree(
     def placed(bands: list[Band]) -> None:
         """Search the places of the tensors at the innermost level of a leaf (its tiles are
         single instances) in increasing bound, the leaf's own first among equals."""
+        _, sizes, order = bands[-1]
+        outside = bands[-2][1] if len(bands) > 1 else context.extents
+        capacity = context.levels[innermost].capacity
         choices = []
-        for spans in place_choices(bands[-1], context.extents, tensors):
+        for spans in place_choices(bands[-1], outside, tensors):
+            spanned = {
+                t: [
+                    outside[d] if d in order[len(order) - n :] else sizes[d]
+                    for d in range(len(sizes))
+                ]
+                for t, n in spans.items()
+            }
+            need = _shared_need(context, innermost, sizes, inner_keeps, spread, spanned)
+            if capacity is not None and need > capacity:
+                tally.too_big += 1
+                continue
             bound = lower_bound(context, compute, bands, keeps, places=spans)
             choices.append((bound.value(objective), spans))
         choices.sort(key=lambda c: c[0])
@@ -276,7 +308,7 @@ def search_subtree(
         sized: list[tuple[Fraction, tuple[int, ...]]] = []
         shared = not context.levels[position[level]].per_pe
         for sizes in _sizes(outside, tiled, blocks if shared else None, context.extents):
-            need = _shared_need(context, position[level], sizes, held[position[level]])
+            need = _shared_need(context, position[level], sizes, held[position[level]], spread)
             if capacity is not None and need > capacity:
                 tally.too_big += 1
                 continue
@@ -359,13 +391,22 @@ def _leaf(
     above = {t: {level: nest.boundary(level) - n} for t, n in (spans or {}).items() if n}
     if above:
         nest = replace(nest, above=above)
-    stamps, places = tile_maps(nest), place_maps(nest)
-    key = (tuple(b[1] for b in bands), tuple(sorted((spans or {}).items())))
-    if key not in tally.needs:
-        tally.needs[key] = level_needs(problem, stamps, places)[1]
-    if not tally.needs[key]:
+    texts = to_stamps(nest)
+    keys = {
+        name: (name, text, tuple(sorted(texts.places.get(name, {}).items())))
+        for name, text in texts.tiles.items()
+    }
+    if any(tally.needs.get(key) is False for key in keys.values()):
         tally.too_big += 1
         return
+    stamps, places = tile_maps(nest), place_maps(nest)
+    for name, key in keys.items():
+        # a level's need depends on its own tiles and places only: count it once for them
+        if key not in tally.needs:
+            tally.needs[key] = level_needs(problem, stamps, places, [name])[1]
+        if not tally.needs[key]:
+            tally.too_big += 1
+            return
     metrics = evaluate_memory(problem, compute, stamps, places)
     tally.evaluated += 1
     point = JointPoint(nest, kept, metrics, objective_value(metrics, objective))
