@@ -125,3 +125,35 @@ def test_place_choices_and_the_space_they_add() -> None:
     # one level over (2, 2): single-instance tiles run 2 loops in 2 orders, 3 places each
     # for 2 tensors; the other sizes as without places (3 tilings)
     assert space_size([2, 2], 1, placed=2) == 2 * 9 + 3
+
+
+def test_the_register_files_need_bound_never_exceeds_its_need() -> None:
+    # every tile of the register file (sizes over 4 x 4 x 4, each order of single instances
+    # with every place of every tensor): the bound from the array's spread (2 PEs along i and
+    # j, PE[i % 2, j % 2]) is at most the largest tile counted exactly
+    from itertools import permutations
+
+    from tenet.dse.joint.bounds import BoundContext
+    from tenet.dse.joint.search import _shared_need
+    from tenet.mapping import array_spread, tiled_nest
+
+    problem = load_problem("gemm", ARCH, MAPPING, PARAMS)
+    context = BoundContext.from_problem(problem)
+    spreads = array_spread(problem.dataflow.space_stamp, problem.workload.domain)
+    spread = [spreads[d] for d in context.dims]
+    assert spread == [2, 2, 1]
+    for sizes in product([1, 2, 4], repeat=3):
+        for order in permutations(range(3)):
+            band = ("rf", sizes, order)
+            nest = tiled_nest(context.dims, context.extents, "dram", [band], (0, 1, 2))
+            choices = place_choices(band, (4, 4, 4), list("ABC")) if sizes == (1, 1, 1) else [{}]
+            for spans in choices:
+                above = {t: {"rf": nest.boundary("rf") - n} for t, n in spans.items() if n}
+                placed = replace(nest, above=above)
+                spanned = {
+                    t: [4 if d in order[3 - n :] else s for d, s in enumerate(sizes)]
+                    for t, n in spans.items()
+                }
+                bound = _shared_need(context, 1, sizes, None, spread, spanned)
+                needs, _ = level_needs(problem, tile_maps(placed), place_maps(placed))
+                assert bound <= needs["rf"], (sizes, order, spans)
