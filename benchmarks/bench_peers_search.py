@@ -96,6 +96,8 @@ class Best:
     note: str = ""
     to_best: float | None = None
     """CPU seconds until the best was found (None: the whole search's)."""
+    fits: bool = True
+    """Every tile of the best fits its level under tenet's count."""
 
     def value(self, objective: str) -> tuple[float, float]:
         """The objective, then the other figure (latency then energy, or the reverse)."""
@@ -165,6 +167,7 @@ def evaluate_peer(
         figures["energy"],
         figures["traffic_dram_elements"],
         f"peer's own figures: {own}{fits}",
+        fits=bool(figures["fits"]),
     )
 
 
@@ -187,8 +190,9 @@ def _verdict(tenet: Best, peers: Sequence[Best], objective: str) -> str:
         ours, theirs = tenet.value(objective), peer.value(objective)
         as_good = ours[0] <= theirs[0]
         found = tenet.seconds if tenet.to_best is None else tenet.to_best
+        overflows = "" if peer.fits else " (the peer's best overflows a level under tenet's count)"
         words.append(
-            f"{peer.tool}: tenet {'at least as good' if as_good else 'WORSE'} "
+            f"{peer.tool}{overflows}: tenet {'at least as good' if as_good else 'WORSE'} "
             f"({ours[0] / theirs[0]:.3f}×), found in {found / max(peer.seconds, 1e-9):.2f}× "
             f"and searched in {tenet.seconds / max(peer.seconds, 1e-9):.2f}× the peer's CPU time"
         )
