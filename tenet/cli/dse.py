@@ -318,7 +318,7 @@ def _search(
     shown = max(
         (len(e.ranked(objective, top, constraints)) for e in result.explorations), default=0
     )
-    head = f"best {shown} by {objective}" + (
+    head = f"best {shown} by the array's {objective}" + (
         " per workload and array" if len(result.explorations) > 1 else ""
     )
     if not shown and not result.complete:
@@ -331,7 +331,10 @@ def _search(
         assert not isinstance(spec, tuple)  # `tenet dse`: one workload
         ours = with_mapping_rows(ranked, untiled_figures(spec, archs[0], r.params))
         best = by_source({"schedule": ours, "space": best})
-        head = f"best {max(shown, len(ours))} by {objective} from the schedule and from the space"
+        head = (
+            f"best {max(shown, len(ours))} by the array's {objective} from the schedule and "
+            "from the space"
+        )
     if tiled is None:
         r.out.write(_render(best, r.out.fmt, head))
     else:

@@ -136,4 +136,4 @@ def test_cli_header_counts_the_rows_shown(capsys: pytest.CaptureFixture[str]) ->
     code, out, _ = run(capsys, *args, "--top-k", "3")
     assert code == 0
     header, columns, *rows = out.strip().splitlines()
-    assert len(rows) == 3 and header == "best 3 by latency"
+    assert len(rows) == 3 and header == "best 3 by the array's latency"
