@@ -28,6 +28,7 @@ from tenet.dse.joint.search import (
     Kept,
     SubtreeResult,
     bypass_choices,
+    places_apply,
     search_subtree,
     space_size,
     with_kept,
@@ -328,14 +329,8 @@ def joint_search(
         for m in seeded
         for point in _seeds(load_problem(w, a, specs[m], bound), objective)
     ]
-    inner = a.levels[-1] if a.levels else None
-    placing = (
-        places
-        and inner is not None
-        and inner.per_pe
-        and bool(checked.levels)
-        and list(checked.levels or ())[-1] == inner.name
-    )
+    tiled = list(checked.levels or ())
+    placing = places and places_apply([(lv.name, lv.per_pe) for lv in a.levels], tiled)
     leaves = space_size(
         contexts[0].extents,
         len(checked.levels or ()),

@@ -50,6 +50,7 @@ __all__ = [
     "search_subtree",
     "space_size",
     "place_choices",
+    "places_apply",
 ]
 
 Kept = tuple[tuple[str, tuple[str, ...]], ...]
@@ -177,7 +178,7 @@ def _orders(outside: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int,
         yield tuple(order) + rest
 
 
-def _shared_need(
+def _need_bound(
     context: BoundContext,
     level: int,
     sizes: Sequence[int],
@@ -259,12 +260,7 @@ def search_subtree(
         return True
 
     innermost = len(context.levels) - 1
-    placing = (
-        places
-        and bool(levels)
-        and position[levels[-1]] == innermost
-        and context.levels[innermost].per_pe
-    )
+    placing = places and places_apply([(lv.name, lv.per_pe) for lv in context.levels], levels)
     inner_keeps = held[innermost]
     tensors = [f.tensor for f in context.tensors if inner_keeps is None or f.tensor in inner_keeps]
 
@@ -283,7 +279,7 @@ def search_subtree(
                 ]
                 for t, n in spans.items()
             }
-            need = _shared_need(context, innermost, sizes, inner_keeps, spread, spanned)
+            need = _need_bound(context, innermost, sizes, inner_keeps, spread, spanned)
             if capacity is not None and need > capacity:
                 tally.too_big += 1
                 continue
@@ -308,7 +304,7 @@ def search_subtree(
         sized: list[tuple[Fraction, tuple[int, ...]]] = []
         shared = not context.levels[position[level]].per_pe
         for sizes in _sizes(outside, tiled, blocks if shared else None, context.extents):
-            need = _shared_need(context, position[level], sizes, held[position[level]], spread)
+            need = _need_bound(context, position[level], sizes, held[position[level]], spread)
             if capacity is not None and need > capacity:
                 tally.too_big += 1
                 continue
@@ -349,6 +345,12 @@ def search_subtree(
         root,
         tally.left_open,
     )
+
+
+def places_apply(levels: Sequence[tuple[str, bool]], tiled: Sequence[str]) -> bool:
+    """Whether the tensors may be placed (:func:`place_choices`): the innermost of ``levels``
+    ((name, per PE), outermost first) is per PE and the last of the ``tiled`` levels."""
+    return bool(levels) and bool(tiled) and levels[-1][1] and tiled[-1] == levels[-1][0]
 
 
 def place_choices(

@@ -134,7 +134,7 @@ def test_the_register_files_need_bound_never_exceeds_its_need() -> None:
     from itertools import permutations
 
     from tenet.dse.joint.bounds import BoundContext
-    from tenet.dse.joint.search import _shared_need
+    from tenet.dse.joint.search import _need_bound
     from tenet.mapping import array_spread, tiled_nest
 
     problem = load_problem("gemm", ARCH, MAPPING, PARAMS)
@@ -154,6 +154,6 @@ def test_the_register_files_need_bound_never_exceeds_its_need() -> None:
                     t: [4 if d in order[3 - n :] else s for d, s in enumerate(sizes)]
                     for t, n in spans.items()
                 }
-                bound = _shared_need(context, 1, sizes, None, spread, spanned)
+                bound = _need_bound(context, 1, sizes, None, spread, spanned)
                 needs, _ = level_needs(problem, tile_maps(placed), place_maps(placed))
                 assert bound <= needs["rf"], (sizes, order, spans)
