@@ -12,7 +12,9 @@ by its spatial mapping generator and LOMA; AccelForge by its mapper. The peers' 
 are read back and every best is evaluated exactly in tenet, on the same accelerator. Per layer the
 benchmark prints each tool's search CPU time (the peers' processes and tenet's workers
 included) and evaluations, and each best's latency, energy and DRAM traffic under tenet's
-exact model, with tenet's proven bound of the objective over its declared space.
+exact model, with tenet's proven bound of the objective over its declared space; the verdict
+says when tenet's search first reached a value at least as good as each peer's best
+("matched in", a multiple of the peer's CPU time) and when it found its own best.
 
 The peers run in their own virtual environment (``make peers``):
 
@@ -96,6 +98,8 @@ class Best:
     note: str = ""
     to_best: float | None = None
     """CPU seconds until the best was found (None: the whole search's)."""
+    improvements: tuple[tuple[float, float], ...] = ()
+    """tenet's better values as they came: (CPU seconds, value of the objective)."""
     fits: bool = True
     """Every tile of the best fits its level under tenet's count."""
 
@@ -143,6 +147,7 @@ def search_tenet(
         + ("" if found.complete else " (not finished)")
         + f"; best found after {found.cpu_to_best:.1f} CPU-s",
         found.cpu_to_best,
+        tuple((at, float(value)) for at, value in found.improvements),
     )
 
 
@@ -190,11 +195,16 @@ def _verdict(tenet: Best, peers: Sequence[Best], objective: str) -> str:
         ours, theirs = tenet.value(objective), peer.value(objective)
         as_good = ours[0] <= theirs[0]
         found = tenet.seconds if tenet.to_best is None else tenet.to_best
+        reached = next((at for at, value in tenet.improvements if value <= theirs[0]), None)
+        matched = (
+            f"matched in {reached / max(peer.seconds, 1e-9):.2f}×, " if reached is not None else ""
+        )
         overflows = "" if peer.fits else " (the peer's best overflows a level under tenet's count)"
         words.append(
             f"{peer.tool}{overflows}: tenet {'at least as good' if as_good else 'WORSE'} "
-            f"({ours[0] / theirs[0]:.3f}×), found in {found / max(peer.seconds, 1e-9):.2f}× "
-            f"and searched in {tenet.seconds / max(peer.seconds, 1e-9):.2f}× the peer's CPU time"
+            f"({ours[0] / theirs[0]:.3f}×), {matched}best found in "
+            f"{found / max(peer.seconds, 1e-9):.2f}× and searched in "
+            f"{tenet.seconds / max(peer.seconds, 1e-9):.2f}× the peer's CPU time"
         )
     return "; ".join(words)
 

@@ -26,7 +26,7 @@ import islpy as isl
 
 from tenet.counting import count
 from tenet.dse.tiling.rtile import box_extents
-from tenet.mapping import LoopNest
+from tenet.mapping import LoopNest, array_spread
 from tenet.metrics.memory import tensor_relations
 from tenet.model.memory import MemoryLevel
 from tenet.model.problem import Problem
@@ -39,6 +39,7 @@ __all__ = [
     "TensorFacts",
     "BoundContext",
     "Bound",
+    "Share",
     "lower_bound",
     "kept_levels",
     "bands_of",
@@ -126,6 +127,11 @@ class BoundContext:
     levels: tuple[MemoryLevel, ...]
     short_links: bool
     """Every link of the array has a delay of at most one tile."""
+    spread: tuple[int, ...] | None = None
+    """Per loop, the PEs its values spread over (:func:`tenet.mapping.array_spread`) when
+    the used PEs form a grid of per-loop coordinates: some PE takes at least
+    ``ceil(size / spread)`` of ``size`` values of each loop (None: unknown, or the bounds
+    hold for every array mapping)."""
 
     @classmethod
     def from_problem(cls, problem: Problem, per_pe: bool = True) -> BoundContext:
@@ -163,7 +169,23 @@ class BoundContext:
             )
         links = problem.architecture.links
         short = all(link.delay <= 1 for link in links)
-        return cls(dims, extents, tuple(facts), problem.architecture.levels, short)
+        spread = None
+        if per_pe:
+            space, domain = problem.dataflow.space_stamp, problem.workload.domain
+            spreads = array_spread(space, domain)
+            if prod(spreads.values()) == count(space.intersect_domain(domain).range()):
+                spread = tuple(spreads[d] for d in dims)
+        return cls(dims, extents, tuple(facts), problem.architecture.levels, short, spread)
+
+
+@dataclass(frozen=True)
+class Share:
+    """One tensor's part of a node's energy bound (its operand accesses, fills, writebacks
+    and the accesses that serve them), and of its estimate."""
+
+    tensor: TensorName
+    energy: Fraction
+    estimate: Fraction
 
 
 @dataclass(frozen=True)
@@ -174,6 +196,13 @@ class Bound:
     latency: Fraction
     energy: Fraction
     bottleneck: str
+    estimate: Fraction | None = None
+    """An estimate of the energy (not a bound): each PE fills the (PE, element) pairs of a
+    per-PE level once per visit of their block, as when the PEs take the same elements on
+    every visit. It orders the children of a node (the search visits likelier ones first)."""
+    shares: tuple[Share, ...] = ()
+    """Each tensor's part of :attr:`energy` and :attr:`estimate`, in the context's order:
+    the energy is their sum."""
 
     def value(self, objective: MemoryObjective) -> Fraction:
         """Return the bound of ``objective``: cycles, energy, or their product."""
@@ -182,6 +211,13 @@ class Bound:
         if objective == "energy":
             return self.energy
         return self.latency * self.energy
+
+    def order(self, objective: MemoryObjective) -> tuple[Fraction, Fraction]:
+        """Return the key that orders nodes by ``objective``: its estimate (the bound with
+        the energy :attr:`estimate`), then the bound."""
+        energy = self.energy if self.estimate is None else self.estimate
+        estimate = {"latency": self.latency, "energy": energy}.get(objective)
+        return (self.latency * energy if estimate is None else estimate, self.value(objective))
 
 
 def kept_levels(
@@ -225,15 +261,18 @@ def _visits(
     perfect: bool,
     free: Sequence[tuple[int, int]] = (),
     innermost: int | None = None,
+    below: bool = False,
 ) -> int:
     """Return a lower bound on how many times each block of ``facts``' data is visited by the
     tile sequence of ``loops`` ((dimension, trips), outermost first), then the loops ``free``
-    of a band whose order is not fixed but for its ``innermost`` loop; 1 when the runs cannot
-    be told."""
+    of a band whose order is not fixed but for its ``innermost`` loop, and (``below``) one of
+    the tensor's own loops below them all; 1 when the runs cannot be told."""
     running = [(d, n) for d, n in loops if n > 1]
     inside = [(d, n) for d, n in free if n > 1]
     if not perfect or not facts.disjoint or any(d in facts.halo for d, _ in running + inside):
         return 1
+    if below:
+        return prod(n for d, n in running + inside if d not in facts.loops)
     if any(d in facts.loops for d, _ in inside):
         outer = prod(n for d, n in running if d not in facts.loops)
         if innermost in facts.loops:
@@ -304,13 +343,24 @@ def lower_bound(
         if spans
     }
     found = [
-        _bound(context, compute, keeps, loops, perfect, free, last, choice, own) for choice in inner
+        _bound(context, compute, keeps, loops, perfect, free, last, choice, own, outside)
+        for choice in inner
     ]
     slowest = min(found, key=lambda b: b.latency)
+    shares = tuple(
+        Share(
+            facts.tensor,
+            min(b.shares[t].energy for b in found) * (1 - ENERGY_SLACK),
+            min(b.shares[t].estimate for b in found),
+        )
+        for t, facts in enumerate(context.tensors)
+    )
     return Bound(
         slowest.latency,
         min(b.energy for b in found) * (1 - ENERGY_SLACK),
         slowest.bottleneck,
+        min(b.estimate or b.energy for b in found),
+        shares,
     )
 
 
@@ -324,41 +374,73 @@ def _bound(
     last: int,
     innermost: int | None,
     own: Mapping[str, Sequence[tuple[int, int]]],
+    tile: Sequence[int],
 ) -> Bound:
     """Return the bounds of :func:`lower_bound` for the tile sequences ``loops`` per level,
     the unordered band's loops ``free`` (at level ``last`` and inside) with ``innermost``,
-    and the tile sequences ``own`` of the tensors stored at level ``last`` above some of its
-    band's loops."""
+    the tile sequences ``own`` of the tensors stored at level ``last`` above some of its
+    band's loops, and ``tile`` the sizes of the last fixed band's tiles."""
     levels = context.levels
     reads_in = [0] * len(levels)
     writes_in = [0] * len(levels)
-    fills = [0] * len(levels)
-    backs = [0] * len(levels)
-    operands: int | Fraction = 0
+    shares = []
     for facts in context.tensors:
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
+        nearest = levels[holders[-1]]
+        energy = facts.reads * _exact(nearest.energy_read)
+        energy += facts.writes * _exact(nearest.energy_write)
+        estimate = energy
         for parent, child in zip(holders, holders[1:], strict=False):
             inside = free if child >= last else ()
             sequence = own.get(facts.tensor, loops[child]) if child == last else loops[child]
-            visits = _visits(facts, sequence, perfect[child], inside, innermost)
+            below = child > last and _overflows(context, facts, levels[child], tile)
+            visits = _visits(facts, sequence, perfect[child], inside, innermost, below)
             into = visits * facts.read_only + (visits - 1) * facts.written
             out = visits * facts.written
             reads_in[parent] += into
             writes_in[parent] += out
-            fills[child] += max(into, facts.pe_read_only) if levels[child].per_pe else into
-            backs[child] += max(out, facts.pe_written) if levels[child].per_pe else out
-        nearest = levels[holders[-1]]
-        operands += facts.reads * _exact(nearest.energy_read)
-        operands += facts.writes * _exact(nearest.energy_write)
+            served = into * _exact(levels[parent].energy_read)
+            served += out * _exact(levels[parent].energy_write)
+            write, read = _exact(levels[child].energy_write), _exact(levels[child].energy_read)
+            if levels[child].per_pe:
+                energy += served + max(into, facts.pe_read_only) * write
+                energy += max(out, facts.pe_written) * read
+                # the estimate: every visit fills the PEs' own pairs
+                pairs = facts.pe_read_only or facts.read_only, facts.pe_written or facts.written
+                estimate += served + (visits * pairs[0] + (visits - 1) * pairs[1]) * write
+                estimate += visits * pairs[1] * read
+            else:
+                energy += served + into * write + out * read
+                estimate += served + into * write + out * read
+        shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
     latency, bottleneck = Fraction(compute), "compute"
-    energy = operands
     for k, level in enumerate(levels):
         time = _time(reads_in[k], level.read_bandwidth) + _time(writes_in[k], level.write_bandwidth)
         if time > latency:
             latency, bottleneck = time, level.name
-        energy += (reads_in[k] + backs[k]) * _exact(level.energy_read)
-        energy += (fills[k] + writes_in[k]) * _exact(level.energy_write)
-    return Bound(latency, Fraction(energy), bottleneck)
+    return Bound(
+        latency,
+        sum((x.energy for x in shares), Fraction(0)),
+        bottleneck,
+        sum((x.estimate for x in shares), Fraction(0)),
+        tuple(shares),
+    )
+
+
+def _overflows(
+    context: BoundContext, facts: TensorFacts, level: MemoryLevel, tile: Sequence[int]
+) -> bool:
+    """Whether ``facts``' share of a ``tile`` cannot fit a per-PE ``level`` whose band is not
+    fixed: some PE takes more of its elements than the level holds. Then, whatever the
+    tilings and places inside, one of the tensor's own loops runs below its copy there, so
+    every other fixed loop revisits its blocks (a tensor whose blocks are not disjoint, or
+    an unknown spread, never overflows)."""
+    if not level.per_pe or level.capacity is None or context.spread is None:
+        return False
+    if not facts.disjoint or facts.halo:
+        return False
+    need = prod(-(-tile[d] // context.spread[d]) for d in facts.loops)
+    return need > level.capacity
 
 
 @lru_cache(maxsize=256)

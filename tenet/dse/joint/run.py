@@ -23,6 +23,7 @@ from typing import Any
 from tenet.api import load_problem, load_specs
 from tenet.counting import count
 from tenet.dse.joint.bounds import BoundContext, bands_of, lower_bound
+from tenet.dse.joint.local import improve
 from tenet.dse.joint.search import (
     JointPoint,
     Kept,
@@ -43,8 +44,9 @@ from tenet.dse.tiling.rtile import box_extents
 from tenet.dse.tiling.run import decode_metrics, encode_metrics
 from tenet.dse.tiling.search import TilingSpace, objective_value
 from tenet.errors import CapacityError
-from tenet.mapping import LoopNest, to_stamps
+from tenet.mapping import LoopNest, tile_maps, to_stamps
 from tenet.metrics.latency import occupancy
+from tenet.metrics.memory import evaluate_memory
 from tenet.metrics.row import mapping_row
 from tenet.model.problem import Problem
 from tenet.spec import (
@@ -100,6 +102,13 @@ class Certificate:
     cpu_to_best: float = 0.0
     """CPU seconds of this process from the start of the search to the best's arrival (the
     workers' own time not included)."""
+    improvements: tuple[tuple[float, Fraction], ...] = ()
+    """Each better value as it arrived: (CPU seconds as :attr:`cpu_to_best`, value)."""
+
+    def cpu_to_reach(self, value: float | Fraction) -> float | None:
+        """CPU seconds (as :attr:`cpu_to_best`) until the best so far was at most ``value``
+        (None: never)."""
+        return next((at for at, found in self.improvements if found <= value), None)
 
     @property
     def gap(self) -> Fraction:
@@ -201,11 +210,13 @@ def evaluate_subtree(
     kept: str,
     incumbent: str | None,
     until: float | None = None,
+    probe: int | None = None,
 ) -> tuple[int, str]:
     """Worker task: search subtree ``index`` (array ``mapping`` as JSON, ``kept`` tensors as
     JSON pairs) of the search ``context`` (JSON text) below ``incumbent`` (``p/q``, or None)
-    until the clock (``time.time()``) passes ``until`` (None: to the end); return the index
-    and the encoded result."""
+    until the clock (``time.time()``) passes ``until`` (None: to the end), after at most
+    ``probe`` exact evaluations (None: the context's budget); return the index and the
+    encoded result."""
     problem, compute = _problem(context, mapping, kept)
     c = json.loads(context)
     chosen: Kept = tuple((level, tuple(t)) for level, t in json.loads(kept))
@@ -218,7 +229,7 @@ def evaluate_subtree(
         c["objective"],
         limit,
         compute,
-        c.get("budget"),
+        c.get("budget") if probe is None else min(probe, c.get("budget") or probe),
         until,
         c.get("places", False),
     )
@@ -264,6 +275,12 @@ def joint_search(
     Subtrees run on the engine of ``execution`` (None: in this process) and are kept in its
     store; its time budget stops starting subtrees and leaves the nodes of running ones open
     (a subtree cut short is not stored).
+
+    By energy, one array mapping stands for each placement (:func:`_placements`), each is
+    seeded (the best seeds of :data:`_IMPROVED` placements improved by
+    :func:`tenet.dse.joint.local.improve`), and each subtree's first :data:`_PROBE` leaves
+    are counted, in order of root bound, before any is searched whole (for at most
+    :data:`_PROBE_SHARE` of the time budget).
 
     Examples
     --------
@@ -318,17 +335,32 @@ def joint_search(
             for m in range(len(specs))
             for k, kept in enumerate(choices)
         ),
-        key=lambda s: (s.root, s.mapping),
+        key=lambda s: (s.root, computes[s.mapping], s.mapping),
     )
+    declared = len(subtrees)
+    if objective == "energy":
+        subtrees = _placements(subtrees, lambda s: (specs[s.mapping].space_stamp, s.kept))
     subtrees = [_Subtree(k, s.mapping, s.kept, s.root) for k, s in enumerate(subtrees)]
-    least = list(dict.fromkeys(s.mapping for s in subtrees))[:_SEEDED]
+    probing = objective == "energy"
+    least = list(dict.fromkeys(s.mapping for s in subtrees))
     fastest = sorted(range(len(specs)), key=lambda m: (computes[m], m))[:_SEEDED]
-    seeded = list(dict.fromkeys([*least, *fastest, *ranked])) if seed else []
-    seeds = [
-        (m, point)
-        for m in seeded
-        for point in _seeds(load_problem(w, a, specs[m], bound), objective)
-    ]
+    # by energy, one mapping per placement: seed each
+    chosen = least if probing else [*least[:_SEEDED], *fastest, *ranked]
+    seeded = list(dict.fromkeys(chosen)) if seed else []
+    state = _State([], objective, lambda: time.process_time() - cpu_start)
+    problems = {m: load_problem(w, a, specs[m], bound) for m in seeded}
+    seeds = []
+    for m in seeded:
+        for point in _seeds(problems[m], objective, 1 if probing else 3):
+            seeds.append((m, point))
+            state.offer(point, m)
+
+    def kept_problem(m: int, kept: Kept) -> Problem:
+        return problems[m] if not kept else load_problem(w, with_kept(a, kept), specs[m], bound)
+
+    for m, point in _improved(kept_problem, seeds, objective, choices) if probing else ():
+        seeds.append((m, point))
+        state.offer(point, m)
     tiled = list(checked.levels or ())
     placing = places and places_apply([(lv.name, lv.per_pe) for lv in a.levels], tiled)
     leaves = space_size(
@@ -349,7 +381,6 @@ def joint_search(
         },
         sort_keys=True,
     )
-    state = _State(seeds, objective, lambda: time.process_time() - cpu_start)
     results = _resume_and_run(
         context,
         specs,
@@ -357,6 +388,7 @@ def joint_search(
         state,
         execution,
         None if execution.time_budget is None else start + execution.time_budget,
+        _PROBE if probing else None,
     )
     bounds = [state.best_value()] if state.best is not None else []
     evaluated, too_big, pruned, left_open = len(seeds), 0, 0, 0
@@ -382,15 +414,43 @@ def joint_search(
         specs[state.mapping],
         objective,
         min([state.best_value(), *bounds]),
-        leaves * len(subtrees) + len(seeds),
+        leaves * declared + len(seeds),
         evaluated,
         too_big,
         pruned,
         complete,
         a.energy.unit,
         state.found_at,
+        tuple(state.improvements),
     )
 
+
+def _placements(
+    subtrees: Sequence[_Subtree], group: Callable[[_Subtree], object]
+) -> list[_Subtree]:
+    """Return the first of ``subtrees`` (in order of root bound) of each ``group``: a
+    placement (space-stamp) and its kept tensors. The energy of a tiling counts the fills
+    of each level's tiles, keyed by PE for a per-PE level, and never the time-stamp: every
+    array mapping of one placement has the same leaves with the same energies, so the first
+    (of least compute latency, or its floor) stands for all of them, and its bound for
+    theirs."""
+    seen: set[object] = set()
+    first = []
+    for tree in subtrees:
+        key = group(tree)
+        if key not in seen:
+            seen.add(key)
+            first.append(tree)
+    return first
+
+
+_PROBE = 8
+"""Exact evaluations of each subtree's first leaves (best bound first) before any subtree is
+searched whole, by energy: one placement's first leaves are often near its best, and a good
+incumbent early prunes the others."""
+
+_PROBE_SHARE = Fraction(1, 4)
+"""The share of a time budget the probes may take."""
 
 _SEEDED = 3
 """Array mappings of least root bound, of least compute latency (or its floor) and, of the
@@ -430,11 +490,41 @@ def _sets(kept: Kept) -> list[tuple[str, frozenset[str]]]:
     return [(level, frozenset(t)) for level, t in kept]
 
 
-def _seeds(problem: Problem, objective: MemoryObjective) -> list[JointPoint]:
-    """Return the constructive tilings of ``problem`` (the architecture's kept tensors),
-    evaluated exactly."""
+def _improved(
+    problem_of: Callable[[int, Kept], Problem],
+    seeds: Sequence[tuple[int, JointPoint]],
+    objective: MemoryObjective,
+    choices: Sequence[Kept],
+) -> Iterator[tuple[int, JointPoint]]:
+    """Yield the best seeds of the :data:`_IMPROVED` placements whose seeds are best, each
+    counted with every choice of kept ``choices`` (``problem_of`` an array mapping keeping
+    them), the best that fits improved by :func:`tenet.dse.joint.local.improve`."""
+    best: dict[str, tuple[int, JointPoint]] = {}
+    for m, point in sorted(seeds, key=lambda s: s[1].rank(objective)):
+        best.setdefault(problem_of(m, ()).dataflow.space_stamp.to_str(), (m, point))
+    for m, seed in list(best.values())[:_IMPROVED]:
+        starts = [(seed, problem_of(m, ()))]
+        for kept in choices:
+            problem = problem_of(m, kept)
+            stamps = tile_maps(seed.tiling)
+            metrics = evaluate_memory(problem, occupancy(problem).latency_compute, stamps)
+            if metrics.fits:
+                point = JointPoint(seed.tiling, kept, metrics, objective_value(metrics, objective))
+                starts.append((point, problem))
+        start, problem = min(starts, key=lambda s: s[0].rank(objective))
+        context = BoundContext.from_problem(problem)
+        yield m, improve(problem, context, occupancy(problem).latency_compute, start, objective)
+
+
+_IMPROVED = 2
+"""By energy, the placements whose best seeds are improved locally."""
+
+
+def _seeds(problem: Problem, objective: MemoryObjective, top_k: int = 3) -> list[JointPoint]:
+    """Return the first ``top_k`` constructive tilings of ``problem`` (the architecture's kept
+    tensors), evaluated exactly."""
     try:
-        built = construct_tilings(problem, top_k=3, objective=objective)
+        built = construct_tilings(problem, top_k=top_k, objective=objective)
     except CapacityError:
         return []
     return [
@@ -457,12 +547,16 @@ class _State:
         self.mapping = 0
         self.clock = clock
         self.found_at = 0.0
+        self.improvements: list[tuple[float, Fraction]] = []
         for mapping, point in seeds:
             self.offer(point, mapping)
 
     def offer(self, point: JointPoint, mapping: int) -> None:
         if self.best is None or point.rank(self.objective) < self.best.rank(self.objective):
+            better = self.best is None or point.value < self.best.value
             self.best, self.mapping, self.found_at = point, mapping, self.clock()
+            if better:
+                self.improvements.append((self.found_at, point.value))
 
     def best_value(self) -> Fraction:
         assert self.best is not None
@@ -484,7 +578,10 @@ def _resume_and_run(
     state: _State,
     execution: ExecutionOptions,
     deadline: float | None,
+    probe: int | None = None,
 ) -> dict[int, SubtreeResult]:
+    """Search ``subtrees`` not in the store (with a ``probe``, first each one's first leaves:
+    those it finished are done) and store each finished one; return every result."""
     store = execution.store
     own = store is not None and not isinstance(store, ResultStore)
     db = store if store is None or isinstance(store, ResultStore) else ResultStore(store)
@@ -505,26 +602,41 @@ def _resume_and_run(
                 state.offer(stored.best, tree.mapping)
         todo = [t for t in subtrees if t.index not in found]
         progress = execution.progress or _identity
-        for index, result in progress(
-            _evaluate(context, specs, todo, state, execution, deadline), total=len(todo)
-        ):
-            found[index] = result
-            tree = by_index[index]
-            if result.best is not None:
-                state.offer(result.best, tree.mapping)
-            cut = deadline is not None and result.left_open > 0
-            if isinstance(db, ResultStore) and result is not _PRUNED and not cut:
-                row = {
-                    "idx": index,
-                    "name": names[index],
-                    "status": "ok",
-                    "reason": _encode(result),
-                }
-                db.add(run, [row])
+        passes = [] if probe is None else [probe]
+        for budget in [*passes, None]:
+            until = deadline
+            if budget is not None and deadline is not None:
+                until = time.monotonic() + (deadline - time.monotonic()) * _PROBE_SHARE
+            stream = _evaluate(context, specs, todo, state, execution, until, budget)
+            for index, result in progress(stream, total=len(todo)):
+                tree = by_index[index]
+                if result.best is not None:
+                    state.offer(result.best, tree.mapping)
+                if budget is not None and result.left_open > 0:
+                    continue
+                found[index] = result
+                _keep(db, run, names[index], index, result, deadline)
+            todo = [t for t in todo if t.index not in found]
     finally:
         if own and isinstance(db, ResultStore):
             db.close()
     return found
+
+
+def _keep(
+    db: ResultStore | None,
+    run: str,
+    name: str,
+    index: int,
+    result: SubtreeResult,
+    deadline: float | None,
+) -> None:
+    """Store the ``result`` of a finished subtree (not one pruned without a task, nor one
+    cut short by the time budget)."""
+    cut = deadline is not None and result.left_open > 0
+    if isinstance(db, ResultStore) and result is not _PRUNED and not cut:
+        row = {"idx": index, "name": name, "status": "ok", "reason": _encode(result)}
+        db.add(run, [row])
 
 
 def _evaluate(
@@ -534,9 +646,11 @@ def _evaluate(
     state: _State,
     execution: ExecutionOptions,
     deadline: float | None,
+    probe: int | None = None,
 ) -> Iterator[tuple[int, SubtreeResult]]:
     """Yield each subtree's result as it finishes: pruned by its root bound against the best
-    so far when it comes up, else searched (below the best so far) on the engine."""
+    so far when it comes up, else searched (below the best so far, for at most ``probe``
+    exact evaluations) on the engine."""
     pruned: list[int] = []
 
     def jobs() -> Iterator[tuple[Any, ...]]:
@@ -549,7 +663,7 @@ def _evaluate(
             kept = json.dumps([[level, list(t)] for level, t in tree.kept])
             incumbent = None if best is None else _fraction(best)
             until = None if deadline is None else time.time() + deadline - time.monotonic()
-            yield context, tree.index, mapping, kept, incumbent, until
+            yield context, tree.index, mapping, kept, incumbent, until, probe
 
     engine = execution.engine
     if engine is None:

@@ -15,19 +15,17 @@ visited when the search stops early), and their gap: 0 when the search finishes.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations, permutations, product
 from math import factorial, prod
 
-from tenet.counting import count
-from tenet.dse.joint.bounds import Band, BoundContext, kept_levels, lower_bound
+from tenet.dse.joint.bounds import Band, Bound, BoundContext, Share, kept_levels, lower_bound
 from tenet.dse.tiling.search import TilingSpace, objective_value
 from tenet.mapping import (
     LoopNest,
     array_blocks,
-    array_spread,
     cuts_array,
     place_maps,
     tile_maps,
@@ -238,13 +236,12 @@ def search_subtree(
     space_stamp, domain = problem.dataflow.space_stamp, problem.workload.domain
     per_dim = array_blocks(space_stamp, domain)
     blocks = [per_dim[d] for d in context.dims]
-    spreads = array_spread(space_stamp, domain)
-    grid = prod(spreads.values()) == count(space_stamp.intersect_domain(domain).range())
-    spread = [spreads[d] for d in context.dims] if grid else None
+    spread = context.spread
 
     def worse(bound: Fraction) -> bool:
-        best = tally.best.value if tally.best is not None else incumbent
-        return best is not None and bound >= best
+        own = None if tally.best is None else tally.best.value
+        found = [v for v in (incumbent, own) if v is not None]
+        return bool(found) and bound >= min(found)
 
     def descend(bound: Fraction) -> bool:
         """Whether to search below a node of this bound (else it is pruned or left open)."""
@@ -263,6 +260,12 @@ def search_subtree(
     placing = places and places_apply([(lv.name, lv.per_pe) for lv in context.levels], levels)
     inner_keeps = held[innermost]
     tensors = [f.tensor for f in context.tensors if inner_keeps is None or f.tensor in inner_keeps]
+
+    def fits(tensor: str, copy: Sequence[int]) -> bool:
+        """Whether ``tensor``'s copy of sizes ``copy`` alone may fit the innermost level."""
+        capacity = context.levels[innermost].capacity
+        need = _need_bound(context, innermost, copy, frozenset({tensor}), spread, {tensor: copy})
+        return capacity is None or need <= capacity
 
     def placed(bands: list[Band]) -> None:
         """Search the places of the tensors at the innermost level of a leaf (its tiles are
@@ -284,9 +287,9 @@ def search_subtree(
                 tally.too_big += 1
                 continue
             bound = lower_bound(context, compute, bands, keeps, places=spans)
-            choices.append((bound.value(objective), spans))
+            choices.append((bound.order(objective), spans))
         choices.sort(key=lambda c: c[0])
-        for bound_places, spans in choices:
+        for (_, bound_places), spans in choices:
             if descend(bound_places):
                 _leaf(problem, compute, context, bands, kept, objective, tally, spans)
 
@@ -301,7 +304,7 @@ def search_subtree(
         level = levels[depth]
         capacity = context.levels[position[level]].capacity
         outside = bands[-1][1] if bands else context.extents
-        sized: list[tuple[Fraction, tuple[int, ...]]] = []
+        sized: list[tuple[tuple[Fraction, Fraction], tuple[int, ...]]] = []
         shared = not context.levels[position[level]].per_pe
         for sizes in _sizes(outside, tiled, blocks if shared else None, context.extents):
             need = _need_bound(context, position[level], sizes, held[position[level]], spread)
@@ -310,25 +313,50 @@ def search_subtree(
                 continue
             band: Band = (level, sizes, ())
             if placing and depth == len(levels) - 1 and all(size == 1 for size in sizes):
-                # the tensors' copies may span the band's loops: none of them counts
-                bound = lower_bound(context, compute, bands, keeps)
+                # the tensors' copies may span the band's loops
+                free = _placing_bound(
+                    context, compute, bands, band, outside, keeps, tensors, fits, False
+                )
+                assert free is not None
+                bound = free
             else:
                 bound = lower_bound(context, compute, [*bands, band], keeps, unordered=True)
-            sized.append((bound.value(objective), sizes))
+            sized.append((bound.order(objective), sizes))
         sized.sort(key=lambda c: c[0])
-        for bound_sizes, sizes in sized:
-            if not descend(bound_sizes):
+        for key_sizes, sizes in sized:
+            if not descend(key_sizes[1]):
                 continue
-            ordered: list[tuple[Fraction, Band]] = []
-            for order in _orders(outside, sizes):
+            ordered: list[tuple[tuple[Fraction, Fraction], Band]] = []
+            single = placing and depth == len(levels) - 1 and all(size == 1 for size in sizes)
+            orders = list(_orders(outside, sizes))
+            # with many orders, each is bounded over its places only when it comes up
+            lazy = single and len(orders) > _BOUNDED_ORDERS
+            for order in orders:
                 band = (level, sizes, order)
-                if placing and depth == len(levels) - 1 and all(size == 1 for size in sizes):
-                    ordered.append((bound_sizes, band))
+                if single and not lazy:
+                    placing_order = _placing_bound(
+                        context, compute, bands, band, outside, keeps, tensors, fits, True
+                    )
+                    if placing_order is None:
+                        tally.too_big += 1
+                    else:
+                        ordered.append((placing_order.order(objective), band))
+                    continue
+                if lazy:
+                    ordered.append((key_sizes, band))
                     continue
                 bound = lower_bound(context, compute, [*bands, band], keeps)
-                ordered.append((bound.value(objective), band))
+                ordered.append((bound.order(objective), band))
             ordered.sort(key=lambda c: c[0])
-            for bound_order, band in ordered:
+            for (_, bound_order), band in ordered:
+                if lazy and not worse(bound_order):
+                    placing_order = _placing_bound(
+                        context, compute, bands, band, outside, keeps, tensors, fits, True
+                    )
+                    if placing_order is None:
+                        tally.too_big += 1
+                        continue
+                    bound_order = placing_order.value(objective)
                 if descend(bound_order):
                     visit([*bands, band])
 
@@ -345,6 +373,12 @@ def search_subtree(
         root,
         tally.left_open,
     )
+
+
+_BOUNDED_ORDERS = 24
+"""Orders of a band of single instances (with places) whose bounds over their places are all
+counted before the first is searched; with more (more than 4 running loops), each order's
+bound is counted when it comes up."""
 
 
 def places_apply(levels: Sequence[tuple[str, bool]], tiled: Sequence[str]) -> bool:
@@ -371,6 +405,77 @@ def place_choices(
     spans = [0, *(len(order) - k for k in reversed(running))]
     for combo in product(spans, repeat=len(tensors)):
         yield dict(zip(tensors, combo, strict=True))
+
+
+def _placing_bound(
+    context: BoundContext,
+    compute: int,
+    bands: list[Band],
+    band: Band,
+    outside: Sequence[int],
+    keeps: Mapping[str, frozenset[str]],
+    tensors: Sequence[str],
+    fits: Callable[[str, Sequence[int]], bool],
+    ordered: bool,
+) -> Bound | None:
+    """Return a lower bound over every place (:func:`place_choices`) of ``tensors`` at the
+    level of the innermost ``band`` (single instances, below ``bands``, inside tiles of sizes
+    ``outside``) whose copies ``fits`` (tensor, sizes of its copy), over every order of the
+    band unless ``ordered`` (None: some tensor fits nowhere with this order). The energy adds
+    each tensor's least share over its own places (the shares of a place add up); the latency
+    is the one with every copy above the band.
+
+    Over every order, a tensor's copy either spans all of the band's loops (it must fit), or
+    some loop of its own runs below it: then at least every other loop outside the band
+    revisits its blocks, as when its own loops run innermost and the others are spanned."""
+    parent = lower_bound(context, compute, bands, keeps)
+    level, sizes, order = band
+    least: dict[str, Share] = {}
+
+    def offer(share: Share) -> None:
+        held = least.get(share.tensor)
+        if held is None or share.energy < held.energy:
+            least[share.tensor] = (
+                Share(share.tensor, share.energy, min(share.estimate, held.estimate))
+                if held is not None
+                else share
+            )
+        elif share.estimate < held.estimate:
+            least[share.tensor] = Share(held.tensor, held.energy, share.estimate)
+
+    position = {facts.tensor: k for k, facts in enumerate(context.tensors)}
+    if ordered:
+        for n in sorted({sum(p.values()) for p in place_choices(band, outside, ["_"])}):
+            node = lower_bound(
+                context, compute, [*bands, band], keeps, places=dict.fromkeys(tensors, n)
+            )
+            spanned = order[len(order) - n :] if n else ()
+            copy = [outside[d] if d in spanned else sizes[d] for d in range(len(sizes))]
+            for tensor in tensors:
+                if fits(tensor, copy):
+                    offer(node.shares[position[tensor]])
+        if len(least) < len(tensors):
+            return None
+    else:
+        running = [d for d in range(len(sizes)) if outside[d] // sizes[d] > 1]
+        rest = [d for d in range(len(sizes)) if d not in running]
+        for tensor in tensors:
+            if fits(tensor, outside):
+                offer(parent.shares[position[tensor]])
+            own = context.tensors[position[tensor]].loops
+            others = [d for d in running if d not in own]
+            first = (level, sizes, tuple([d for d in running if d in own] + others + rest))
+            spans = {tensor: len(others) + len(rest)} if others else {}
+            node = lower_bound(context, compute, [*bands, first], keeps, places=spans)
+            offer(node.shares[position[tensor]])
+    shares = tuple(least.get(share.tensor, share) for share in parent.shares)
+    return Bound(
+        parent.latency,
+        sum((x.energy for x in shares), Fraction(0)),
+        parent.bottleneck,
+        sum((x.estimate for x in shares), Fraction(0)),
+        shares,
+    )
 
 
 def _leaf(

@@ -1,17 +1,18 @@
 """The bounds of the joint search never exceed the exact figures of a tiling below the node:
-random small GEMMs and convolutions, hierarchies with a per-PE level, links, bypass and
-every prefix of the tiling's bands; the DRAM bound against the brute-force tile oracle."""
+random small GEMMs and convolutions, hierarchies with a per-PE level (of a few elements or
+unbounded), links, bypass and every prefix of the tiling's bands; the DRAM bound against the
+brute-force tile oracle."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tenet.api import load_problem
-from tenet.dse.joint.bounds import Band, BoundContext, lower_bound
+from tenet.dse.joint.bounds import ENERGY_SLACK, Band, BoundContext, lower_bound
 from tenet.dse.tiling.rtile import box_extents
 from tenet.mapping import LoopNest, tile_maps, tiled_nest, to_stamps
 from tenet.mapping.tiling import divisors
@@ -57,7 +58,13 @@ def cases(draw: st.DrawFn) -> tuple[Any, ...]:
             if kept is None
             else [t for t in kept if t in workload.accesses] or None,
         },
-        {"name": "rf", "per_pe": per_pe, "energy_read": 1, "energy_write": 1.68},
+        {
+            "name": "rf",
+            "per_pe": per_pe,
+            "capacity": draw(st.sampled_from([None, 2, 3, 6])),
+            "energy_read": 1,
+            "energy_write": 1.68,
+        },
     ]
     arch = ArchitectureSpec.from_mapping(
         {
@@ -76,15 +83,18 @@ def cases(draw: st.DrawFn) -> tuple[Any, ...]:
         bands.append((level, sizes, tuple(draw(st.permutations(range(len(dims)))))))
         outside = sizes
     nest = tiled_nest(dims, extents, "dram", bands, tuple(range(len(dims))))
-    return problem, nest, draw(st.integers(0, 2)), (workload, dataflow, params)
+    return problem, nest, draw(st.integers(0, 2)), (workload, dataflow, params), arch
 
 
 @settings(max_examples=150)
 @given(cases())
 def test_bound_never_exceeds_exact(case: tuple[Any, ...]) -> None:
-    problem, nest, prefix, _ = case
+    # a tiling that does not fit is no leaf of the search: the bounds of a node below which
+    # a tensor's share overflows a register file hold for the tilings that fit
+    problem, nest, prefix, *_ = case
     compute = occupancy(problem).latency_compute
     exact = evaluate_memory(problem, compute, tile_maps(nest))
+    assume(exact.fits)
     context = BoundContext.from_problem(problem)
     for unordered in (False, True):
         bands = bands_of(nest)[: max(prefix, 1) if unordered else prefix]
@@ -118,7 +128,7 @@ def test_bound_tight_on_gemm_output_stationary() -> None:
 
 @given(cases())
 def test_dram_bound_against_the_tile_oracle(case: tuple[Any, ...]) -> None:
-    _, nest, prefix, (workload, array, params) = case
+    _, nest, prefix, (workload, array, params), _ = case
     spec_arch = ArchitectureSpec.from_mapping(
         {
             "name": "two",
@@ -142,3 +152,35 @@ def test_dram_bound_against_the_tile_oracle(case: tuple[Any, ...]) -> None:
     dram_time = sum(f.fills for f in glb) + Fraction(sum(f.writebacks for f in glb), 2)
     bound = lower_bound(BoundContext.from_problem(two), 0, first[: min(prefix, 1)])
     assert bound.latency <= dram_time
+
+
+def test_a_share_that_overflows_the_register_file_is_revisited() -> None:
+    # GEMM 4x2x2 on PE[j % 2]; the buffer's tiles (2, 2, 2) run i outside (2 trips). B[k, j]
+    # spreads its 4 elements over the 2 PEs: 2 per PE in a buffer tile. A register file of 2
+    # keeps them while i runs (B filled once: its 4 (PE, element) pairs); one of 1 cannot, so
+    # one of B's own loops runs below its copy and both i tiles fill B again: 8 fills, 4 more,
+    # each a register-file write (1) and a buffer read (3): 16 more. A and C (4 and 2 per PE
+    # in a tile) have no other loop outside to revisit them.
+    def bound(capacity: int) -> Fraction:
+        arch = ArchitectureSpec.from_mapping(
+            {
+                "name": "a",
+                "pe": "{PE[p]: 0 <= p < 2}",
+                "levels": [
+                    {"name": "dram", "energy_read": 100, "energy_write": 100},
+                    {"name": "glb", "energy_read": 3, "energy_write": 3},
+                    {"name": "rf", "per_pe": True, "capacity": capacity, "energy_write": 1},
+                ],
+            }
+        )
+        dataflow = DataflowSpec(
+            name="d",
+            space_stamp="{S[i, j, k] -> PE[j % 2]}",
+            time_stamp="{S[i, j, k] -> T[i, k]}",
+        )
+        problem = load_problem("gemm", arch, dataflow, {"M": 4, "N": 2, "K": 2})
+        context = BoundContext.from_problem(problem)
+        assert context.spread == (1, 2, 1)
+        return lower_bound(context, 0, [("glb", (2, 2, 2), (0, 1, 2))]).energy
+
+    assert bound(1) - bound(2) == 16 * (1 - ENERGY_SLACK)

@@ -6,6 +6,7 @@ found are written in the row and ``tenet eval``'s counting gives the same figure
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 from itertools import product
@@ -70,7 +71,12 @@ def brute_force(objective: MemoryObjective) -> Fraction:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("objective", ["latency", "energy"])
-def test_joint_search_with_places_equals_brute_force(objective: MemoryObjective) -> None:
+@pytest.mark.parametrize("bounded_orders", [24, 0], ids=["orders-first", "orders-lazily"])
+def test_joint_search_with_places_equals_brute_force(
+    objective: MemoryObjective, bounded_orders: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # with 0 bounded orders, each order of the single instances is bounded when it comes up
+    monkeypatch.setattr("tenet.dse.joint.search._BOUNDED_ORDERS", bounded_orders)
     found = joint_search(
         "gemm",
         ARCH,
@@ -157,3 +163,41 @@ def test_the_register_files_need_bound_never_exceeds_its_need() -> None:
                 bound = _need_bound(context, 1, sizes, None, spread, spanned)
                 needs, _ = level_needs(problem, tile_maps(placed), place_maps(placed))
                 assert bound <= needs["rf"], (sizes, order, spans)
+
+
+def test_the_placing_bounds_never_exceed_a_place_that_fits() -> None:
+    # single-instance tiles of the register file (7 elements per PE) over the whole GEMM:
+    # for each order of its loops, the bound over every place is at most the exact energy of
+    # every place that fits, and the bound over every order at most each order's
+    from itertools import permutations
+
+    from tenet.dse.joint.bounds import BoundContext
+    from tenet.dse.joint.search import _need_bound, _placing_bound
+    from tenet.mapping import tiled_nest
+
+    problem = load_problem("gemm", ARCH, MAPPING, PARAMS)
+    context = BoundContext.from_problem(problem)
+    compute = occupancy(problem).latency_compute
+    tensors = list("ABC")
+
+    def fits(tensor: str, copy: Sequence[int]) -> bool:
+        spans = {tensor: copy}
+        return _need_bound(context, 1, copy, frozenset({tensor}), context.spread, spans) <= 7
+
+    free = _placing_bound(
+        context, compute, [], ("rf", (1, 1, 1), ()), (4, 4, 4), {}, tensors, fits, False
+    )
+    assert free is not None
+    for order in permutations(range(3)):
+        band = ("rf", (1, 1, 1), order)
+        ordered = _placing_bound(context, compute, [], band, (4, 4, 4), {}, tensors, fits, True)
+        assert ordered is not None and free.energy <= ordered.energy
+        nest = tiled_nest(context.dims, context.extents, "dram", [band], (0, 1, 2))
+        for spans in place_choices(band, (4, 4, 4), tensors):
+            above = {t: {"rf": nest.boundary("rf") - n} for t, n in spans.items() if n}
+            placed = replace(nest, above=above)
+            stamps, places = tile_maps(placed), place_maps(placed)
+            if not level_needs(problem, stamps, places)[1]:
+                continue
+            exact = evaluate_memory(problem, compute, stamps, places)
+            assert ordered.energy <= Fraction(exact.energy), (order, spans)

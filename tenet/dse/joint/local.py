@@ -1,0 +1,121 @@
+"""Local improvement of a leaf of the joint search: from a tiling (a constructive seed), move to
+a neighbouring tiling of the same array mapping and kept tensors while one is better, counted
+exactly. A neighbour changes one or two tile sizes of one band (nested divisors; a level shared
+by the PEs never cuts the array's loops) or swaps two adjacent loops of a band's order; its
+bound (:func:`tenet.dse.joint.bounds.lower_bound`) must be below the current value, and the
+neighbours are counted in order of their estimate, the first better one taken.
+
+The moves stay in the joint search's space, so a better seed only prunes more; it never
+changes the certificate's bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import combinations
+
+from tenet.dse.joint.bounds import Band, BoundContext, bands_of, lower_bound
+from tenet.dse.joint.search import JointPoint, _leaf, _Tally
+from tenet.mapping import array_blocks, cuts_array
+from tenet.mapping.tiling import divisors
+from tenet.model.problem import Problem
+from tenet.vocab import MemoryObjective
+
+__all__ = ["improve"]
+
+
+def improve(
+    problem: Problem,
+    context: BoundContext,
+    compute: int,
+    point: JointPoint,
+    objective: MemoryObjective,
+    evaluations: int = 48,
+) -> JointPoint:
+    """Return the best leaf reached from ``point`` (a tiling of ``problem``, whose compute
+    latency is ``compute`` cycles, without places) by moving to a better neighbour while one
+    exists, after at most ``evaluations`` exact counts (leaves too big for a level
+    included)."""
+    if point.tiling.above:
+        return point
+    dims = len(context.dims)
+    bands = [(level, sizes, _whole(order, dims)) for level, sizes, order in bands_of(point.tiling)]
+    per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
+    blocks = [per_dim[d] for d in context.dims]
+    shared = {lv.name: not lv.per_pe for lv in context.levels}
+    keeps = {level: frozenset(t) for level, t in point.kept}
+    tally = _Tally(best=point, best_rank=point.rank(objective))
+    seen = {_key(bands)}
+    spent = 0
+    while spent < evaluations:
+        current = tally.best
+        assert current is not None
+        moves = []
+        for move in _neighbours(context, bands, blocks, shared):
+            if _key(move) in seen:
+                continue
+            seen.add(_key(move))
+            bound = lower_bound(context, compute, move, keeps)
+            if bound.value(objective) < current.value:
+                moves.append((bound.order(objective), move))
+        moves.sort(key=lambda m: m[0])
+        for _, move in moves[: evaluations - spent]:
+            spent += 1
+            _leaf(problem, compute, context, move, point.kept, objective, tally)
+            if tally.best is not current:
+                bands = move
+                break
+        else:
+            break
+    assert tally.best is not None
+    return tally.best
+
+
+def _whole(order: Sequence[int], dims: int) -> tuple[int, ...]:
+    """Return ``order`` with the dimensions it lacks (loops of one trip) after it."""
+    return (*order, *(d for d in range(dims) if d not in order))
+
+
+def _key(bands: Sequence[Band]) -> tuple[Band, ...]:
+    return tuple(bands)
+
+
+def _neighbours(
+    context: BoundContext,
+    bands: list[Band],
+    blocks: Sequence[int],
+    shared: dict[str, bool],
+) -> Iterator[list[Band]]:
+    """Yield the tilings one move from ``bands``: one or two sizes of a band changed (nested
+    divisors, a shared level's not cutting the array's ``blocks``), or two adjacent loops of a
+    band's order swapped."""
+    outside = [context.extents, *(sizes for _, sizes, _ in bands)]
+    for k, (level, sizes, order) in enumerate(bands):
+        inner = bands[k + 1][1] if k + 1 < len(bands) else (1,) * len(sizes)
+        choices = [
+            [
+                size
+                for size in divisors(outside[k][d])
+                if size % inner[d] == 0
+                and size != sizes[d]
+                and not (shared[level] and cuts_array(blocks[d], size, context.extents[d]))
+            ]
+            for d in range(len(sizes))
+        ]
+
+        def changed(new: dict[int, int], k: int = k) -> list[Band]:
+            level, sizes, order = bands[k]
+            moved = tuple(new.get(d, s) for d, s in enumerate(sizes))
+            return [*bands[:k], (level, moved, order), *bands[k + 1 :]]
+
+        for d, sizes_d in enumerate(choices):
+            for size in sizes_d:
+                yield changed({d: size})
+        for a, b in combinations(range(len(sizes)), 2):
+            for size_a in choices[a]:
+                for size_b in choices[b]:
+                    yield changed({a: size_a, b: size_b})
+        for p in range(len(order) - 1):
+            swapped = list(order)
+            swapped[p], swapped[p + 1] = swapped[p + 1], swapped[p]
+            yield [*bands[:k], (level, sizes, tuple(swapped)), *bands[k + 1 :]]
