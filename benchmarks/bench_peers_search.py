@@ -145,7 +145,8 @@ def search_tenet(
         row["traffic_dram_elements"],
         f"bound {float(found.bound):,.6g}, gap {float(found.relative_gap):.1%}"
         + ("" if found.complete else " (not finished)")
-        + f"; best found after {found.cpu_to_best:.1f} CPU-s",
+        + f"; best found after {found.cpu_to_best:.1f} CPU-s; better values at "
+        + ", ".join(f"{at:.1f} CPU-s: {float(value):,.6g}" for at, value in found.improvements),
         found.cpu_to_best,
         tuple((at, float(value)) for at, value in found.improvements),
     )

@@ -497,23 +497,34 @@ def _improved(
     choices: Sequence[Kept],
 ) -> Iterator[tuple[int, JointPoint]]:
     """Yield the best seeds of the :data:`_IMPROVED` placements whose seeds are best, each
-    counted with every choice of kept ``choices`` (``problem_of`` an array mapping keeping
-    them), the best that fits improved by :func:`tenet.dse.joint.local.improve`."""
+    improved by :func:`tenet.dse.joint.local.improve`; then for each, its tiling counted with
+    every other choice of kept ``choices`` (``problem_of``: an array mapping keeping them),
+    the best that fits improved again."""
     best: dict[str, tuple[int, JointPoint]] = {}
     for m, point in sorted(seeds, key=lambda s: s[1].rank(objective)):
         best.setdefault(problem_of(m, ()).dataflow.space_stamp.to_str(), (m, point))
+    improved = []
     for m, seed in list(best.values())[:_IMPROVED]:
-        starts = [(seed, problem_of(m, ()))]
+        found = _improve(problem_of(m, seed.kept), seed, objective)
+        improved.append((m, found))
+        yield m, found
+    for m, found in improved:
+        starts = []
         for kept in choices:
             problem = problem_of(m, kept)
-            stamps = tile_maps(seed.tiling)
+            stamps = tile_maps(found.tiling)
             metrics = evaluate_memory(problem, occupancy(problem).latency_compute, stamps)
-            if metrics.fits:
-                point = JointPoint(seed.tiling, kept, metrics, objective_value(metrics, objective))
+            if kept != found.kept and metrics.fits:
+                point = JointPoint(found.tiling, kept, metrics, objective_value(metrics, objective))
                 starts.append((point, problem))
-        start, problem = min(starts, key=lambda s: s[0].rank(objective))
-        context = BoundContext.from_problem(problem)
-        yield m, improve(problem, context, occupancy(problem).latency_compute, start, objective)
+        if starts:
+            start, problem = min(starts, key=lambda s: s[0].rank(objective))
+            yield m, _improve(problem, start, objective)
+
+
+def _improve(problem: Problem, point: JointPoint, objective: MemoryObjective) -> JointPoint:
+    context = BoundContext.from_problem(problem)
+    return improve(problem, context, occupancy(problem).latency_compute, point, objective)
 
 
 _IMPROVED = 2
