@@ -433,19 +433,13 @@ def _placing_bound(
     least: dict[str, Share] = {}
 
     def offer(share: Share) -> None:
-        held = least.get(share.tensor)
-        if held is None or share.energy < held.energy:
-            least[share.tensor] = (
-                Share(share.tensor, share.energy, min(share.estimate, held.estimate))
-                if held is not None
-                else share
-            )
-        elif share.estimate < held.estimate:
-            least[share.tensor] = Share(held.tensor, held.energy, share.estimate)
+        held = least.get(share.tensor, share)
+        energy, estimate = min(held.energy, share.energy), min(held.estimate, share.estimate)
+        least[share.tensor] = Share(share.tensor, energy, estimate)
 
     position = {facts.tensor: k for k, facts in enumerate(context.tensors)}
     if ordered:
-        for n in sorted({sum(p.values()) for p in place_choices(band, outside, ["_"])}):
+        for n in sorted({n for one in place_choices(band, outside, ["_"]) for n in one.values()}):
             node = lower_bound(
                 context, compute, [*bands, band], keeps, places=dict.fromkeys(tensors, n)
             )
