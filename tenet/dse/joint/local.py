@@ -18,6 +18,7 @@ from tenet.dse.joint.bounds import Band, BoundContext, bands_of, lower_bound
 from tenet.dse.joint.search import JointPoint, _leaf, _Tally
 from tenet.mapping import array_blocks, cuts_array
 from tenet.mapping.tiling import divisors
+from tenet.metrics.latency import occupancy
 from tenet.model.problem import Problem
 from tenet.vocab import MemoryObjective
 
@@ -26,18 +27,17 @@ __all__ = ["improve"]
 
 def improve(
     problem: Problem,
-    context: BoundContext,
-    compute: int,
     point: JointPoint,
     objective: MemoryObjective,
     evaluations: int = 48,
 ) -> JointPoint:
-    """Return the best leaf reached from ``point`` (a tiling of ``problem``, whose compute
-    latency is ``compute`` cycles, without places) by moving to a better neighbour while one
-    exists, after at most ``evaluations`` exact counts (leaves too big for a level
-    included)."""
+    """Return the best leaf reached from ``point`` (a tiling of ``problem`` without places)
+    by moving to a better neighbour while one exists, after at most ``evaluations`` exact
+    counts (leaves too big for a level included)."""
     if point.tiling.above:
         return point
+    context = BoundContext.from_problem(problem)
+    compute = occupancy(problem).latency_compute
     dims = len(context.dims)
     bands = [(level, sizes, _whole(order, dims)) for level, sizes, order in bands_of(point.tiling)]
     per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)

@@ -505,26 +505,21 @@ def _improved(
         best.setdefault(problem_of(m, ()).dataflow.space_stamp.to_str(), (m, point))
     improved = []
     for m, seed in list(best.values())[:_IMPROVED]:
-        found = _improve(problem_of(m, seed.kept), seed, objective)
+        found = improve(problem_of(m, seed.kept), seed, objective)
         improved.append((m, found))
         yield m, found
     for m, found in improved:
+        stamps = tile_maps(found.tiling)
         starts = []
-        for kept in choices:
+        for kept in (k for k in choices if k != found.kept):
             problem = problem_of(m, kept)
-            stamps = tile_maps(found.tiling)
             metrics = evaluate_memory(problem, occupancy(problem).latency_compute, stamps)
-            if kept != found.kept and metrics.fits:
+            if metrics.fits:
                 point = JointPoint(found.tiling, kept, metrics, objective_value(metrics, objective))
                 starts.append((point, problem))
         if starts:
             start, problem = min(starts, key=lambda s: s[0].rank(objective))
-            yield m, _improve(problem, start, objective)
-
-
-def _improve(problem: Problem, point: JointPoint, objective: MemoryObjective) -> JointPoint:
-    context = BoundContext.from_problem(problem)
-    return improve(problem, context, occupancy(problem).latency_compute, point, objective)
+            yield m, improve(problem, start, objective)
 
 
 _IMPROVED = 2

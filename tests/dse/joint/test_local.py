@@ -32,7 +32,7 @@ def test_improve_ends_at_a_local_optimum(objective: MemoryObjective) -> None:
         return JointPoint(nest, (), metrics, objective_value(metrics, objective))
 
     start = point([("glb", (1, 1, 1), (0, 1, 2))])
-    found = improve(problem, context, compute, start, objective, evaluations=10_000)
+    found = improve(problem, start, objective, evaluations=10_000)
     assert found.value < start.value
     again = evaluate_memory(problem, compute, tile_maps(found.tiling))
     assert objective_value(again, objective) == found.value and again.fits
