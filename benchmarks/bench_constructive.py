@@ -127,18 +127,18 @@ def _speed(limit: int | None) -> None:
         tiled = tilings[0]
         if len(footprints) < FOOTPRINT_LAYERS:
             stamps = [
-                (level, isl.Map(text)) for level, text in to_stamps(tiled.tiling).tiles.items()
+                (level, isl.Map(text)) for level, text in to_stamps(tiled.mapping).tiles.items()
             ]
             stamps = [*stamps[:-1], ("rf", isl.Map(UNALIGNED_RF))]
             aside = time.process_time()
             footprints.append(_footprint_counting(problem, stamps))
             excluded += time.process_time() - aside
-        outer = tiled.tiling.tile_sizes(tiled.tiling.levels[1].level)
-        sizes = " ".join(f"{d}:{s}" for d, s in zip(tiled.tiling.dims, outer, strict=True))
+        outer = tiled.mapping.tile_sizes(tiled.mapping.levels[1].level)
+        sizes = " ".join(f"{d}:{s}" for d, s in zip(tiled.mapping.dims, outer, strict=True))
         print(
             f"{name:<18} {best['latency_compute_cycles']:>10,} "
-            f"{float(tiled.metrics.latency):>10,.0f} {tiled.traffic_dram:>14,} {sizes:<34} "
-            f"{tiled.metrics.bottleneck}"
+            f"{float(tiled.memory.latency):>10,.0f} {tiled.traffic_dram:>14,} {sizes:<34} "
+            f"{tiled.memory.bottleneck}"
         )
     seconds = time.process_time() - start - excluded
     print(

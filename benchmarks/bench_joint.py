@@ -48,7 +48,7 @@ def _gemm() -> None:
             f"{found.space:,}, {found.pruned:,} nodes pruned; {seconds:.1f} CPU-s; {_load()}"
         )
         print(f"  mapping {row['space_stamp']} {row['time_stamp']}")
-        print(f"  tiling {row['tiling']}, kept {row['kept']}")
+        print(f"  tiling {row['tiling']}, kept {row.get('keep', {})}")
     start = cpu_seconds()
     found = joint_search(
         "gemm",

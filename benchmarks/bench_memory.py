@@ -62,8 +62,8 @@ def conv3_search(quick: bool) -> None:
         f"{found.candidates} candidates, {found.fitting} fit, {found.evaluated} evaluated"
     )
     print(
-        f"  best: {best.tiling.describe()}; latency {float(best.value):.0f} cycles "
-        f"({best.metrics.bottleneck}), DRAM traffic {best.traffic_dram} elements"
+        f"  best: {best.mapping.describe()}; latency {float(best.value):.0f} cycles "
+        f"({best.memory.bottleneck}), DRAM traffic {best.traffic_dram} elements"
     )
 
 
@@ -84,7 +84,7 @@ def gemm_traffic(quick: bool) -> None:
     untiled = _untiled(problem)
     best = found.best.traffic_dram
     print(
-        f"GEMM 1024^3 on simba: best tiling {found.best.tiling.describe()} moves {best} "
+        f"GEMM 1024^3 on simba: best tiling {found.best.mapping.describe()} moves {best} "
         f"elements to and from DRAM; untiled {_dram(untiled)} "
         f"({_dram(untiled) / best:.1f}x); search {seconds:.1f} CPU-s, "
         f"{found.evaluated} evaluated"

@@ -140,7 +140,7 @@ def search_tenet(
         "tenet",
         cpu_seconds() - start,
         found.evaluated,
-        found.best.metrics.latency,
+        found.best.memory.latency,
         row["energy"],
         row["traffic_dram_elements"],
         f"bound {float(found.bound):,.6g}, gap {float(found.relative_gap):.1%}"

@@ -33,13 +33,14 @@ from tenet.errors import (
 from tenet.lazy import lazy_exports
 from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
 from tenet.metrics.assessment import Assessment
-from tenet.metrics.row import ROW_FIELDS, mapping_row
+from tenet.metrics.row import ROW_FIELDS, bound_field, mapping_row
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.zoo import architecture, dataflow, network, workload
 
 __all__ = [
     "ROW_FIELDS",
     "mapping_row",
+    "bound_field",
     "Architecture",
     "Assessment",
     "CountingError",

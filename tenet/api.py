@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from tenet.metrics.assessment import Assessment, assess_problem
-from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.metrics.evaluate import Metrics
 from tenet.metrics.symbolic import SymbolicMetrics, symbolic_metrics
 from tenet.model import Problem
 from tenet.model.legality import Legality, check_dataflow
@@ -183,13 +183,15 @@ def analyze(
     >>> int(m.table().loc[("A", "read"), "volume_unique"])
     64
     """
-    return evaluate(load_problem(workload, architecture, dataflow, **options))
+    problem = load_problem(workload, architecture, dataflow, **options)
+    return assess_problem(problem, figures=["metrics"]).metrics
 
 
 def analyze_experiment(path: Source, **options: Unpack[ProblemKeywords]) -> Metrics:
     """Evaluate the dataflow of a TENET ``experiment_N`` file exactly, named by its path;
     ``options`` as in :func:`load_problem`."""
-    return evaluate(load_experiment(path, **options), name=str(path))
+    problem = load_experiment(path, **options)
+    return assess_problem(problem, figures=["metrics"], name=str(path)).metrics
 
 
 def analyze_symbolic(
@@ -251,7 +253,7 @@ def _problem_options(options: AssessKeywords) -> ProblemKeywords:
 def _assess(problem: Problem, name: str | None, options: AssessKeywords) -> Assessment:
     return assess_problem(
         problem,
-        name,
+        name=name,
         reductions=options.get("reductions"),
         instances_per_step=options.get("instances_per_step"),
     )

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tenet import spec
 from tenet.api import load_problem
 from tenet.errors import SpecError
-from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.metrics.assessment import assess_problem
+from tenet.metrics.evaluate import Metrics
 from tenet.model import Problem
 from tenet.spec.base import SpecModel
 from tenet.vocab import Source
@@ -59,7 +60,7 @@ class DesignPoint:
 
     def evaluate(self) -> Metrics:
         """Count every metric of this design point exactly (named by its label)."""
-        return evaluate(self.problem(), name=self.key[0])
+        return assess_problem(self.problem(), figures=["metrics"], name=self.key[0]).metrics
 
 
 def design_point(

@@ -64,7 +64,14 @@ class IslSyntaxError(SpecError):
 class UnknownTensorError(SpecError):
     """A tensor name is not one of the workload's tensors."""
 
-    def __init__(self, name: str, known: Iterable[str], *, source: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        known: Iterable[str],
+        *,
+        source: str | None = None,
+        location: str | None = None,
+    ):
         known = sorted(known)
         lowered = {k.lower(): k for k in known}
         close = difflib.get_close_matches(name.lower(), list(lowered), n=1)
@@ -74,6 +81,7 @@ class UnknownTensorError(SpecError):
         super().__init__(
             f"tensor {name!r} is not in the workload (known: {', '.join(known)}){hint}",
             source=source,
+            location=location,
         )
 
 

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tenet.api import load_problem
 from tenet.errors import SpecError
+from tenet.metrics.assessment import assess_problem
 from tenet.metrics.cache import CountCache
-from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.metrics.evaluate import Metrics
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
 from tenet.spec import (
@@ -180,7 +181,11 @@ def evaluate_network(
         key = (layer.workload, tuple(sorted(layer.params.items())), name)
         if key not in done:
             problem = load_problem(layer.workload, arch, name, params=layer.params)
-            done[key] = cache.evaluate(problem) if cache is not None else evaluate(problem)
+            done[key] = (
+                cache.evaluate(problem)
+                if cache is not None
+                else assess_problem(problem, figures=["metrics"]).metrics
+            )
         results.append(LayerResult(layer, name, done[key]))
     return NetworkResult(spec.name, arch.name, tuple(results))
 

@@ -21,6 +21,8 @@ __all__ = [
     "MEMORY_OBJECTIVES",
     "TilingStrategy",
     "TILING_STRATEGIES",
+    "Retention",
+    "Figure",
     "UNITS",
     "DESCRIPTIONS",
     "FIELDS",
@@ -72,6 +74,14 @@ TilingStrategy = Literal["auto", "exhaustive", "constructive", "joint"]
 :mod:`tenet.dse.joint` (array mapping, bypass, sizes and orders together, with a proven
 bound)."""
 TILING_STRATEGIES: tuple[TilingStrategy, ...] = get_args(TilingStrategy)
+Retention = Literal["keep", "refetch"]
+"""How a memory level keeps a tensor's tile (``docs/peers.md``): ``keep`` (tenet's own rule,
+Timeloop's and ZigZag's), what the previous tile held stays while the loops above change only
+other tensors; ``refetch`` (AccelForge), every tile is brought in whole and written back."""
+Figure = Literal["metrics", "legality", "memory", "needs", "design"]
+"""What an assessment counts (:func:`tenet.metrics.assessment.assess_problem`): the array's
+metrics, the legality checks, the memory levels' figures, only the levels' capacity needs, or
+a design point's row of the design-space search."""
 
 ENERGY_MAC, ENERGY_L1, ENERGY_L2 = 1.0, 1.68, 18.61
 """The original tool's energy of one MAC, one L1 (PE buffer) access and one L2 (scratchpad)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from tenet import assess, assess_experiment, check, load_specs
+from tenet import assess, assess_experiment, check
 from tenet.cli.app import cli, neighbourhood_option, progress, working
 from tenet.cli.options import (
     TENET_FILES,
@@ -87,9 +87,7 @@ def eval_command(
     # print them; in CSV, on every tensor's line); TENET experiments have no dataflow spec
     rows: list[dict[str, Any] | None] = [None] * len(results)
     if not experiments:
-        dataflow = load_specs(*problem.names())[2]
-        stamps = (dataflow.space_stamp, dataflow.time_stamp, dataflow.tiles)
-        rows = [results[0].row(*stamps)]
+        rows = [results[0].row()]
     if out.fmt == "json":
         payload: Any = [
             {**r.to_dict(), **({} if row is None else {"row": row})}

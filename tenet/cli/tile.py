@@ -32,27 +32,17 @@ from tenet.vocab import (
 __all__ = ["tile_command"]
 
 
-def _summary(
-    found: TilingSearch, seconds: float, problem: ProblemOptions, objective: MemoryObjective
-) -> dict[str, Any]:
+def _summary(found: TilingSearch, seconds: float, objective: MemoryObjective) -> dict[str, Any]:
     """Return the best tiling's row (:func:`tenet.mapping_row`: memory-aware figures, full
     dataflow, the bound of ``objective`` when the search has one), then what was searched."""
-    from tenet import load_specs, mapping_row
-    from tenet.mapping import to_stamps
+    from tenet import bound_field
 
     best = found.best
-    _, architecture, dataflow = load_specs(*problem.names())
-    row = mapping_row(
-        best.metrics,
-        dataflow.space_stamp,
-        dataflow.time_stamp,
-        to_stamps(best.tiling).tiles,
-        energy_unit=architecture.energy.unit,
-        bound=None if found.bound is None else (objective, found.bound),
-    )
+    bound = {} if found.bound is None else bound_field(objective, found.bound)
     return {
-        **row,
-        "tiling": best.tiling.describe(),
+        **best.assessment.row(),
+        **bound,
+        "tiling": best.mapping.describe(),
         "objective": float(best.value),
         "candidates": found.candidates,
         "fitting": found.fitting,
@@ -172,16 +162,16 @@ def tile_command(
         report=told.append,
     )
     click.echo("\n".join(told), err=True)  # after the search: an error stays one line
-    summary = _summary(found, time.process_time() - start, problem, objective)
+    summary = _summary(found, time.process_time() - start, objective)
     units = _units(summary, objective)
-    out.write(mapping_row_output(summary, found.best.metrics, out.fmt, units))
+    out.write(mapping_row_output(summary, found.best.memory, out.fmt, units))
 
 
 def _write_certificate(out: OutputOptions, certificate: Certificate, seconds: float) -> None:
     """Print the best of a joint search, its figures and its certificate."""
     row = {**certificate.row(), "cpu_seconds": round(seconds, 3)}
     units = _units(row, certificate.objective)
-    out.write(mapping_row_output(row, certificate.best.metrics, out.fmt, units))
+    out.write(mapping_row_output(row, certificate.best.memory, out.fmt, units))
 
 
 def _units(row: dict[str, Any], objective: MemoryObjective) -> dict[str, str]:

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from tenet.dse.ranking.objectives import Constraint, objective, pareto_front, rank
 from tenet.dse.run.engines import Engine, InProcessEngine, make_engine
 from tenet.dse.run.execution import ExecutionOptions, Progress
-from tenet.dse.run.figures import BOUNDED, Bound
 from tenet.dse.run.store import ResultStore, run_key
 from tenet.dse.run.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
 from tenet.dse.space.design import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.tiling.constructive import choose_strategy, rank_mappings
+from tenet.metrics.design import CUTOFF_OBJECTIVES, Cutoff
 from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
 from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood, Source, Strategy
@@ -195,7 +195,7 @@ class _Threshold:
     the rows evaluated so far (None: prune nothing)."""
 
     def __init__(self, best: tuple[str, int] | None) -> None:
-        usable = best is not None and best[0] in BOUNDED
+        usable = best is not None and best[0] in CUTOFF_OBJECTIVES
         self.goal = objective(best[0]) if best is not None and usable else None
         self.top = best[1] if best is not None else 0
         self.worst_kept: list[float] = []
@@ -210,7 +210,7 @@ class _Threshold:
                 if len(self.worst_kept) > self.top:
                     heapq.heappop(self.worst_kept)
 
-    def bound(self) -> Bound | None:
+    def bound(self) -> Cutoff | None:
         if self.goal is None or len(self.worst_kept) < self.top:
             return None
         return (self.goal.name, -self.worst_kept[0])
@@ -222,7 +222,7 @@ def _batches(
     size: int,
     threshold: _Threshold,
     cache: str | None,
-) -> Iterator[tuple[str, list[Task], Bound | None, str | None]]:
+) -> Iterator[tuple[str, list[Task], Cutoff | None, str | None]]:
     for start in range(0, len(candidates), size):
         chunk = candidates[start : start + size]
         yield (

@@ -13,16 +13,14 @@ tile; ``docs/memory.md``); the per-layer table builds a tiling (:func:`tiled_fig
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from tenet.api import load_problem
 from tenet.dse.run.execution import ExecutionOptions, Progress
 from tenet.dse.tiling.constructive import construct_tilings
 from tenet.dse.tiling.search import TilingSearch, TilingSpace
-from tenet.mapping import to_stamps
-from tenet.metrics.memory import evaluate_memory
-from tenet.metrics.row import mapping_row
+from tenet.metrics.assessment import assess_problem
+from tenet.metrics.row import bound_field, mapping_row
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
 from tenet.vocab import MemoryObjective, column
 
@@ -70,7 +68,9 @@ def untiled_figures(workload: Source, architecture: Arch, params: Mapping[str, i
         dataflow = DataflowSpec(name=str(row["name"]), space_stamp=space, time_stamp=time)
         problem = load_problem(workload, arch, dataflow, params)
         compute = row.get(column("latency_compute"))
-        memory = evaluate_memory(problem, None if compute is None else int(compute))
+        memory = assess_problem(
+            problem, figures=["memory"], latency_compute=None if compute is None else int(compute)
+        ).memory
         return mapping_row(memory, space, time, {}, energy_unit=arch.energy.unit, array=_array(row))
 
     return figures
@@ -95,36 +95,17 @@ def tiled_figures(
         dataflow = DataflowSpec(name=str(row["name"]), space_stamp=space, time_stamp=time)
         problem = load_problem(workload, arch, dataflow, params)
         best = construct_tilings(problem, top_k=top_k)[0]
-        tiles = to_stamps(best.tiling).tiles
-        bound = ("latency", space_bound(problem))
-        return mapping_row(
-            best.metrics, space, time, tiles, energy_unit=arch.energy.unit, bound=bound
-        )
+        return {**best.assessment.row(), **bound_field("latency", space_bound(problem))}
 
     return figures
 
 
-def tiled_row(
-    row: Mapping[str, Any],
-    search: TilingSearch,
-    architecture: Arch,
-    objective: MemoryObjective = "latency",
-) -> dict[str, Any]:
-    """Return the mapping row of a design point ``row`` under the best tiling of ``search``
-    (with the search's bound, if it has one) and the tiling's loop nest."""
-    arch = architecture if isinstance(architecture, ArchitectureSpec) else None
-    arch = arch or load_architecture(str(architecture))
+def tiled_row(search: TilingSearch, objective: MemoryObjective = "latency") -> dict[str, Any]:
+    """Return the mapping row of the best tiling of ``search`` (of a design point), with the
+    search's bound of ``objective`` if it has one, and the tiling's loop nest."""
     best = search.best
-    bound = None if search.bound is None else (objective, Fraction(search.bound))
-    fields = mapping_row(
-        best.metrics,
-        str(row["space_stamp"]),
-        str(row["time_stamp"]),
-        to_stamps(best.tiling).tiles,
-        energy_unit=arch.energy.unit,
-        bound=bound,
-    )
-    return {**fields, "tiling": best.tiling.describe()}
+    bound = {} if search.bound is None else bound_field(objective, search.bound)
+    return {**best.assessment.row(), **bound, "tiling": best.mapping.describe()}
 
 
 def with_mapping_rows(
@@ -169,8 +150,7 @@ def tiled_rows(
     records = ok.to_dict("records")
     found = tile_mappings(workload, architecture, records, params, space, execution=execution)
     tiled = [
-        {**record, **tiled_row(record, search, architecture)}
-        for record, (_, search) in zip(records, found, strict=True)
+        {**record, **tiled_row(search)} for record, (_, search) in zip(records, found, strict=True)
     ]
     columns = list(dict.fromkeys(c for row in tiled for c in row))
     table = pd.DataFrame(tiled, columns=columns)

@@ -161,7 +161,7 @@ def fetched_per_step(problem: Problem, access: TensorAccess) -> isl.Map:
     """Return T -> the elements fetched at that time-stamp (held at some PE and not found at
     a neighbour of the problem's neighbourhood)."""
     held = problem.assignment(access)
-    found = held.intersect(problem.reuse_neighbours.apply_range(held))
+    found = held.intersect(problem.neighbours.reuse.apply_range(held))
     fetched = held.subtract(found)
     return coalesce(fetched.apply_domain(problem.occupied.unwrap().range_map()))
 

@@ -34,7 +34,8 @@ from tenet.maestro.lowering import (
 from tenet.maestro.reader import load_hardware, load_mapping, parse_hardware, parse_mapping
 from tenet.maestro.synthesis import Synthesis, match_tensors, synthesize
 from tenet.maestro.table import COLUMNS, ComparisonRow, comparison_frame, comparison_rows
-from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.metrics.assessment import assess_problem
+from tenet.metrics.evaluate import Metrics
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -108,7 +109,7 @@ def _with_estimate(
     problem: Problem, layer: Layer, hardware: Hardware, tensors: Mapping[str, str] | None
 ) -> pd.DataFrame:
     """The table of ``problem`` counted exactly next to ``layer`` estimated on ``hardware``."""
-    metrics = evaluate(problem)
+    metrics = assess_problem(problem, figures=["metrics"]).metrics
     names = dict(tensors) if tensors is not None else match_tensors(problem)
     est = estimate(layer, hardware)
     return comparison_frame(comparison_rows(metrics, est, names, hardware.noc_latency))

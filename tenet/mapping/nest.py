@@ -13,7 +13,7 @@ as the stamps of a dataflow, :mod:`tenet.mapping.recover` reads it back from the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Any
 
@@ -199,6 +199,22 @@ class LoopNest:
             tuple(data["skew"]),
         )
 
+    def keeping(self, keep: Mapping[str, frozenset[str]]) -> LoopNest:
+        """Return this nest with each level that ``keep`` names keeping those tensors.
+
+        Examples
+        --------
+        >>> nest = LoopNest(("i",), (4,), (LevelLoops("dram"), LevelLoops("glb")))
+        >>> [lv.keep for lv in nest.keeping({"glb": frozenset({"A"})}).levels]
+        [None, frozenset({'A'})]
+        """
+        if not keep:
+            return self
+        levels = tuple(
+            replace(lv, keep=keep[lv.level]) if lv.level in keep else lv for lv in self.levels
+        )
+        return replace(self, levels=levels)
+
     @property
     def axes(self) -> int:
         """The number of PE array axes the nest uses (at least one)."""
@@ -207,17 +223,26 @@ class LoopNest:
 
     def check(self, source: str | None = None) -> None:
         """Raise when a loop names no dimension or runs no trip, when the loops over a
-        dimension run fewer trips than its extent, or when a spatial loop sits above a shared
-        level (tenet has one instance of a shared level).
+        dimension run fewer trips than its extent, when the outermost level (the backing
+        store, which holds every tensor) keeps only some tensors, or when a spatial loop sits
+        above a shared level (tenet has one instance of a shared level).
 
         Raises
         ------
         SpecError
-            A loop over an unknown dimension, a size below 1, too few trips.
+            A loop over an unknown dimension, a size below 1, too few trips, a kept tensor
+            list at the outermost level.
         NotALoopNestError
             A spatial loop above a shared level.
         """
         known = set(self.dims)
+        if self.levels and self.levels[0].keep is not None:
+            raise SpecError(
+                f"the outermost level {self.levels[0].level!r} holds every tensor: it keeps "
+                "no list of tensors",
+                source=source,
+                location=f"{self.levels[0].level}.keep",
+            )
         for k, level in enumerate(self.levels):
             for n, loop in enumerate(level.loops):
                 where = f"{level.level}.loops.{n}"

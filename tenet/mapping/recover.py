@@ -112,14 +112,13 @@ def from_stamps(
     levels: Sequence[str],
     *,
     per_pe: Collection[str] = (),
-    keep: Mapping[str, frozenset[str]] | None = None,
     pe_extents: Sequence[int] = (),
     params: Mapping[str, int] | None = None,
     source: str | None = None,
 ) -> LoopNest:
     """Return the loop nest of ``stamps`` over ``domain`` (a box, parameters bound by
     ``params``) on the memory ``levels`` (outermost first; ``per_pe`` those with one instance
-    per PE; ``keep`` the tensors of the levels that keep only some) of an array with
+    per PE; each level keeping the tensors ``stamps.keep`` names for it) of an array with
     ``pe_extents`` PEs along each axis, checked to induce the same relations
     (:func:`difference`).
 
@@ -173,7 +172,7 @@ def from_stamps(
         levels,
         runs=runs,
         per_pe=per_pe,
-        keep=keep,
+        keep={level: frozenset(tensors) for level, tensors in stamps.keep.items()},
         pe_extents=pe_extents,
         source=source,
     )
@@ -590,7 +589,7 @@ def normal_form(
     ordered += [d for d in (relative(d) for d in time) if d not in ordered and d not in array]
     head, tuple_name = _head(stamps.time_stamp)
     time_text = f"{{{head} -> {tuple_name}[{', '.join(_digit_text(d) for d in ordered) or '0'}]}}"
-    return Stamps(stamps.space_stamp, time_text, new_tiles, dict(stamps.places))
+    return Stamps(stamps.space_stamp, time_text, new_tiles, dict(stamps.places), dict(stamps.keep))
 
 
 def array_blocks(space: isl.Map, domain: isl.Set) -> dict[str, int]:

@@ -34,6 +34,9 @@ class Stamps:
     tiles: dict[str, str]
     places: dict[str, dict[str, str]] = field(default_factory=dict)
     """Per level, the tile stamp of each tensor stored under other loops there (``above``)."""
+    keep: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per level that keeps only some tensors (:attr:`~tenet.mapping.LevelLoops.keep`), those
+    it keeps, sorted; a level not named keeps every tensor it may hold."""
 
 
 def _value(loop: Loop, stride: int, outermost: bool) -> str:
@@ -67,7 +70,8 @@ def _skewed(time: list[str], pe: list[str], skew: tuple[int, ...]) -> list[str]:
 
 
 def to_stamps(nest: LoopNest, source: str | None = None) -> Stamps:
-    """Return the space-stamp, time-stamp and tile stamps of ``nest`` (isl text).
+    """Return the space-stamp, time-stamp, tile stamps, places and kept tensors of ``nest``
+    (isl text).
 
     Raises
     ------
@@ -85,6 +89,10 @@ def to_stamps(nest: LoopNest, source: str | None = None) -> Stamps:
     ('{S[i, k] -> PE[i]}', '{S[i, k] -> T[floor(k / 3), (k) % 3]}')
     >>> s.tiles
     {'glb': '{S[i, k] -> GLB[floor(k / 3)]}'}
+    >>> from dataclasses import replace
+    >>> to_stamps(replace(nest, levels=(nest.levels[0], replace(nest.levels[1],
+    ...     keep=frozenset({"B", "A"}))))).keep
+    {'glb': ('A', 'B')}
     """
     nest.check(source)
     flat = nest.loops()
@@ -119,18 +127,22 @@ def to_stamps(nest: LoopNest, source: str | None = None) -> Stamps:
             places.setdefault(name, {})[tensor] = (
                 f"{{{head} -> {name.upper()}[{', '.join(parts)}]}}"
             )
+    keep = {lv.level: tuple(sorted(lv.keep)) for lv in nest.levels if lv.keep is not None}
     return Stamps(
         f"{{{head} -> PE[{', '.join(pe)}]}}",
         f"{{{head} -> T[{', '.join(time)}]}}",
         tiles,
         places,
+        keep,
     )
 
 
 def dataflow_spec(nest: LoopNest, name: str, source: str | None = None) -> DataflowSpec:
-    """Return the dataflow spec of ``nest``: its space-stamp, time-stamp and tile stamps."""
+    """Return the dataflow spec of ``nest``: its space-stamp, time-stamp, tile stamps, places
+    and kept tensors."""
     s = to_stamps(nest, source)
     places = {"places": s.places} if s.places else {}
+    keep = {"keep": s.keep} if s.keep else {}
     return DataflowSpec.from_mapping(
         {
             "name": name,
@@ -138,6 +150,7 @@ def dataflow_spec(nest: LoopNest, name: str, source: str | None = None) -> Dataf
             "time_stamp": s.time_stamp,
             "tiles": s.tiles,
             **places,
+            **keep,
         }
     )
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tenet.isl_utils import parse_map
-from tenet.mapping import LoopNest, to_stamps
+from tenet.mapping import LoopNest
 from tenet.metrics.analytic import AnalyticLevel, analytic_figures
-from tenet.metrics.memory import MemoryMetrics, evaluate_memory, tensor_relations
+from tenet.metrics.assessment import assess_problem
+from tenet.metrics.memory import tensor_relations
 from tenet.model.problem import Problem
 from tenet.model.tiling import halo_tensors, loop_indices
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["compare_tiling", "exact_tiling"]
+__all__ = ["compare_tiling"]
 
 HALO = "halo: a subscript adds loop indices; exact T_ox + R - 1 elements, the model T_ox * R"
 NON_DIVISIBLE = "tiles that do not divide: the model counts every tile as full"
@@ -25,12 +25,6 @@ WRAP = "reuse between consecutive tiles across a loop boundary (wrap-around)"
 RESIDENT = (
     "the model keeps data across a loop when the inner footprints fit; one tile at a time does not"
 )
-
-
-def exact_tiling(problem: Problem, tiling: LoopNest, latency_compute: int = 0) -> MemoryMetrics:
-    """Return the exact memory figures of ``problem`` tiled by ``tiling``."""
-    stamps = [(level, parse_map(text)) for level, text in to_stamps(tiling).tiles.items()]
-    return evaluate_memory(problem, latency_compute, stamps)
 
 
 def compare_tiling(problem: Problem, tiling: LoopNest) -> pd.DataFrame:
@@ -55,7 +49,8 @@ def compare_tiling(problem: Problem, tiling: LoopNest) -> pd.DataFrame:
     """
     import pandas as pd
 
-    exact = exact_tiling(problem, tiling)
+    # the latency is not compared: its compute part is not counted
+    exact = assess_problem(problem, tiling, figures=["memory"], latency_compute=0).memory
     levels = {level.name: level for level in problem.architecture.levels}
     tiled = [level.level for level in tiling.levels[1:]]
     analytic = analytic_figures(

@@ -1,71 +1,209 @@
-"""One assessment of a problem: its metrics (:mod:`tenet.metrics.evaluate`), its legality
-checks (:mod:`tenet.model.legality`, reported rather than enforced) and the figures of its
-memory levels (:mod:`tenet.metrics.memory`), made together and kept in one record."""
+"""Mapping in, assessment out: :func:`assess_problem` counts what a caller asks of a problem under
+a mapping (the problem's own dataflow, or a loop nest whose tiles, places and kept tensors replace
+its own) and keeps it, with the mapping, in one :class:`Assessment`.
+
+Its stages: the array's metrics (:mod:`tenet.metrics.evaluate`), the legality checks
+(:mod:`tenet.model.legality`, reported rather than enforced), the memory levels' figures under
+either retention rule or only their capacity needs (:mod:`tenet.metrics.memory`), and a design
+point's row of the design-space search (:mod:`tenet.metrics.design`). A search keeps each
+mapping it counted as one :class:`Evaluated` record (mapping, assessment, objective value), which
+:meth:`Evaluated.to_dict` writes as exact JSON for the results stores.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from typing import Any, TypeVar
 
+from tenet.isl_utils import parse_map
+from tenet.mapping import LoopNest, Stamps, to_stamps
+from tenet.metrics.design import Cutoff, SharedCounts, design_row
 from tenet.metrics.evaluate import Metrics, evaluate
-from tenet.metrics.memory import MemoryMetrics, evaluate_memory
+from tenet.metrics.latency import occupancy
+from tenet.metrics.memory import (
+    MemoryMetrics,
+    decode_metrics,
+    encode_metrics,
+    evaluate_memory,
+    fraction_text,
+    level_needs,
+)
 from tenet.metrics.row import mapping_row
 from tenet.model.legality import Legality, check_dataflow
+from tenet.model.memory import check_keep
 from tenet.model.problem import Problem
-from tenet.vocab import TensorName
+from tenet.vocab import EnergyUnit, Figure, MemoryObjective, Retention, TensorName
 
-__all__ = ["Assessment", "assess_problem"]
+__all__ = [
+    "LevelNeeds",
+    "Assessment",
+    "assess_problem",
+    "objective_value",
+    "Evaluated",
+    "FULL",
+    "RECORD_FORMAT",
+]
+
+FULL: tuple[Figure, ...] = ("metrics", "legality", "memory")
+"""The figures of a full assessment (``tenet eval``): metrics, legality, memory levels."""
+
+RECORD_FORMAT = 2
+"""The layout of :meth:`Evaluated.to_dict`: part of the key of every search run that stores
+records, so that a store written with another layout is searched afresh."""
+
+_Counted = TypeVar("_Counted")
+
+
+def _counted(value: _Counted | None, what: str) -> _Counted:
+    if value is None:
+        raise ValueError(f"this assessment did not count the {what} (see its figures=)")
+    return value
+
+
+@dataclass(frozen=True)
+class LevelNeeds:
+    """The largest tile of each counted level inside the outermost (elements, summed over the
+    tensors it keeps) and whether every tile fits its capacity (per tensor under ``split``)."""
+
+    needs: dict[str, int]
+    fits: bool
 
 
 @dataclass(frozen=True)
 class Assessment:
-    """The metrics, the legality report and the per-level memory figures of one dataflow."""
+    """What :func:`assess_problem` counted of one problem under one ``mapping``: its stamps,
+    tile stamps, places and kept tensors as isl text (as a dataflow file writes them), and the
+    figures asked for; a figure not counted raises ``ValueError`` when read."""
 
-    metrics: Metrics
-    legality: Legality
-    memory: MemoryMetrics
+    mapping: Stamps
+    energy_unit: EnergyUnit
+    """The unit of the energies: the architecture's energy table's."""
+    _metrics: Metrics | None = None
+    _legality: Legality | None = None
+    _memory: MemoryMetrics | None = None
+    _needs: LevelNeeds | None = None
+    _design: dict[str, Any] | None = None
+
+    @property
+    def metrics(self) -> Metrics:
+        """The array's metrics (``figures="metrics"``)."""
+        return _counted(self._metrics, "metrics")
+
+    @property
+    def legality(self) -> Legality:
+        """The legality report (``figures="legality"``)."""
+        return _counted(self._legality, "legality")
+
+    @property
+    def memory(self) -> MemoryMetrics:
+        """The memory levels' figures (``figures="memory"``)."""
+        return _counted(self._memory, "memory figures")
+
+    @property
+    def needs(self) -> LevelNeeds:
+        """The levels' capacity needs (``figures="needs"``)."""
+        return _counted(self._needs, "capacity needs")
+
+    @property
+    def design(self) -> dict[str, Any]:
+        """The design point's row (``figures="design"``):
+        :data:`tenet.dse.run.worker.METRIC_COLUMNS`, or ``status`` ``pruned`` and its
+        ``reason`` when it cannot beat the cutoff."""
+        return _counted(self._design, "design point's row")
 
     @property
     def legal(self) -> bool:
-        """Whether the dataflow passed every legality check and every tile fits its level."""
-        return self.legality.legal and not self.memory.violations
+        """Whether the checks made pass: the legality checks and every tile fits its level."""
+        checks = self._legality is None or self._legality.legal
+        return checks and (self._memory is None or not self._memory.violations)
 
-    def row(self, space_stamp: str, time_stamp: str, tiles: Mapping[str, str]) -> dict[str, Any]:
+    def row(self) -> dict[str, Any]:
         """Return the mapping row (:func:`tenet.metrics.row.mapping_row`) of the assessed
-        dataflow, whose stamps and tile stamps are given (as the dataflow's spec has them)."""
-        m = self.metrics
+        mapping: its memory-aware figures and its dataflow."""
+        m = self.mapping
+        array = None if self._metrics is None else (self._metrics.latency, self._metrics.energy)
         return mapping_row(
             self.memory,
-            space_stamp,
-            time_stamp,
-            tiles,
-            energy_unit=m.energy_unit,
-            array=(m.latency, m.energy),
+            m.space_stamp,
+            m.time_stamp,
+            m.tiles,
+            energy_unit=self.energy_unit,
+            array=array,
+            places=m.places,
+            keep=m.keep,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """Return JSON-ready data: the metrics' fields, ``legality`` (the violations of the
         checks, then those of the capacities, each a ``kind`` and a ``message``) and the
-        memory figures' fields."""
+        memory figures' fields, of those counted."""
+        checks = [] if self._legality is None else self._legality.violations
+        capacities = [] if self._memory is None else self._memory.violations
         return {
-            **self.metrics.to_dict(),
-            "legality": [{"kind": v.kind, "message": v.message} for v in self.legality.violations]
-            + [{"kind": v.kind, "message": v.message} for v in self.memory.violations],
-            **self.memory.to_dict(),
+            **({} if self._metrics is None else self._metrics.to_dict()),
+            "legality": [{"kind": v.kind, "message": v.message} for v in checks]
+            + [{"kind": v.kind, "message": v.message} for v in capacities],
+            **({} if self._memory is None else self._memory.to_dict()),
         }
+
+
+def _stamps(problem: Problem, mapping: LoopNest | None) -> Stamps:
+    """The assessed mapping as text: the problem's stamps as its spec writes them, with the
+    tiles, places and kept tensors of ``mapping`` (none: the dataflow's)."""
+    flow = problem.dataflow
+    spec = flow.spec
+    space = str(flow.space_stamp) if spec is None else spec.space_stamp
+    time = str(flow.time_stamp) if spec is None else spec.time_stamp
+    if mapping is not None:
+        own = to_stamps(mapping)
+        return Stamps(space, time, own.tiles, own.places, own.keep)
+    if spec is not None:
+        places = {level: dict(per) for level, per in spec.places.items()}
+        return Stamps(space, time, dict(spec.tiles), places, dict(spec.keep))
+    placed: dict[str, dict[str, str]] = {}
+    for level, tensor, stamp in flow.places:
+        placed.setdefault(level, {})[tensor] = str(stamp)
+    return Stamps(
+        space,
+        time,
+        {level: str(stamp) for level, stamp in flow.tiles},
+        placed,
+        {level: tuple(sorted(tensors)) for level, tensors in flow.keep},
+    )
 
 
 def assess_problem(
     problem: Problem,
-    name: str | None = None,
+    mapping: LoopNest | None = None,
     *,
+    figures: Collection[Figure] = FULL,
+    retention: Retention = "keep",
+    shared: SharedCounts | None = None,
+    name: str | None = None,
     reductions: Collection[TensorName] | None = None,
     instances_per_step: int | None = None,
+    latency_compute: int | None = None,
+    levels: Collection[str] | None = None,
+    cutoff: Cutoff | None = None,
 ) -> Assessment:
-    """Evaluate ``problem`` exactly, count its memory levels and check its legality;
-    ``name`` names the metrics (default: the dataflow's name); ``reductions`` and
-    ``instances_per_step`` as in :func:`tenet.model.legality.check_dataflow`.
+    """Count the ``figures`` of ``problem`` under ``mapping`` exactly: a loop nest whose
+    tiles, places and kept tensors replace the dataflow's (its stamps are the problem's), or
+    None, the problem's own dataflow.
+
+    ``figures`` (:data:`tenet.vocab.Figure`): ``metrics`` (named ``name``, default the
+    dataflow's), ``legality`` (``reductions`` and ``instances_per_step`` as in
+    :func:`tenet.model.legality.check_dataflow`), ``memory`` (under the ``retention`` rule;
+    ``latency_compute`` the array's compute latency in cycles, counted when not given),
+    ``needs`` (of ``levels``, default every level), ``design`` (the counts that design
+    points share kept in ``shared``, below the ``cutoff``).
+
+    Raises
+    ------
+    SpecError, UnknownTensorError
+        ``mapping`` keeps tensors at a level the architecture lacks, at the outermost level,
+        a tensor the workload lacks or one the level may not hold (``keep.<level>``).
 
     Examples
     --------
@@ -74,13 +212,128 @@ def assess_problem(
     >>> a = assess_problem(p)
     >>> a.legal, a.metrics.macs, [s.level for s in a.memory.levels]  # 8 * 8 * 4 MACs
     (True, 256, ['dram'])
+    >>> assess_problem(p, figures=["needs"]).needs  # no level inside DRAM
+    LevelNeeds(needs={}, fits=True)
     """
-    legality = check_dataflow(
-        problem.workload,
-        problem.architecture,
-        problem.dataflow,
-        reductions=reductions,
-        instances_per_step=instances_per_step,
-    )
-    metrics = evaluate(problem, name=name)
-    return Assessment(metrics, legality, evaluate_memory(problem, metrics.latency_compute))
+    stamps = _stamps(problem, mapping)
+    tiles, places, keep = None, [], None
+    if mapping is not None:
+        keep = {level: frozenset(t) for level, t in stamps.keep.items()}
+        check_keep(problem.architecture.levels, keep, problem.workload.tensors)
+        tiles = [(level, parse_map(text)) for level, text in stamps.tiles.items()]
+        places = [
+            (level, tensor, parse_map(text))
+            for level, per in stamps.places.items()
+            for tensor, text in per.items()
+        ]
+    metrics = evaluate(problem, name=name) if "metrics" in figures else None
+    legality = None
+    if "legality" in figures:
+        legality = check_dataflow(
+            problem.workload,
+            problem.architecture,
+            problem.dataflow,
+            reductions=reductions,
+            instances_per_step=instances_per_step,
+        )
+    memory = None
+    if "memory" in figures:
+        if latency_compute is None:
+            latency_compute = (
+                metrics.latency_compute
+                if metrics is not None
+                else occupancy(problem).latency_compute
+            )
+        memory = evaluate_memory(problem, latency_compute, tiles, places, keep, retention)
+    needs = None
+    if "needs" in figures:
+        needs = LevelNeeds(*level_needs(problem, tiles, places, levels, keep))
+    design = None
+    if "design" in figures:
+        design = design_row(problem, SharedCounts() if shared is None else shared, cutoff)
+    unit = problem.architecture.energy.unit
+    return Assessment(stamps, unit, metrics, legality, memory, needs, design)
+
+
+def objective_value(memory: MemoryMetrics, objective: MemoryObjective) -> Fraction:
+    """Return the value ``objective`` minimises: cycles, energy, or their product."""
+    energy = Fraction(memory.energy).limit_denominator(10**9)
+    if objective == "latency":
+        return memory.latency
+    if objective == "energy":
+        return energy
+    return memory.latency * energy
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """One mapping a search counted: the mapping (a loop nest: tiles, places, kept tensors),
+    its assessment (memory figures) and the value of the searched objective (cycles, energy,
+    or their product)."""
+
+    mapping: LoopNest
+    assessment: Assessment
+    value: Fraction
+
+    @classmethod
+    def of(
+        cls, problem: Problem, mapping: LoopNest, objective: MemoryObjective, compute: int
+    ) -> Evaluated:
+        """Count the memory figures of ``problem`` under ``mapping`` (``compute``: the array's
+        compute latency, cycles) and their ``objective`` value."""
+        found = assess_problem(problem, mapping, figures=["memory"], latency_compute=compute)
+        return cls(mapping, found, objective_value(found.memory, objective))
+
+    @property
+    def memory(self) -> MemoryMetrics:
+        """The memory figures of the assessment."""
+        return self.assessment.memory
+
+    @property
+    def traffic_dram(self) -> int:
+        """Elements moved between the outermost level and the levels it feeds."""
+        return self.memory.traffic_dram
+
+    def rank(self, objective: MemoryObjective) -> tuple[Fraction, Fraction, int]:
+        """The order of mappings by ``objective``: its value, then the energy when it is the
+        latency (else the latency), then less DRAM traffic."""
+        other = self.memory.energy if objective == "latency" else self.memory.latency
+        return (self.value, Fraction(other), self.traffic_dram)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the record as exact JSON-ready values (fractions as ``p/q``), read back by
+        :meth:`from_dict`.
+
+        Examples
+        --------
+        >>> from tenet.api import load_problem
+        >>> from tenet.mapping import tiled_nest
+        >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+        ...                  {"M": 8, "N": 8, "K": 8})
+        >>> nest = tiled_nest(("i", "j", "k"), (8, 8, 8), "dram", [("glb", (8, 8, 4), (2,))],
+        ...     (0, 1, 2))
+        >>> point = Evaluated.of(p, nest, "latency", 22)
+        >>> Evaluated.from_dict(point.to_dict()) == point
+        True
+        """
+        return {
+            "tiling": self.mapping.to_dict(),
+            "mapping": asdict(self.assessment.mapping),
+            "energy_unit": self.assessment.energy_unit,
+            **encode_metrics(self.memory),
+            "value": fraction_text(self.value),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Evaluated:
+        """Return the record written by :meth:`to_dict`."""
+        m = data["mapping"]
+        stamps = Stamps(
+            m["space_stamp"],
+            m["time_stamp"],
+            dict(m["tiles"]),
+            {level: dict(per) for level, per in m["places"].items()},
+            {level: tuple(t) for level, t in m["keep"].items()},
+        )
+        assessment = Assessment(stamps, data["energy_unit"], _memory=decode_metrics(data))
+        return cls(LoopNest.from_dict(data["tiling"]), assessment, Fraction(data["value"]))

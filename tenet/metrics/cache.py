@@ -15,7 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from tenet.files import KeyedFiles
-from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.metrics.assessment import assess_problem
+from tenet.metrics.evaluate import Metrics
 from tenet.model.problem import Problem
 
 __all__ = ["CountCache", "problem_key"]
@@ -72,7 +73,8 @@ class CountCache:
         self.misses = 0
 
     def evaluate(self, problem: Problem, name: str | None = None) -> Metrics:
-        """Return :func:`tenet.metrics.evaluate` of ``problem``, counted at most once per key.
+        """Return the metrics of ``problem``
+        (:func:`~tenet.metrics.assessment.assess_problem`), counted at most once per key.
 
         Examples
         --------
@@ -90,6 +92,6 @@ class CountCache:
             self._files.keep(key, found)
             return found if found.name == wanted else replace(found, name=wanted)
         self.misses += 1
-        metrics = evaluate(problem, name=name)
+        metrics = assess_problem(problem, figures=["metrics"], name=name).metrics
         self._files.put(key, metrics)
         return metrics

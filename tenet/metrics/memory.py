@@ -5,7 +5,7 @@ accesses, time and energy (definitions in ``docs/memory.md``). Counted on the re
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -16,10 +16,10 @@ from tenet.counting import constant_pieces, count
 from tenet.errors import CountingError, UnknownTensorError
 from tenet.isl_utils import witness
 from tenet.metrics.latency import occupancy
-from tenet.model.memory import MemoryLevel
+from tenet.model.memory import MemoryLevel, mapped_levels
 from tenet.model.problem import Problem
 from tenet.model.tiling import TiledLevel, tensor_tile_levels, tile_levels
-from tenet.vocab import TensorName
+from tenet.vocab import Retention, TensorName
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,6 +33,9 @@ __all__ = [
     "level_needs",
     "count_served",
     "tensor_relations",
+    "fraction_text",
+    "encode_metrics",
+    "decode_metrics",
 ]
 
 
@@ -159,6 +162,53 @@ class MemoryMetrics:
                 "energy_links": self.energy_links,
             },
         }
+
+
+def fraction_text(value: Fraction) -> str:
+    """Return ``value`` as exact text, ``p/q`` (read back by :class:`~fractions.Fraction`)."""
+    return f"{value.numerator}/{value.denominator}"
+
+
+def encode_metrics(metrics: MemoryMetrics) -> dict[str, Any]:
+    """Return the memory figures ``metrics`` as exact JSON-ready values (fractions as
+    ``p/q``), read back by :func:`decode_metrics`.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+    ...                  params={"M": 8, "N": 8, "K": 8})
+    >>> m = evaluate_memory(p)
+    >>> decode_metrics(encode_metrics(m)) == m
+    True
+    """
+    m = metrics
+    return {
+        "records": [asdict(r) for r in m.records],
+        "levels": [{**asdict(s), "latency": fraction_text(s.latency)} for s in m.levels],
+        "latency_compute": m.latency_compute,
+        "latency": fraction_text(m.latency),
+        "bottleneck": m.bottleneck,
+        "energy": m.energy,
+        "energy_operands": m.energy_operands,
+        "energy_links": m.energy_links,
+        "violations": [asdict(v) for v in m.violations],
+    }
+
+
+def decode_metrics(data: Mapping[str, Any]) -> MemoryMetrics:
+    """Return the :class:`MemoryMetrics` written by :func:`encode_metrics`."""
+    return MemoryMetrics(
+        tuple(LevelTensor(**r) for r in data["records"]),
+        tuple(LevelSummary(**{**s, "latency": Fraction(s["latency"])}) for s in data["levels"]),
+        data["latency_compute"],
+        Fraction(data["latency"]),
+        data["bottleneck"],
+        data["energy"],
+        tuple(CapacityViolation(**v) for v in data["violations"]),
+        data.get("energy_operands", 0.0),
+        data.get("energy_links", 0.0),
+    )
 
 
 def tensor_relations(problem: Problem) -> dict[TensorName, tuple[isl.Map, isl.Map]]:
@@ -291,16 +341,49 @@ def _link_energy(tiled: TiledLevel, from_neighbour: isl.Map, held: isl.Map) -> f
     return energy
 
 
-def _operand_energy(problem: Problem) -> float:
+def _operand_energy(problem: Problem, levels: Sequence[MemoryLevel]) -> float:
     """Return the energy of every instance's operand reads and result writes, each at the
-    innermost level that holds the tensor (the outermost when every level bypasses it)."""
-    levels = problem.architecture.levels
+    innermost of ``levels`` that holds the tensor (the outermost when every level bypasses
+    it)."""
     total = 0.0
     for access in problem.accesses:
         level = next((lv for lv in reversed(levels) if lv.holds(access.tensor)), levels[0])
         pairs = count(access.relation.intersect_domain(problem.workload.domain))
         total += pairs * (level.energy_read if access.access == "read" else level.energy_write)
     return total
+
+
+def _refetched(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
+    """Count the footprint per key of one tensor at one level, and the traffic of the
+    ``refetch`` rule: every tile brings in what it reads (partial sums: only those written by
+    an earlier tile), all from the parent (served once per step when the parent's network
+    multicasts), and writes back what it wrote (reduced once per step when the network
+    reduces)."""
+    held = tiled.key_of.reverse().apply_range(read.union(write))
+    needed = tiled.key_of.reverse().apply_range(read)
+    written = tiled.key_of.reverse().apply_range(write)
+    if not write.is_empty():
+        written_tile = tiled.tile_of.reverse().apply_range(write)
+        needed = needed.union(
+            tiled.tile_of_key.apply_range(tiled.earlier_tiles.apply_range(written_tile))
+        )
+    brought = held.intersect(needed)
+    return _Traffic(
+        _per_key_count(held),
+        count(brought),
+        count(written),
+        0,
+        count_served(tiled, brought, tiled.level.multicast),
+        count_served(tiled, written, tiled.level.reduction),
+        0.0,
+    )
+
+
+def _levels(
+    problem: Problem, keep: Mapping[str, Collection[str]] | None
+) -> tuple[MemoryLevel, ...]:
+    """The memory levels holding what ``keep`` keeps (None: what the dataflow keeps)."""
+    return problem.levels if keep is None else mapped_levels(problem.architecture.levels, keep)
 
 
 def _time(elements: int, bandwidth: Fraction | None) -> Fraction:
@@ -312,12 +395,18 @@ def evaluate_memory(
     latency_compute: int | None = None,
     tiles: Sequence[tuple[str, isl.Map]] | None = None,
     places: Sequence[tuple[str, str, isl.Map]] = (),
+    keep: Mapping[str, Collection[str]] | None = None,
+    retention: Retention = "keep",
 ) -> MemoryMetrics:
-    """Count the memory figures of ``problem`` exactly (see ``docs/memory.md``).
+    """Count the memory figures of ``problem`` exactly (see ``docs/memory.md``); the stage of
+    :func:`tenet.metrics.assessment.assess_problem` that counts them.
 
     ``latency_compute`` is the array's compute latency in cycles (counted when not given);
-    ``tiles`` (level name, tile stamp) replace the dataflow's tile stamps when given, and
-    ``places`` (level name, tensor, tile stamp) its tensors' places.
+    ``tiles`` (level name, tile stamp) replace the dataflow's tile stamps when given,
+    ``places`` (level name, tensor, tile stamp) its tensors' places and ``keep`` (level name,
+    tensors; checked by :func:`tenet.model.memory.check_keep`) the tensors it keeps;
+    ``retention`` is the rule by which a level keeps a tile (``docs/peers.md``): ``keep``,
+    what the previous tile held stays, or ``refetch``, every tile is brought in whole.
 
     Examples
     --------
@@ -327,9 +416,9 @@ def evaluate_memory(
     >>> [(r.level, r.tensor, r.footprint) for r in evaluate_memory(p).records]
     [('dram', 'A', 32), ('dram', 'B', 32), ('dram', 'C', 64)]
     """
-    levels = problem.architecture.levels
+    levels = _levels(problem, keep)
     relations = tensor_relations(problem)
-    for level in levels:
+    for level in problem.architecture.levels:
         for name in (*level.split, *(level.tensors or ())):
             if name not in problem.workload.tensors:
                 raise UnknownTensorError(
@@ -344,8 +433,9 @@ def evaluate_memory(
     violations: list[CapacityViolation] = []
     moved = 0.0
     footprints: dict[str, int] = {levels[0].name: sum(r.footprint for r in records)}
-    own = tensor_tile_levels(problem, tiles, places)
-    for k, tiled in enumerate(tile_levels(problem, tiles)):
+    own = tensor_tile_levels(problem, tiles, places, levels)
+    traffic_of = _traffic if retention == "keep" else _refetched
+    for k, tiled in enumerate(tile_levels(problem, tiles, levels)):
         level = tiled.level
         finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
         total: isl.PwQPolynomial | None = None
@@ -354,7 +444,7 @@ def evaluate_memory(
             if not level.holds(tensor):
                 continue
             placed = own[tensor][k] if tensor in own else tiled
-            traffic = _traffic(placed, read, write)
+            traffic = traffic_of(placed, read, write)
             moved += traffic.energy_links
             on_level = _on_level_keys(finest, placed, read.union(write), traffic.footprint)
             footprint = _maximum(traffic.footprint)
@@ -395,7 +485,7 @@ def evaluate_memory(
             level_records = [replace(r, fits=False) for r in level_records]
         records.extend(level_records)
     metrics = _summarise(levels, records, footprints, latency_compute, violations)
-    operands = _operand_energy(problem)
+    operands = _operand_energy(problem, levels)
     return replace(
         metrics,
         energy=metrics.energy + operands + moved,
@@ -409,16 +499,19 @@ def level_needs(
     tiles: Sequence[tuple[str, isl.Map]] | None = None,
     places: Sequence[tuple[str, str, isl.Map]] = (),
     levels: Collection[str] | None = None,
+    keep: Mapping[str, Collection[str]] | None = None,
 ) -> tuple[dict[str, int], bool]:
     """Return the largest tile of every level inside the outermost (elements, summed over
     tensors; only ``levels`` when given) and whether every tile fits (per tensor under
-    ``split``); no fills counted. ``tiles`` and ``places`` replace the dataflow's as in
-    :func:`evaluate_memory`."""
+    ``split``); no fills counted. ``tiles``, ``places`` and ``keep`` replace the dataflow's
+    as in :func:`evaluate_memory`, whose stage of
+    :func:`tenet.metrics.assessment.assess_problem` this is (``figures="needs"``)."""
     relations = tensor_relations(problem)
     needs: dict[str, int] = {}
     fits = True
-    own = tensor_tile_levels(problem, tiles, places)
-    for k, tiled in enumerate(tile_levels(problem, tiles)):
+    kept = _levels(problem, keep)
+    own = tensor_tile_levels(problem, tiles, places, kept)
+    for k, tiled in enumerate(tile_levels(problem, tiles, kept)):
         level = tiled.level
         if levels is not None and level.name not in levels:
             continue

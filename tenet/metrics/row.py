@@ -1,7 +1,8 @@
 """The row of a mapping: its memory-aware figures and its full dataflow, as every command that
 reports a mapping prints it (``tenet dse``, ``sweep``, ``tile``, the layer tables and ``tenet
 eval``), so that the same names hold the same figures everywhere and ``tenet eval`` of the row's
-dataflow (``space_stamp``, ``time_stamp``, ``tiles``) gives its latency and energy again.
+dataflow (``space_stamp``, ``time_stamp``, ``tiles``, and ``places`` and ``keep`` when it has
+them) gives its latency and energy again.
 
 On an architecture with memory levels, ``latency_cycles`` and ``energy`` are those of the levels
 (:func:`tenet.metrics.memory.evaluate_memory`) under the row's tile stamps; without tile stamps,
@@ -20,7 +21,7 @@ from typing import Any
 from tenet.metrics.memory import MemoryMetrics
 from tenet.vocab import column
 
-__all__ = ["ROW_FIELDS", "mapping_row"]
+__all__ = ["ROW_FIELDS", "mapping_row", "bound_field"]
 
 ROW_FIELDS = [
     column("latency"),
@@ -53,6 +54,7 @@ def mapping_row(
     array: tuple[int, float] | None = None,
     bound: tuple[str, Fraction] | None = None,
     places: Mapping[str, Mapping[str, str]] | None = None,
+    keep: Mapping[str, tuple[str, ...]] | None = None,
 ) -> dict[str, Any]:
     """Return the fields of :data:`ROW_FIELDS` of a mapping: ``memory`` its figures per level
     (under ``tiles``, the tile stamp of each level), ``energy_unit`` the architecture's;
@@ -60,7 +62,8 @@ def mapping_row(
     architecture has no memory levels (needed then); ``bound``, ``(objective, value)``: a
     lower bound of the searched objective, given as ``bound_<objective>``; ``places``, per
     level, the tile stamp of each tensor stored under other loops than the level's (a
-    ``places`` field, only when there are some).
+    ``places`` field, only when there are some); ``keep``, per level that keeps only some
+    tensors, those it keeps (a ``keep`` field, only when there are some).
 
     Examples
     --------
@@ -99,6 +102,20 @@ def mapping_row(
     }
     if places:
         row["places"] = {level: dict(per) for level, per in places.items()}
+    if keep:
+        row["keep"] = {level: list(tensors) for level, tensors in keep.items()}
     if bound is not None:
-        row[f"bound_{column(bound[0])}"] = _number(bound[1])
+        row.update(bound_field(*bound))
     return row
+
+
+def bound_field(objective: str, value: Fraction) -> dict[str, int | float]:
+    """Return the field of a row that gives ``value``, a lower bound of the searched
+    ``objective``: ``bound_<objective>`` (with its unit).
+
+    Examples
+    --------
+    >>> bound_field("latency", Fraction(9, 2))
+    {'bound_latency_cycles': 4.5}
+    """
+    return {f"bound_{column(objective)}": _number(value)}

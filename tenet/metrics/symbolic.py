@@ -297,15 +297,15 @@ def symbolic_metrics(
     for access in problem.accesses:
         assignment = problem.assignment(access)
         total, held = _card(access.relation), _card(assignment)
-        unique = held.sub(_card(reused(assignment, problem.reuse_neighbours)))
-        temporal = _card(reused(assignment, problem.temporal_neighbours))
+        unique = held.sub(_card(reused(assignment, problem.neighbours.reuse)))
+        temporal = _card(reused(assignment, problem.neighbours.temporal))
         key = f"[{access.tensor}.{access.access}]"
         polynomials |= {
             f"volume_total{key}": total,
             f"volume_held{key}": held,
             f"volume_unique{key}": unique,
             f"volume_reuse{key}": total.sub(unique),
-            f"volume_reuse_spatial{key}": _card(reused(assignment, problem.spatial_neighbours)),
+            f"volume_reuse_spatial{key}": _card(reused(assignment, problem.neighbours.spatial)),
             f"volume_reuse_temporal{key}": total.sub(held.sub(temporal)),
         }
     formulas = {name: Formula(name, p.coalesce()) for name, p in polynomials.items()}

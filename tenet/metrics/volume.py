@@ -91,7 +91,7 @@ def count_tensor(problem: Problem, access: TensorAccess) -> TensorCounts:
     (4, 1, 2, 1)
     """
     assignment = problem.assignment(access)
-    window = count(reused(assignment, problem.default_neighbours))
+    window = count(reused(assignment, problem.neighbours.window))
     return TensorCounts(
         tensor=access.tensor,
         access=access.access,
@@ -100,10 +100,10 @@ def count_tensor(problem: Problem, access: TensorAccess) -> TensorCounts:
         reused=(
             window
             if problem.neighbourhood == "window"
-            else count(reused(assignment, problem.reuse_neighbours))
+            else count(reused(assignment, problem.neighbours.reuse))
         ),
         reused_window=window,
-        reused_temporal=count(reused(assignment, problem.temporal_neighbours)),
-        reused_spatial=count(reused(assignment, problem.spatial_neighbours)),
-        reused_linked=count(reused(assignment, problem.linked_neighbours)),
+        reused_temporal=count(reused(assignment, problem.neighbours.temporal)),
+        reused_spatial=count(reused(assignment, problem.neighbours.spatial)),
+        reused_linked=count(reused(assignment, problem.neighbours.linked)),
     )

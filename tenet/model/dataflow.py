@@ -26,6 +26,10 @@ class Dataflow:
     """Tile stamp ``S -> LEVEL[...]`` of each tiled memory level, by level name."""
     places: tuple[tuple[str, str, isl.Map], ...] = ()
     """(level, tensor, tile stamp) of a tensor stored under other loops than its level's tiles."""
+    keep: tuple[tuple[str, frozenset[str]], ...] = ()
+    """(level, tensors) of each level that keeps only some of the tensors it may hold."""
+    spec: DataflowSpec | None = None
+    """The spec the dataflow was read from (its stamps as written)."""
 
     @classmethod
     def from_spec(cls, spec: DataflowSpec, params: Mapping[str, int]) -> Dataflow:
@@ -55,4 +59,7 @@ class Dataflow:
             for level, per in spec.places.items()
             for tensor, text in per.items()
         )
-        return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors, tiles, places)
+        keep = tuple((level, frozenset(tensors)) for level, tensors in spec.keep.items())
+        return cls(
+            spec.name, maps[0], maps[1], spec.source, spec.tensors, tiles, places, keep, spec
+        )

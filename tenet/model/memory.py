@@ -3,14 +3,14 @@ checked on load. An architecture without levels has one unbounded DRAM feeding t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from tenet.errors import SpecError
+from tenet.errors import SpecError, UnknownTensorError
 from tenet.spec.architecture import ArchitectureSpec, LevelSpec
 
-__all__ = ["MemoryLevel", "memory_levels", "IMPLIED_DRAM"]
+__all__ = ["MemoryLevel", "memory_levels", "IMPLIED_DRAM", "mapped_levels", "check_keep"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class MemoryLevel:
     feeds_array: bool = False
     source: str | None = None
     tensors: tuple[str, ...] | None = None
-    """The tensors the level holds (None: every tensor); the others bypass it."""
+    """The tensors the level holds (None: every tensor); the others bypass it. An
+    architecture's levels give those each may hold, :func:`mapped_levels` those a mapping
+    keeps."""
     multicast: bool = True
     """The parent's network serves every instance taking an element in one step with one read."""
     reduction: bool = True
@@ -157,3 +159,78 @@ def memory_levels(spec: ArchitectureSpec) -> tuple[MemoryLevel, ...]:
             location=spec.where(f"levels.{feeding[0]}.feeds_array"),
         )
     return tuple(levels)
+
+
+def mapped_levels(
+    levels: Sequence[MemoryLevel], keep: Mapping[str, Collection[str]]
+) -> tuple[MemoryLevel, ...]:
+    """Return ``levels`` as a mapping uses them: each level that ``keep`` names holding the
+    tensors it names there (checked by :func:`check_keep`), the others every tensor they may
+    hold.
+
+    Examples
+    --------
+    >>> levels = (MemoryLevel("dram"), MemoryLevel("glb", tensors=("A", "B")))
+    >>> [lv.tensors for lv in mapped_levels(levels, {"glb": ["B"]})]
+    [None, ('B',)]
+    """
+    return tuple(
+        replace(level, tensors=tuple(sorted(keep[level.name]))) if level.name in keep else level
+        for level in levels
+    )
+
+
+def check_keep(
+    levels: Sequence[MemoryLevel],
+    keep: Mapping[str, Collection[str]],
+    tensors: Collection[str],
+    *,
+    source: str | None = None,
+    where: Callable[[str], str] = str,
+) -> None:
+    """Check the tensors a mapping keeps per level (``keep``) against the memory ``levels``
+    and the workload's ``tensors``; ``where`` gives the line of a key (``keep.glb``).
+
+    Raises
+    ------
+    SpecError
+        A level the architecture does not have, the outermost level (it holds every
+        tensor), a tensor the level may not hold (its ``tensors`` in the architecture).
+    UnknownTensorError
+        A tensor the workload does not have.
+
+    Examples
+    --------
+    >>> levels = (MemoryLevel("dram"), MemoryLevel("glb", tensors=("A", "B")))
+    >>> check_keep(levels, {"glb": ["C"]}, ["A", "B", "C"])
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: keep.glb: level 'glb' may not hold C (it may hold A, B)
+    """
+    names = [level.name for level in levels]
+    for name, kept in keep.items():
+        location = where(f"keep.{name}")
+        if name not in names:
+            raise SpecError(
+                f"the architecture has no memory level {name!r} (levels: {', '.join(names)})",
+                source=source,
+                location=location,
+            )
+        if name == names[0]:
+            raise SpecError(
+                f"{name!r} is the outermost level: it holds every tensor",
+                source=source,
+                location=location,
+            )
+        level = levels[names.index(name)]
+        for tensor in kept:
+            if tensor not in tensors:
+                raise UnknownTensorError(tensor, tensors, source=source, location=location)
+            if not level.holds(tensor):
+                assert level.tensors is not None
+                raise SpecError(
+                    f"level {name!r} may not hold {tensor} (it may hold "
+                    f"{', '.join(level.tensors) or 'no tensor'})",
+                    source=source,
+                    location=location,
+                )

@@ -14,15 +14,9 @@ from tenet.errors import SpecError, UnknownTensorError
 from tenet.isl_utils import coalesce, tuple_signature
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
+from tenet.model.memory import MemoryLevel, check_keep, mapped_levels
 from tenet.model.placement import placement_errors
-from tenet.model.spacetime import (
-    identity,
-    neighbours,
-    previous,
-    space_window,
-    step_back,
-    time_window,
-)
+from tenet.model.spacetime import Neighbours
 from tenet.model.workload import Workload, check_statement
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
@@ -156,6 +150,14 @@ class Problem:
         for name in selected or ():
             if name not in self.workload.tensors:
                 raise UnknownTensorError(name, self.workload.tensors, source=self.dataflow.source)
+        spec = self.dataflow.spec
+        check_keep(
+            self.architecture.levels,
+            dict(self.dataflow.keep),
+            self.workload.tensors,
+            source=self.dataflow.source,
+            where=str if spec is None else spec.where,
+        )
 
     def _check_tuples(self) -> None:
         statement = tuple_signature(self.workload.domain, isl.dim_type.set)
@@ -190,6 +192,12 @@ class Problem:
             raise first
 
     # -- the dataflow -----------------------------------------------------------------------
+    @cached_property
+    def levels(self) -> tuple[MemoryLevel, ...]:
+        """The memory levels as the dataflow uses them: each holding the tensors the dataflow
+        keeps there (:func:`tenet.model.memory.mapped_levels`)."""
+        return mapped_levels(self.architecture.levels, dict(self.dataflow.keep))
+
     @cached_property
     def theta_space(self) -> isl.Map:
         """Space-stamp restricted to the domain, S -> PE."""
@@ -237,59 +245,6 @@ class Problem:
 
     # -- neighbours ------------------------------------------------------------------------------
     @cached_property
-    def time_step(self) -> isl.Map:
-        """t -> the previous occupied time-stamp, in lexicographic order."""
-        return step_back(self.timestamps)
-
-    def _linked(self, time: isl.Map, *, include_self: bool) -> isl.Map:
-        """(PE, t) -> (linked PE, or the PE itself with ``include_self``, t') for t -> t' in
-        ``time``, minus the point itself."""
-        space = space_window(self.active_pes, self.architecture.sources, include_self=include_self)
-        return neighbours(space, time)
-
-    @cached_property
-    def default_neighbours(self) -> isl.Map:
-        """Linked PE or itself, same or previous time-stamp, minus the point itself."""
-        return self._linked(time_window(self.timestamps, self.time_step), include_self=True)
-
-    @cached_property
-    def temporal_neighbours(self) -> isl.Map:
-        """(PE, t) -> (PE, the previous occupied time-stamp)."""
-        return self.temporal_neighbours_at(1)
-
-    def temporal_neighbours_at(self, distance: int) -> isl.Map:
-        """Return (PE, t) -> (PE, the ``distance``-th previous occupied time-stamp)."""
-        return neighbours(
-            identity(self.active_pes), previous(self.timestamps, self.time_step, distance)
-        )
-
-    @cached_property
-    def spatial_neighbours(self) -> isl.Map:
-        """(PE, t) -> (linked PE, t - delay of the link): registered links one step earlier,
-        multicast wires the same step."""
-        result: isl.Map | None = None
-        for link in self.architecture.links:
-            space = space_window(self.active_pes, link.relation.reverse(), include_self=False)
-            time = identity(self.timestamps) if link.delay == 0 else self.time_step
-            part = neighbours(space, time)
-            result = part if result is None else result.union(part)
-        if result is None:
-            return self._linked(identity(self.timestamps), include_self=False)
-        return result
-
-    @cached_property
-    def linked_neighbours(self) -> isl.Map:
-        """Linked PE (not itself), same or previous time-stamp (the original's spatial map)."""
-        return self._linked(time_window(self.timestamps, self.time_step), include_self=False)
-
-    @cached_property
-    def delivery_neighbours(self) -> isl.Map:
-        """Temporal or spatial neighbours: where the array itself delivers data from."""
-        return self.temporal_neighbours.union(self.spatial_neighbours)
-
-    @property
-    def reuse_neighbours(self) -> isl.Map:
-        """The neighbour map of the unique volume, as :attr:`neighbourhood` selects."""
-        if self.neighbourhood == "links":
-            return self.delivery_neighbours
-        return self.default_neighbours
+    def neighbours(self) -> Neighbours:
+        """The neighbour maps of the active PEs at the occupied time-stamps."""
+        return Neighbours(self.active_pes, self.timestamps, self.architecture, self.neighbourhood)

@@ -4,9 +4,23 @@ data from. Time-stamps are ordered lexicographically; "previous" means the previ
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import islpy as isl
 
-__all__ = ["identity", "step_back", "previous", "time_window", "space_window", "neighbours"]
+from tenet.model.architecture import Architecture
+from tenet.vocab import Neighbourhood
+
+__all__ = [
+    "identity",
+    "step_back",
+    "previous",
+    "time_window",
+    "space_window",
+    "neighbours",
+    "Neighbours",
+]
 
 
 def identity(points: isl.Set) -> isl.Map:
@@ -65,3 +79,74 @@ def neighbours(space: isl.Map, time: isl.Map, *, exclude_self: bool = True) -> i
     if exclude_self:
         product = product.subtract(isl.Map.identity(product.get_space()))
     return product
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """The neighbour maps [PE -> T] -> [PE' -> T'] of the points of the ``active_pes`` at
+    the occupied ``timestamps`` on ``architecture``: they depend on nothing else, so
+    dataflows with the same active PEs and time-stamps share them."""
+
+    active_pes: isl.Set
+    timestamps: isl.Set
+    architecture: Architecture
+    neighbourhood: Neighbourhood = "window"
+    """Which neighbours the unique volume takes data from (:attr:`reuse`)."""
+
+    @cached_property
+    def time_step(self) -> isl.Map:
+        """t -> the previous occupied time-stamp, in lexicographic order."""
+        return step_back(self.timestamps)
+
+    def _linked(self, time: isl.Map, *, include_self: bool) -> isl.Map:
+        """(PE, t) -> (linked PE, or the PE itself with ``include_self``, t') for t -> t' in
+        ``time``, minus the point itself."""
+        space = space_window(self.active_pes, self.architecture.sources, include_self=include_self)
+        return neighbours(space, time)
+
+    @cached_property
+    def window(self) -> isl.Map:
+        """Linked PE or itself, same or previous time-stamp, minus the point itself."""
+        return self._linked(time_window(self.timestamps, self.time_step), include_self=True)
+
+    @cached_property
+    def temporal(self) -> isl.Map:
+        """(PE, t) -> (PE, the previous occupied time-stamp)."""
+        return self.temporal_at(1)
+
+    def temporal_at(self, distance: int) -> isl.Map:
+        """Return (PE, t) -> (PE, the ``distance``-th previous occupied time-stamp)."""
+        return neighbours(
+            identity(self.active_pes), previous(self.timestamps, self.time_step, distance)
+        )
+
+    @cached_property
+    def spatial(self) -> isl.Map:
+        """(PE, t) -> (linked PE, t - delay of the link): registered links one step earlier,
+        multicast wires the same step."""
+        result: isl.Map | None = None
+        for link in self.architecture.links:
+            space = space_window(self.active_pes, link.relation.reverse(), include_self=False)
+            time = identity(self.timestamps) if link.delay == 0 else self.time_step
+            part = neighbours(space, time)
+            result = part if result is None else result.union(part)
+        if result is None:
+            return self._linked(identity(self.timestamps), include_self=False)
+        return result
+
+    @cached_property
+    def linked(self) -> isl.Map:
+        """Linked PE (not itself), same or previous time-stamp (the original's spatial map)."""
+        return self._linked(time_window(self.timestamps, self.time_step), include_self=False)
+
+    @cached_property
+    def delivery(self) -> isl.Map:
+        """Temporal or spatial neighbours: where the array itself delivers data from."""
+        return self.temporal.union(self.spatial)
+
+    @property
+    def reuse(self) -> isl.Map:
+        """The neighbour map of the unique volume, as :attr:`neighbourhood` selects."""
+        if self.neighbourhood == "links":
+            return self.delivery
+        return self.window

@@ -175,10 +175,13 @@ def tile_stamps(
 
 
 def tile_levels(
-    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+    problem: Problem,
+    tiles: Sequence[tuple[str, isl.Map]] | None = None,
+    levels: Sequence[MemoryLevel] | None = None,
 ) -> tuple[TiledLevel, ...]:
     """Return the tiles of every level inside the outermost one, outermost first (tile stamps
-    of the dataflow, or ``tiles`` when given).
+    of the dataflow, or ``tiles`` when given), each level holding what the dataflow keeps
+    there (:attr:`~tenet.model.problem.Problem.levels`), or what ``levels`` hold when given.
 
     Examples
     --------
@@ -194,7 +197,7 @@ def tile_levels(
     domain = problem.workload.domain
     composite = isl.Map.from_domain(domain)
     result: list[TiledLevel] = []
-    for level in problem.architecture.levels[1:]:
+    for level in (problem.levels if levels is None else levels)[1:]:
         if level.name in stamps:
             composite = composite.flat_range_product(stamps[level.name])
         tile_of = coalesce(composite.set_tuple_name(isl.dim_type.out, level.name))
@@ -214,11 +217,13 @@ def tensor_tile_levels(
     problem: Problem,
     tiles: Sequence[tuple[str, isl.Map]] | None = None,
     places: Sequence[tuple[str, str, isl.Map]] = (),
+    levels: Sequence[MemoryLevel] | None = None,
 ) -> dict[str, tuple[TiledLevel, ...]]:
     """Return, per tensor with its own storage places (the dataflow's ``places``), the tiles
     of every level inside the outermost one as that tensor sees them: its place where it has
     one, the level's tiles elsewhere. When ``tiles`` replace the dataflow's stamps,
-    ``places`` (level, tensor, stamp) replace its places.
+    ``places`` (level, tensor, stamp) replace its places; ``levels`` as in
+    :func:`tile_levels`.
 
     Raises
     ------
@@ -237,7 +242,7 @@ def tensor_tile_levels(
             )
         stamps = dict(base)
         stamps.update({level: stamp for level, t, stamp in placed if t == tensor})
-        out[tensor] = tile_levels(problem, list(stamps.items()))
+        out[tensor] = tile_levels(problem, list(stamps.items()), levels)
     return out
 
 

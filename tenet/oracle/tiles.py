@@ -187,7 +187,9 @@ def reference_memory(
     need[levels[0].name] = sum(f.footprint for f in figures.values())
     for level in levels[1:]:
         pes: list[Point] = sorted(set(pe_of.values())) if level.per_pe else [()]
-        held_by = [t for t in reads if level.tensors is None or t in level.tensors]
+        # the tensors the dataflow keeps at the level, else those the level may hold
+        kept = dataflow.keep.get(level.name, level.tensors)
+        held_by = [t for t in reads if kept is None or t in kept]
         # The finest tiling of the level among its own and its tensors' places (the most
         # tile coordinates; the level's own on a tie): the tensors add up per tile of it.
         finest = max(

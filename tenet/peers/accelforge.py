@@ -396,7 +396,6 @@ def _mapping_nodes(problem: specs.ProblemSpecs, nest: LoopNest) -> list[dict[str
     workload, architecture = problem.workload, problem.architecture
     per_pe = [lv for lv in architecture.levels if lv.per_pe]
     tensors = list(workload.accesses)
-    keep = {lv.name: lv.tensors for lv in architecture.levels}
     shape = dict(zip(nest.dims, nest.extents, strict=True))
     flow = problem.dataflow
     where = (flow.source or flow.name) if flow is not None else workload.name
@@ -404,7 +403,7 @@ def _mapping_nodes(problem: specs.ProblemSpecs, nest: LoopNest) -> list[dict[str
     flat = nest.loops()
     places: dict[int, list[tuple[str, list[str]]]] = {}
     for k, level in enumerate(nest.levels):
-        kept = keep.get(level.level) if k else None
+        kept = level.keep if k else None
         at: dict[int, list[str]] = {}
         for t in tensors:
             if kept is None or t in kept:

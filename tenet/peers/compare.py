@@ -29,11 +29,11 @@ from tenet.api import load_problem
 from tenet.counting import count
 from tenet.errors import SpecError, TenetError
 from tenet.mapping import LoopNest, to_stamps
+from tenet.metrics.assessment import assess_problem
 from tenet.metrics.memory import LevelTensor, tensor_relations
 from tenet.model.problem import Problem
 from tenet.model.tiling import halo_tensors, loop_indices
 from tenet.peers.accelforge import action_bits, read_accelforge
-from tenet.peers.loopnest import Retention, evaluate_nest
 from tenet.peers.specs import Imported
 from tenet.peers.zigzag import (
     LayerMapping,
@@ -46,6 +46,7 @@ from tenet.peers.zigzag import (
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
+from tenet.vocab import Retention
 
 __all__ = [
     "PeerError",
@@ -226,9 +227,11 @@ def _problem(imported: Imported) -> Problem:
 def tenet_figures(
     imported: Imported, retention: Retention = "keep"
 ) -> dict[tuple[str, str], LevelTensor]:
-    """Return tenet's exact figures of an imported mapping, per (level, tensor)."""
+    """Return tenet's exact figures of an imported mapping, per (level, tensor), under the
+    ``retention`` rule (AccelForge's is ``refetch``)."""
     problem = _problem(imported)
-    return {(r.level, r.tensor): r for r in evaluate_nest(problem, imported.nest, retention)}
+    found = assess_problem(problem, imported.nest, figures=["memory"], retention=retention)
+    return {(r.level, r.tensor): r for r in found.memory.records}
 
 
 def _operands(problem: Problem) -> tuple[int, dict[str, tuple[int, int]]]:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from tenet.api import load_problem
 from tenet.errors import TenetError
-from tenet.metrics.memory import evaluate_memory
+from tenet.metrics.assessment import assess_problem
 from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
 from tenet.peers.compare import PeerError, _run, need_python
 from tenet.peers.files import dump
@@ -72,7 +72,8 @@ class PeerSearch:
     """The workload's name of each tensor the peer's files name otherwise (ZigZag: O, I, W)."""
 
     def dataflow(self) -> dict[str, Any]:
-        """Return the imported dataflow document with the workload's tensor names."""
+        """Return the imported dataflow document (its places and kept tensors) with the
+        workload's tensor names."""
         if self.imported is None:
             raise PeerError(f"{self.peer} gave no mapping: {self.reason}")
         flow = dict(self.imported.dataflow)
@@ -81,18 +82,12 @@ class PeerSearch:
                 level: {self.tensors.get(t, t): stamp for t, stamp in per.items()}
                 for level, per in flow["places"].items()
             }
+        if "keep" in flow:
+            flow["keep"] = {
+                level: [self.tensors.get(t, t) for t in kept]
+                for level, kept in flow["keep"].items()
+            }
         return flow
-
-    def kept(self) -> dict[str, tuple[str, ...]]:
-        """Return the tensors kept by each level the imported mapping bypasses for others
-        (the workload's names)."""
-        if self.imported is None:
-            raise PeerError(f"{self.peer} gave no mapping: {self.reason}")
-        return {
-            level["name"]: tuple(self.tensors.get(t, t) for t in level["tensors"])
-            for level in self.imported.architecture["levels"]
-            if "tensors" in level
-        }
 
     def write(self, directory: str | Path) -> list[Path]:
         """Write :attr:`files` into ``directory``; return their paths."""
@@ -347,33 +342,26 @@ def evaluate_best(
     ``architecture`` (the specs the peer's files were written from): ``latency_cycles``,
     ``energy`` (in ``energy_unit``), ``traffic_dram_elements`` (elements moved between the
     outermost level and the levels it feeds) and ``fits``. The imported dataflow's level
-    names are the architecture's; a level the mapping bypasses for some tensors keeps the
-    others only.
+    names are the architecture's; the tensors it keeps per level are its dataflow's
+    ``keep``.
 
     Raises
     ------
     PeerError
         The search gave no mapping, or its levels are not the architecture's.
     """
-    flow, kept = search.dataflow(), search.kept()
+    flow = search.dataflow()
     names = {level.name for level in architecture.levels}
-    unknown = sorted((set(flow.get("tiles", {})) | set(kept)) - names)
+    unknown = sorted((set(flow.get("tiles", {})) | set(flow.get("keep", {}))) - names)
     if unknown:
         raise PeerError(
             f"the imported mapping's levels {', '.join(unknown)} are not "
             f"{architecture.name}'s ({', '.join(sorted(names))})"
         )
-    levels = tuple(
-        level.model_copy(update={"tensors": kept[level.name]}) if level.name in kept else level
-        for level in architecture.levels
-    )
     problem = load_problem(
-        workload,
-        architecture.model_copy(update={"levels": levels}),
-        DataflowSpec.from_mapping(flow),
-        params=dict(params or {}),
+        workload, architecture, DataflowSpec.from_mapping(flow), params=dict(params or {})
     )
-    metrics = evaluate_memory(problem)
+    metrics = assess_problem(problem, figures=["memory"]).memory
     return {
         "latency_cycles": metrics.latency,
         "energy": metrics.energy,

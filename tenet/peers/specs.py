@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -33,7 +33,6 @@ __all__ = [
     "Imported",
     "Operand",
     "workload_document",
-    "mark_bypasses",
     "dataflow_document",
     "imported",
     "number",
@@ -42,6 +41,7 @@ __all__ = [
     "projection",
     "ProblemSpecs",
     "recover_nest",
+    "kept_tensors",
 ]
 
 
@@ -94,16 +94,6 @@ def workload_document(
     }
 
 
-def mark_bypasses(architecture: dict[str, Any], nest: LoopNest, tensors: Sequence[str]) -> None:
-    """Give each level of ``architecture`` (a document) that keeps only some tensors its
-    ``tensors`` list: the others bypass it."""
-    keep = {lv.level: lv.keep for lv in nest.levels[1:]}
-    for level in architecture["levels"][1:]:
-        kept = keep.get(level["name"])
-        if kept is not None and not set(tensors) <= kept:
-            level["tensors"] = [t for t in tensors if t in kept]
-
-
 def dataflow_document(nest: LoopNest, name: str, source: str | None = None) -> dict[str, Any]:
     """Return the tenet dataflow document of ``nest``."""
     r = to_stamps(nest, source)
@@ -117,6 +107,8 @@ def dataflow_document(nest: LoopNest, name: str, source: str | None = None) -> d
         out["tiles"] = r.tiles
     if r.places:
         out["places"] = r.places
+    if r.keep:
+        out["keep"] = {level: list(tensors) for level, tensors in r.keep.items()}
     return out
 
 
@@ -140,9 +132,16 @@ def imported(
     source: str,
 ) -> Imported:
     """Return a peer's problem as tenet documents: the workload of ``operands`` over ``dims``,
-    ``architecture`` with the levels that ``nest`` bypasses marked, and the dataflow of
-    ``nest`` named after ``source``'s file."""
-    mark_bypasses(architecture, nest, [op.name for op in operands])
+    ``architecture``, and the dataflow of ``nest`` named after ``source``'s file, with the
+    tensors each level keeps when it bypasses some (``keep``)."""
+    tensors = {op.name for op in operands}
+    nest = replace(
+        nest,
+        levels=tuple(
+            replace(lv, keep=None) if lv.keep is not None and tensors <= lv.keep else lv
+            for lv in nest.levels
+        ),
+    )
     workload = workload_document(name, dims, extents, operands)
     return Imported(
         workload, architecture, dataflow_document(nest, Path(source).stem, source), nest
@@ -213,7 +212,8 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
     time order and tiles (:func:`tenet.mapping.from_stamps`), read in their normal form
     first (:func:`tenet.mapping.normal_form`: tile order, relative loop indices, per-PE tile
     stamps without the PE's loops) when it differs and places, tiles and orders the instances
-    as written (:func:`tenet.mapping.equivalence`).
+    as written (:func:`tenet.mapping.equivalence`); each level keeps the tensors of
+    :func:`kept_tensors`.
 
     Raises
     ------
@@ -228,7 +228,11 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
         )
     bound = problem.bound
     stamps = Stamps(
-        dataflow.space_stamp, dataflow.time_stamp, dict(dataflow.tiles), dict(dataflow.places)
+        dataflow.space_stamp,
+        dataflow.time_stamp,
+        dict(dataflow.tiles),
+        dict(dataflow.places),
+        kept_tensors(architecture, dataflow),
     )
     domain = bind_params(parse_set(problem.workload.domain), bound)
     levels = [lv.name for lv in architecture.levels]
@@ -241,7 +245,6 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
             domain,
             levels,
             per_pe=per_pe,
-            keep={lv.name: frozenset(lv.tensors) for lv in architecture.levels if lv.tensors},
             pe_extents=bound_pe_extents(architecture, bound),
             params=bound,
             source=source,
@@ -268,6 +271,22 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
         raise NotALoopNestError(
             f"{written}; its normal form (tile order, relative loop indices) {differs}"
         ) from written
+
+
+def kept_tensors(
+    architecture: ArchitectureSpec, dataflow: DataflowSpec | None
+) -> dict[str, tuple[str, ...]]:
+    """Return, per level inside the outermost that holds only some tensors, those it holds:
+    the ones the dataflow keeps there (its ``keep``), else those the level may hold.
+
+    Examples
+    --------
+    >>> from tenet.spec import load_architecture
+    >>> kept_tensors(load_architecture("systolic-levels-8x8"), None)
+    {}
+    """
+    held = {lv.name: lv.tensors for lv in architecture.levels[1:] if lv.tensors is not None}
+    return {**held, **(dataflow.keep if dataflow is not None else {})}
 
 
 def _blocking(

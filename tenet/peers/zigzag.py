@@ -597,9 +597,11 @@ def _accelerator(problem: specs.ProblemSpecs, memory_operand: Mapping[str, str])
     pe_sizes = specs.bound_pe_extents(architecture, problem.bound)
     array_dims = [f"D{k + 1}" for k in range(len(pe_sizes))]
     memories: dict[str, Any] = {}
+    kept = specs.kept_tensors(architecture, problem.dataflow)
     for lv in reversed(architecture.levels):
         capacity = specs.capacity_elements(lv, bits)
-        held = [memory_operand[t] for t in memory_operand if lv.tensors is None or t in lv.tensors]
+        keep = kept.get(lv.name)
+        held = [memory_operand[t] for t in memory_operand if keep is None or t in keep]
         ports = _ports(lv.read_bandwidth, lv.write_bandwidth, bits, max(1, prod(pe_sizes)), held)
         read_bits = ports[0]["bandwidth_max"]
         write_bits = ports[-1]["bandwidth_max"]

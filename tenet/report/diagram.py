@@ -127,8 +127,8 @@ def space_time_table(
     diagram are the active PEs and the occupied time-stamps, each in lexicographic order
     (``pe_index``, ``step``). ``reuse`` says where the point gets the element: ``temporal``
     when the same PE held it at the previous occupied time-stamp
-    (:attr:`~tenet.model.Problem.temporal_neighbours`), else ``spatial`` when a linked PE held
-    it at the link's delay (:attr:`~tenet.model.Problem.spatial_neighbours`; ``from_pe`` and
+    (:attr:`~tenet.model.spacetime.Neighbours.temporal`), else ``spatial`` when a linked PE held
+    it at the link's delay (:attr:`~tenet.model.spacetime.Neighbours.spatial`; ``from_pe`` and
     ``from_time`` name that point, the first in order when several do), else ``none``
     (brought from the scratchpad, or produced there for an output).
 
@@ -164,8 +164,8 @@ def space_time_table(
     for k, (_, da) in enumerate(assignments):
         for c in _points(da.wrap()):
             held[((c[:n_pe], c[n_pe : n_pe + n_time]), k)].add(c[n_pe + n_time :])
-    temporal = _neighbour_pairs(problem.temporal_neighbours, occupied, n_pe)
-    spatial = _neighbour_pairs(problem.spatial_neighbours, occupied, n_pe)
+    temporal = _neighbour_pairs(problem.neighbours.temporal, occupied, n_pe)
+    spatial = _neighbour_pairs(problem.neighbours.spatial, occupied, n_pe)
 
     def order(point: Point) -> tuple[int, int]:
         return pe_index[point[0]], step[point[1]]

@@ -93,7 +93,9 @@ class LevelSpec(BaseModel):
     feeds_array: bool = Field(False, description="The level the PE array reads from.")
     source: str | None = Field(None, description="Where the figures of this level come from.")
     tensors: tuple[str, ...] | None = Field(
-        None, description="Tensors the level holds (none: every tensor); the others bypass it."
+        None,
+        description="Tensors the level may hold (none: every tensor); the others bypass it, "
+        "and a dataflow's ``keep`` may bypass some of these too.",
     )
     network: LevelNetworkSpec = Field(
         LevelNetworkSpec(),

@@ -57,6 +57,14 @@ class DataflowSpec(SpecModel):
             "tensors take the level's stamp of ``tiles``."
         ),
     )
+    keep: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict,
+        description=(
+            "Per memory level inside the outermost, the tensors the mapping keeps there (the "
+            "others bypass it); a level not named keeps every tensor it may hold (its "
+            "``tensors`` in the architecture)."
+        ),
+    )
     tensors: tuple[str, ...] | None = Field(
         None, description="Tensors to analyse (default: all of the workload's)."
     )

@@ -61,12 +61,12 @@ PREV = {2: 0, 5: 2}
 
 def test_spacetime_temporal_is_the_previous_occupied_stamp(problem: Problem) -> None:
     expected = {((p, t), (p, PREV[t])) for p in range(3) for t in PREV}
-    assert _pairs(problem.temporal_neighbours) == expected
+    assert _pairs(problem.neighbours.temporal) == expected
 
 
 def test_spacetime_temporal_at_distance_two(problem: Problem) -> None:
     # only T[5] has a stamp two occupied steps back: T[0]
-    assert _pairs(problem.temporal_neighbours_at(2)) == {((p, 5), (p, 0)) for p in range(3)}
+    assert _pairs(problem.neighbours.temporal_at(2)) == {((p, 5), (p, 0)) for p in range(3)}
 
 
 def test_spacetime_spatial_follows_each_link_delay(problem: Problem) -> None:
@@ -74,7 +74,7 @@ def test_spacetime_spatial_follows_each_link_delay(problem: Problem) -> None:
     # nothing, so it never adds reuse
     registered = {((q, t), (q - 1, PREV[t])) for q in range(3) for t in PREV}
     bus = {((q, t), (0, t)) for q in (1, 2) for t in TIMES}  # PE[0] -> PE[0] is not a link
-    assert _pairs(problem.spatial_neighbours) == registered | bus
+    assert _pairs(problem.neighbours.spatial) == registered | bus
 
 
 def test_spacetime_default_is_linked_or_self_at_same_or_previous_stamp(problem: Problem) -> None:
@@ -88,4 +88,4 @@ def test_spacetime_default_is_linked_or_self_at_same_or_previous_stamp(problem: 
         if (r, u) != (q, t)
     }
     assert len(expected) == 26  # 7 (PE 0, with PE[-1]) + 7 (PE 1) + 12 (PE 2), by hand
-    assert _pairs(problem.default_neighbours) == expected
+    assert _pairs(problem.neighbours.window) == expected

@@ -15,7 +15,6 @@ import pytest
 
 from tenet import load_specs
 from tenet.dse import TilingSpace, joint_search, run_tiling, sweep, tile_mappings
-from tenet.dse.joint.search import with_kept
 from tenet.errors import NotALoopNestError
 from tenet.isl_utils import bind_params, parse_map, parse_set
 from tenet.mapping import to_stamps
@@ -32,11 +31,15 @@ FLOWS = {"gemm": "gemm-os:rows=16,cols=16", "conv2d": "conv2d-ws:rows=16,cols=16
 
 
 def _specs(
-    row: dict[str, Any], params: dict[str, int], kept: Any = (), workload_name: str = "gemm"
+    row: dict[str, Any],
+    params: dict[str, int],
+    keep: dict[str, list[str]] | None = None,
+    workload_name: str = "gemm",
 ) -> ProblemSpecs:
     """The problem of a search's row on the accelerator: its stamps, tiles, places and kept
-    tensors."""
+    tensors (the row's, or ``keep``)."""
     workload, architecture, _ = load_specs(workload_name, ACC, FLOWS[workload_name])
+    keep = keep or row.get("keep")
     dataflow = DataflowSpec.from_mapping(
         {
             "name": str(row.get("name", "best")),
@@ -44,9 +47,10 @@ def _specs(
             "time_stamp": row["time_stamp"],
             "tiles": row.get("tiles") or {},
             **({"places": row["places"]} if row.get("places") else {}),
+            **({"keep": keep} if keep else {}),
         }
     )
-    return ProblemSpecs(workload, with_kept(architecture, kept), dataflow, params)
+    return ProblemSpecs(workload, architecture, dataflow, params)
 
 
 def _tiled(found: Any, flow: str) -> dict[str, Any]:
@@ -54,7 +58,7 @@ def _tiled(found: Any, flow: str) -> dict[str, Any]:
     return {
         "space_stamp": dataflow.space_stamp,
         "time_stamp": dataflow.time_stamp,
-        "tiles": to_stamps(found.best.tiling).tiles,
+        "tiles": to_stamps(found.best.mapping).tiles,
     }
 
 
@@ -64,7 +68,7 @@ def bests() -> dict[str, ProblemSpecs]:
     flow = "gemm-os:rows=16,cols=16"
     joint = joint_search("gemm", ACC, [flow], SMALL, TilingSpace(), bypass=True)
     row = joint.row()
-    out = {"joint": _specs(row, SMALL, tuple((k, tuple(v)) for k, v in row["kept"].items()))}
+    out = {"joint": _specs(row, SMALL)}
     for strategy in ("constructive", "exhaustive"):
         space = None if strategy == "constructive" else TilingSpace(["buffer", "rf"], dims=["k"])
         found = run_tiling("gemm", ACC, flow, SMALL, space, strategy=strategy)
@@ -74,7 +78,7 @@ def bests() -> dict[str, ProblemSpecs]:
     for k, sweep_row in enumerate(ranked):
         out[f"sweep-{k}"] = _specs(sweep_row, SMALL)
     for k, (_, search) in enumerate(tile_mappings("gemm", ACC, ranked, SMALL, None)):
-        row = {**ranked[k], "tiles": to_stamps(search.best.tiling).tiles}
+        row = {**ranked[k], "tiles": to_stamps(search.best.mapping).tiles}
         out[f"dse-tile-{k}"] = _specs(row, SMALL)
     return out
 
@@ -133,14 +137,14 @@ def test_dse_tile_bests_do_not_cut_the_array(bests: dict[str, ProblemSpecs]) -> 
 
 
 def test_kept_tensors_reach_the_export(bests: dict[str, ProblemSpecs], tmp_path: Path) -> None:
-    # The joint search's best with the buffer keeping A and C (B bypasses it), as its row's
-    # kept tensors say: the buffer stores no B in AccelForge's mapping, ZigZag's buffer serves
-    # no I2 (B's memory operand), and the file read back keeps A and C at the buffer.
+    # The joint search's best with the buffer keeping A and C (B bypasses it), as its
+    # dataflow's kept tensors say: the buffer stores no B in AccelForge's mapping, ZigZag's
+    # buffer serves no I2 (B's memory operand), and the file read back keeps A and C at the
+    # buffer.
     best = bests["joint"]
-    kept = (("buffer", ("A", "C")),)
-    specs = ProblemSpecs(
-        best.workload, with_kept(best.architecture, kept), best.dataflow, best.params
-    )
+    assert best.dataflow is not None
+    dataflow = best.dataflow.model_copy(update={"keep": {"buffer": ("A", "C")}})
+    specs = ProblemSpecs(best.workload, best.architecture, dataflow, best.params)
     doc = write_accelforge(specs)
     stored = {
         t
@@ -151,8 +155,7 @@ def test_kept_tensors_reach_the_export(bests: dict[str, ProblemSpecs], tmp_path:
     assert stored == {"A", "C"}
     spec = tmp_path / "kept.yaml"
     spec.write_text(ACCELFORGE_UNITS + dump(doc))
-    levels = {lv["name"]: lv for lv in read_accelforge(spec).architecture["levels"]}
-    assert levels["buffer"]["tensors"] == ["A", "C"]
+    assert read_accelforge(spec).dataflow["keep"] == {"buffer": ["A", "C"]}
     memories = write_zigzag(specs)["accelerator"]["memories"]
     assert memories["buffer"]["operands"] == ["I1", "O"]
 
@@ -286,20 +289,18 @@ def joint_bests() -> dict[str, tuple[ProblemSpecs, str | None]]:
     time-stamp ordering k first) and a small convolution on the accelerator, each with what
     AccelForge refuses in it (None: nothing)."""
     out: dict[str, tuple[ProblemSpecs, str | None]] = {}
-    kept_a = (("buffer", ("A",)),)
+    kept_a = {"buffer": ["A"]}
     out["gemm-energy"] = (_specs(GEMM64_ENERGY, GEMM64, kept_a), LOW_DIGIT)
     korder = {**GEMM64_ENERGY, "time_stamp": "{S[i, j, k] -> T[k, floor(i / 16), floor(j / 16)]}"}
     out["gemm-energy-korder"] = (_specs(korder, GEMM64, kept_a), LOW_DIGIT)
-    out["conv-energy"] = (_specs(CONV_ENERGY, CONV, (("buffer", ("O",)),), "conv2d"), None)
+    out["conv-energy"] = (_specs(CONV_ENERGY, CONV, {"buffer": ["O"]}, "conv2d"), None)
     searches = [
         ("gemm-latency", "gemm", FLOWS["gemm"], GEMM64),
         ("conv-latency", "conv2d", CONV_FLOW, CONV),
     ]
     for name, workload, flow, params in searches:
         joint = joint_search(workload, ACC, [flow], params, TilingSpace(), places=True)
-        row = joint.row()
-        kept = tuple((k, tuple(v)) for k, v in row["kept"].items())
-        out[name] = (_specs(row, params, kept, workload), LOW_DIGIT)
+        out[name] = (_specs(joint.row(), params, None, workload), LOW_DIGIT)
     return out
 
 
@@ -339,16 +340,18 @@ def _assert_same_mapping(specs: ProblemSpecs, back: Imported) -> None:
     pe = load(specs.dataflow.space_stamp)
     assert load(flows["back"][0]).is_equal(pe)
     tiles = {who: isl.Map.from_domain(domain) for who in flows}
-    levels = {lv["name"]: lv for lv in back.architecture["levels"]}
+    every = set(specs.workload.accesses)
+    keeps = {
+        who: {lv: set(t) for lv, t in keep.items() if set(t) != every}
+        for who, keep in (("mine", specs.dataflow.keep), ("back", back.dataflow.get("keep", {})))
+    }
+    assert keeps["back"] == keeps["mine"]
     for level in specs.architecture.levels[1:]:
-        assert levels[level.name].get("tensors") == (
-            list(level.tensors) if level.tensors else None
-        ), level.name
         for who, (_, _, stamps, _) in flows.items():
             if level.name in stamps:
                 tiles[who] = tiles[who].flat_range_product(load(stamps[level.name]))
         keyed = {w: pe.flat_range_product(t) if level.per_pe else t for w, t in tiles.items()}
-        for tensor in level.tensors or [t for t in specs.workload.accesses]:
+        for tensor in sorted(keeps["mine"].get(level.name, every)):
             held = {}
             for who, (_, _, _, places) in flows.items():
                 text = places.get(level.name, {}).get(tensor)

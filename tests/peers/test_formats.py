@@ -11,13 +11,14 @@ import pytest
 
 from tenet.api import load_problem
 from tenet.errors import NotALoopNestError, SpecError
+from tenet.metrics.assessment import assess_problem
 from tenet.oracle.tiles import reference_memory
 from tenet.peers.accelforge import read_accelforge, write_accelforge
 from tenet.peers.files import dump, read_peer_yaml, write_specs
-from tenet.peers.loopnest import evaluate_nest
 from tenet.peers.specs import Imported, ProblemSpecs
 from tenet.peers.zigzag import read_zigzag, write_zigzag
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
+from tenet.vocab import Retention
 
 HERE = Path(__file__).parent
 EXAMPLES = HERE.parent.parent / "examples" / "peers"
@@ -36,13 +37,12 @@ def _specs(imported: Imported) -> tuple[WorkloadSpec, ArchitectureSpec, Dataflow
     )
 
 
-def _figures(imported: Imported, retention: str = "keep") -> dict:
+def _figures(imported: Imported, retention: Retention = "keep") -> dict:
     w, a, d = _specs(imported)
-    p = load_problem(w, a, d)
-    return {
-        (r.level, r.tensor): (r.footprint, r.fills, r.writebacks)
-        for r in evaluate_nest(p, imported.nest, retention)  # type: ignore[arg-type]
-    }
+    found = assess_problem(
+        load_problem(w, a, d), imported.nest, figures=["memory"], retention=retention
+    )
+    return {(r.level, r.tensor): (r.footprint, r.fills, r.writebacks) for r in found.memory.records}
 
 
 def test_accelforge_gemm_by_hand() -> None:
@@ -216,7 +216,7 @@ def test_cli_export_skew_exits_2() -> None:
 
 
 def test_bypass_in_tenet_eval_by_hand() -> None:
-    # The imported architecture says the register holds only Z: tenet eval counts A and B at
+    # The imported dataflow keeps only Z in the register: tenet eval counts A and B at
     # main memory and the buffer only. The buffer is read for what it sends back to main
     # memory (128 sums) and for the register's fills (0): 128; written with its own fills
     # (192 + 96 + 0) and the register's writebacks (128): 416.
@@ -236,6 +236,11 @@ def test_bypass_unknown_tensor() -> None:
     from tenet.metrics.memory import evaluate_memory
 
     imported = read_accelforge(AF_GEMM)
+    assert imported.dataflow["keep"] == {"Register": ["Z"]}
+    imported.dataflow["keep"]["Register"] = ["Q"]
+    with pytest.raises(UnknownTensorError, match="keep.Register: tensor 'Q' is not in"):
+        load_problem(*_specs(imported))
+    del imported.dataflow["keep"]
     imported.architecture["levels"][2]["tensors"] = ["Q"]
     w, a, d = _specs(imported)
     with pytest.raises(UnknownTensorError, match="Q"):

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tenet.api import load_problem
+from tenet.metrics.assessment import assess_problem
 from tenet.metrics.memory import evaluate_memory
 from tenet.oracle.tiles import reference_memory
 from tenet.peers.accelforge import read_accelforge
-from tenet.peers.loopnest import evaluate_nest
 from tenet.peers.specs import Imported
 from tenet.peers.zigzag import port_widths, read_zigzag
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
@@ -50,7 +50,8 @@ def test_places_eval_counts_each_tensor_at_its_place() -> None:
     assert figures[("Register", "B")].reads_parent == 48
     # Z below k in the register: every element written back once, |Z| = 64.
     assert figures[("Register", "Z")].writebacks == 64
-    nest = {(r.level, r.tensor): r for r in evaluate_nest(problem, imported.nest)}
+    found = assess_problem(problem, imported.nest, figures=["memory"])
+    nest = {(r.level, r.tensor): r for r in found.memory.records}
     for key, r in nest.items():
         assert (figures[key].fills, figures[key].writebacks) == (r.fills, r.writebacks), key
 

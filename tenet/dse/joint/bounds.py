@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import prod
+from typing import NamedTuple
 
 import islpy as isl
 
@@ -48,10 +49,15 @@ __all__ = [
 ENERGY_SLACK = Fraction(1, 10**9)
 """Relative margin taken off the energy bound: the exact energies are sums of floats."""
 
-Band = tuple[str, tuple[int, ...], tuple[int, ...]]
-"""A fixed band: the level whose tiles it loops over, that level's tile sizes, and the loop
-order over its tiles (dimension positions, outermost first), as in
-:func:`tenet.mapping.tiled_nest`."""
+
+class Band(NamedTuple):
+    """A fixed band of a node of the search: the level whose tiles it loops over, that
+    level's tile sizes, and the loop order over its tiles (dimension positions, outermost
+    first), as :func:`tenet.mapping.tiled_nest` takes them."""
+
+    level: str
+    sizes: tuple[int, ...]
+    order: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -223,8 +229,8 @@ class Bound:
 def kept_levels(
     levels: Sequence[MemoryLevel], kept: Mapping[str, frozenset[str]] | None
 ) -> list[frozenset[str] | None]:
-    """Return per level the tensors it keeps: ``kept`` where it names the level, else the
-    level's own ``tensors`` (None: every tensor)."""
+    """Return per level the tensors it keeps: ``kept`` (a mapping's) where it names the
+    level, else those the level may hold (None: every tensor)."""
     out: list[frozenset[str] | None] = []
     for level in levels:
         if kept is not None and level.name in kept:
@@ -243,10 +249,10 @@ def bands_of(nest: LoopNest) -> list[Band]:
     --------
     >>> from tenet.mapping import tiled_nest
     >>> bands_of(tiled_nest(("i", "j"), (8, 8), "dram", [("glb", (4, 2), (1, 0))], (0, 1)))
-    [('glb', (4, 2), (1, 0))]
+    [Band(level='glb', sizes=(4, 2), order=(1, 0))]
     """
     return [
-        (
+        Band(
             inner.level,
             nest.tile_sizes(inner.level),
             tuple(nest.dims.index(x.dim) for x in outer.loops),
@@ -307,7 +313,7 @@ def lower_bound(
     >>> c = BoundContext.from_problem(p)
     >>> lower_bound(c, 0, []).latency  # A and B cross DRAM once (4/cycle), C once back
     Fraction(3072, 1)
-    >>> b = lower_bound(c, 4096, [("glb", (8, 8, 64), (0, 1, 2))])
+    >>> b = lower_bound(c, 4096, [Band("glb", (8, 8, 64), (0, 1, 2))])
     >>> b.latency, b.bottleneck  # A once, B once per i-block (8), C once
     (Fraction(10240, 1), 'dram')
     """

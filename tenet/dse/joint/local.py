@@ -15,9 +15,10 @@ from collections.abc import Iterator, Sequence
 from itertools import combinations
 
 from tenet.dse.joint.bounds import Band, BoundContext, bands_of, lower_bound
-from tenet.dse.joint.search import JointPoint, _leaf, _Tally
+from tenet.dse.joint.search import _leaf, _Tally
 from tenet.mapping import array_blocks, cuts_array
 from tenet.mapping.tiling import divisors
+from tenet.metrics.assessment import Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.model.problem import Problem
 from tenet.vocab import MemoryObjective
@@ -27,23 +28,23 @@ __all__ = ["improve"]
 
 def improve(
     problem: Problem,
-    point: JointPoint,
+    point: Evaluated,
     objective: MemoryObjective,
     evaluations: int = 48,
-) -> JointPoint:
-    """Return the best leaf reached from ``point`` (a tiling of ``problem`` without places)
-    by moving to a better neighbour while one exists, after at most ``evaluations`` exact
-    counts (leaves too big for a level included)."""
-    if point.tiling.above:
+) -> Evaluated:
+    """Return the best leaf reached from ``point`` (a tiling of ``problem`` without places,
+    with its kept tensors) by moving to a better neighbour while one exists, after at most
+    ``evaluations`` exact counts (leaves too big for a level included)."""
+    if point.mapping.above:
         return point
     context = BoundContext.from_problem(problem)
     compute = occupancy(problem).latency_compute
     dims = len(context.dims)
-    bands = [(level, sizes, _whole(order, dims)) for level, sizes, order in bands_of(point.tiling)]
+    bands = [Band(lv, sizes, _whole(order, dims)) for lv, sizes, order in bands_of(point.mapping)]
     per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
     blocks = [per_dim[d] for d in context.dims]
     shared = {lv.name: not lv.per_pe for lv in context.levels}
-    keeps = {level: frozenset(t) for level, t in point.kept}
+    keeps = {lv.level: lv.keep for lv in point.mapping.levels if lv.keep is not None}
     tally = _Tally(best=point, best_rank=point.rank(objective))
     seen = {_key(bands)}
     spent = 0
@@ -61,7 +62,7 @@ def improve(
         moves.sort(key=lambda m: m[0])
         for _, move in moves[: evaluations - spent]:
             spent += 1
-            _leaf(problem, compute, context, move, point.kept, objective, tally)
+            _leaf(problem, compute, context, move, keeps, objective, tally)
             if tally.best is not current:
                 bands = move
                 break
@@ -106,7 +107,7 @@ def _neighbours(
         def changed(new: dict[int, int], k: int = k) -> list[Band]:
             level, sizes, order = bands[k]
             moved = tuple(new.get(d, s) for d, s in enumerate(sizes))
-            return [*bands[:k], (level, moved, order), *bands[k + 1 :]]
+            return [*bands[:k], Band(level, moved, order), *bands[k + 1 :]]
 
         for d, sizes_d in enumerate(choices):
             for size in sizes_d:
@@ -118,4 +119,4 @@ def _neighbours(
         for p in range(len(order) - 1):
             swapped = list(order)
             swapped[p], swapped[p + 1] = swapped[p + 1], swapped[p]
-            yield [*bands[:k], (level, sizes, tuple(swapped)), *bands[k + 1 :]]
+            yield [*bands[:k], Band(level, sizes, tuple(swapped)), *bands[k + 1 :]]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import prod
@@ -25,14 +25,11 @@ from tenet.counting import count
 from tenet.dse.joint.bounds import BoundContext, bands_of, lower_bound
 from tenet.dse.joint.local import improve
 from tenet.dse.joint.search import (
-    JointPoint,
-    Kept,
     SubtreeResult,
     bypass_choices,
     places_apply,
     search_subtree,
     space_size,
-    with_kept,
 )
 from tenet.dse.run.engines import Engine, make_engine
 from tenet.dse.run.execution import ExecutionOptions
@@ -41,13 +38,13 @@ from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.space.mapping import AffineMapping
 from tenet.dse.tiling.constructive import construct_tilings, rank_mappings
 from tenet.dse.tiling.rtile import box_extents
-from tenet.dse.tiling.run import decode_metrics, encode_metrics
-from tenet.dse.tiling.search import TilingSpace, objective_value
+from tenet.dse.tiling.search import TilingSpace
 from tenet.errors import CapacityError
-from tenet.mapping import LoopNest, tile_maps, to_stamps
+from tenet.mapping import LoopNest
+from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
 from tenet.metrics.latency import occupancy
-from tenet.metrics.memory import evaluate_memory
-from tenet.metrics.row import mapping_row
+from tenet.metrics.memory import fraction_text
+from tenet.metrics.row import bound_field
 from tenet.model.problem import Problem
 from tenet.spec import (
     ArchitectureSpec,
@@ -68,10 +65,6 @@ __all__ = [
 ]
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}"
-
-
 def _number(value: Fraction) -> int | float:
     return int(value) if value.denominator == 1 else float(value)
 
@@ -81,7 +74,8 @@ class Certificate:
     """The answer of a joint search: the best mapping and tiling found, a proven lower bound
     of the objective over the whole declared space, and what the search looked at."""
 
-    best: JointPoint
+    best: Evaluated
+    """The best tiling (a loop nest with its kept tensors), its figures and value."""
     mapping: DataflowSpec
     """The array mapping of the best (space and time stamps)."""
     objective: MemoryObjective
@@ -121,22 +115,13 @@ class Certificate:
         return self.gap / self.best.value if self.best.value else Fraction(0)
 
     def row(self) -> dict[str, Any]:
-        """Return the JSON row of the best: its :func:`~tenet.metrics.row.mapping_row` (the
-        memory-aware figures, the full dataflow and the bound), then its kept tensors and the
-        certificate."""
-        stamps = to_stamps(self.best.tiling)
+        """Return the JSON row of the best: its :meth:`~tenet.metrics.assessment.Assessment.row`
+        (the memory-aware figures and the full dataflow: stamps, tiles, places, kept tensors),
+        the bound, then the certificate."""
         return {
-            **mapping_row(
-                self.best.metrics,
-                self.mapping.space_stamp,
-                self.mapping.time_stamp,
-                stamps.tiles,
-                energy_unit=self.energy_unit,
-                bound=(self.objective, self.bound),
-                places=stamps.places,
-            ),
-            "tiling": self.best.tiling.describe(),
-            "kept": {level: list(tensors) for level, tensors in self.best.kept},
+            **self.best.assessment.row(),
+            **bound_field(self.objective, self.bound),
+            "tiling": self.best.mapping.describe(),
             "objective": self.objective,
             "gap": _number(self.gap),
             "relative_gap": float(self.relative_gap),
@@ -148,29 +133,15 @@ class Certificate:
         }
 
 
-def _encode_point(point: JointPoint) -> dict[str, Any]:
-    return {
-        "tiling": point.tiling.to_dict(),
-        "kept": [[level, list(t)] for level, t in point.kept],
-        **encode_metrics(point.metrics),
-        "value": _fraction(point.value),
-    }
-
-
-def _decode_point(data: Mapping[str, Any]) -> JointPoint:
-    kept = tuple((level, tuple(t)) for level, t in data["kept"])
-    return JointPoint(
-        LoopNest.from_dict(data["tiling"]), kept, decode_metrics(data), Fraction(data["value"])
-    )
-
-
 def _encode(result: SubtreeResult) -> str:
     return json.dumps(
         {
-            "best": None if result.best is None else _encode_point(result.best),
-            "pruned_bound": None if result.pruned_bound is None else _fraction(result.pruned_bound),
+            "best": None if result.best is None else result.best.to_dict(),
+            "pruned_bound": None
+            if result.pruned_bound is None
+            else fraction_text(result.pruned_bound),
             "counts": [result.evaluated, result.too_big, result.pruned, result.left_open],
-            "root": _fraction(result.root_bound),
+            "root": fraction_text(result.root_bound),
         }
     )
 
@@ -179,7 +150,7 @@ def _decode(text: str) -> SubtreeResult:
     data = json.loads(text)
     evaluated, too_big, pruned, left_open = data["counts"]
     return SubtreeResult(
-        None if data["best"] is None else _decode_point(data["best"]),
+        None if data["best"] is None else Evaluated.from_dict(data["best"]),
         None if data["pruned_bound"] is None else Fraction(data["pruned_bound"]),
         evaluated,
         too_big,
@@ -190,42 +161,48 @@ def _decode(text: str) -> SubtreeResult:
 
 
 @lru_cache(maxsize=8)
-def _problem(context: str, mapping: str, kept: str) -> tuple[Problem, int]:
+def _problem(context: str, mapping: str) -> tuple[Problem, int]:
     c = json.loads(context)
-    architecture = ArchitectureSpec.model_validate_json(c["architecture"])
-    chosen: Kept = tuple((level, tuple(t)) for level, t in json.loads(kept))
     problem = load_problem(
         WorkloadSpec.model_validate_json(c["workload"]),
-        with_kept(architecture, chosen),
+        ArchitectureSpec.model_validate_json(c["architecture"]),
         DataflowSpec.model_validate_json(mapping),
         c["params"],
     )
     return problem, occupancy(problem).latency_compute
 
 
+def _keep_text(keep: Mapping[str, frozenset[str]]) -> str:
+    """The tensors each level keeps as JSON text, read back by :func:`_keep_of`."""
+    return json.dumps({level: sorted(tensors) for level, tensors in keep.items()})
+
+
+def _keep_of(text: str) -> dict[str, frozenset[str]]:
+    return {level: frozenset(tensors) for level, tensors in json.loads(text).items()}
+
+
 def evaluate_subtree(
     context: str,
     index: int,
     mapping: str,
-    kept: str,
+    keep: str,
     incumbent: str | None,
     until: float | None = None,
     probe: int | None = None,
 ) -> tuple[int, str]:
-    """Worker task: search subtree ``index`` (array ``mapping`` as JSON, ``kept`` tensors as
-    JSON pairs) of the search ``context`` (JSON text) below ``incumbent`` (``p/q``, or None)
-    until the clock (``time.time()``) passes ``until`` (None: to the end), after at most
-    ``probe`` exact evaluations (None: the context's budget); return the index and the
-    encoded result."""
-    problem, compute = _problem(context, mapping, kept)
+    """Worker task: search subtree ``index`` (array ``mapping`` as JSON, the tensors each
+    level keeps as JSON: level -> tensors) of the search ``context`` (JSON text) below
+    ``incumbent`` (``p/q``, or None) until the clock (``time.time()``) passes ``until``
+    (None: to the end), after at most ``probe`` exact evaluations (None: the context's
+    budget); return the index and the encoded result."""
+    problem, compute = _problem(context, mapping)
     c = json.loads(context)
-    chosen: Kept = tuple((level, tuple(t)) for level, t in json.loads(kept))
     space = TilingSpace(**c["space"]).checked(problem)
     limit = None if incumbent is None else Fraction(incumbent)
     found = search_subtree(
         problem,
         space,
-        chosen,
+        _keep_of(keep),
         c["objective"],
         limit,
         compute,
@@ -240,7 +217,7 @@ def evaluate_subtree(
 class _Subtree:
     index: int
     mapping: int
-    kept: Kept
+    keep: Mapping[str, frozenset[str]]
     root: Fraction
 
 
@@ -297,15 +274,8 @@ def joint_search(
     specs, computes, ranked = _mappings_and_floors(w, a, bound, mappings)
     first = load_problem(w, a, specs[0], bound)
     checked = (space or TilingSpace()).checked(first)
-    choices: list[Kept] = (
-        bypass_choices([lv.name for lv in a.levels], list(w.accesses)) if bypass else [()]
-    )
-    contexts = [
-        BoundContext.from_problem(
-            load_problem(w, with_kept(a, kept), specs[0], bound), per_pe=False
-        )
-        for kept in choices
-    ]
+    choices = bypass_choices([lv.name for lv in a.levels], list(w.accesses)) if bypass else [{}]
+    facts = BoundContext.from_problem(first, per_pe=False)
     # the energy depends on each PE's own fills: bound them per placement (space-stamp)
     placements = list(dict.fromkeys(d.space_stamp for d in specs))
     placement = {d.space_stamp: placements.index(d.space_stamp) for d in specs}
@@ -325,22 +295,24 @@ def joint_search(
         where = placement[specs[m].space_stamp] if per_pe else 0
         key = (computes[m], k, where)
         if key not in roots:
-            ctx = replace(per_pe[where], levels=contexts[k].levels) if per_pe else contexts[k]
-            roots[key] = lower_bound(ctx, computes[m], [], dict(_sets(choices[k]))).value(objective)
+            ctx = per_pe[where] if per_pe else facts
+            roots[key] = lower_bound(ctx, computes[m], [], choices[k]).value(objective)
         return roots[key]
 
     subtrees = sorted(
         (
-            _Subtree(0, m, kept, root(m, k))
+            _Subtree(0, m, keep, root(m, k))
             for m in range(len(specs))
-            for k, kept in enumerate(choices)
+            for k, keep in enumerate(choices)
         ),
         key=lambda s: (s.root, computes[s.mapping], s.mapping),
     )
     declared = len(subtrees)
     if objective == "energy":
-        subtrees = _placements(subtrees, lambda s: (specs[s.mapping].space_stamp, s.kept))
-    subtrees = [_Subtree(k, s.mapping, s.kept, s.root) for k, s in enumerate(subtrees)]
+        subtrees = _placements(
+            subtrees, lambda s: (specs[s.mapping].space_stamp, frozenset(s.keep.items()))
+        )
+    subtrees = [_Subtree(k, s.mapping, s.keep, s.root) for k, s in enumerate(subtrees)]
     probing = objective == "energy"
     least = list(dict.fromkeys(s.mapping for s in subtrees))
     fastest = sorted(range(len(specs)), key=lambda m: (computes[m], m))[:_SEEDED]
@@ -355,18 +327,15 @@ def joint_search(
             seeds.append((m, point))
             state.offer(point, m)
 
-    def kept_problem(m: int, kept: Kept) -> Problem:
-        return problems[m] if not kept else load_problem(w, with_kept(a, kept), specs[m], bound)
-
-    for m, point in _improved(kept_problem, seeds, objective, choices) if probing else ():
+    for m, point in _improved(problems, seeds, objective, choices) if probing else ():
         seeds.append((m, point))
         state.offer(point, m)
     tiled = list(checked.levels or ())
     placing = places and places_apply([(lv.name, lv.per_pe) for lv in a.levels], tiled)
     leaves = space_size(
-        contexts[0].extents,
+        facts.extents,
         len(checked.levels or ()),
-        None if checked.dims is None else [contexts[0].dims.index(d) for d in checked.dims],
+        None if checked.dims is None else [facts.dims.index(d) for d in checked.dims],
         len(w.accesses) if placing else 0,
     )
     context = json.dumps(
@@ -486,69 +455,62 @@ def _mappings_and_floors(
     return specs, [occupancy(p).latency_compute for p in problems], []
 
 
-def _sets(kept: Kept) -> list[tuple[str, frozenset[str]]]:
-    return [(level, frozenset(t)) for level, t in kept]
-
-
 def _improved(
-    problem_of: Callable[[int, Kept], Problem],
-    seeds: Sequence[tuple[int, JointPoint]],
+    problems: Mapping[int, Problem],
+    seeds: Sequence[tuple[int, Evaluated]],
     objective: MemoryObjective,
-    choices: Sequence[Kept],
-) -> Iterator[tuple[int, JointPoint]]:
+    choices: Sequence[Mapping[str, frozenset[str]]],
+) -> Iterator[tuple[int, Evaluated]]:
     """Yield the best seeds of the :data:`_IMPROVED` placements whose seeds are best, each
     improved by :func:`tenet.dse.joint.local.improve`; then for each, its tiling counted with
-    every other choice of kept ``choices`` (``problem_of``: an array mapping keeping them),
-    the best that fits improved again."""
-    best: dict[str, tuple[int, JointPoint]] = {}
+    every other choice of kept tensors of ``choices``, the best that fits improved again
+    (``problems``: each seeded array mapping's problem)."""
+    best: dict[str, tuple[int, Evaluated]] = {}
     for m, point in sorted(seeds, key=lambda s: s[1].rank(objective)):
-        best.setdefault(problem_of(m, ()).dataflow.space_stamp.to_str(), (m, point))
+        best.setdefault(problems[m].dataflow.space_stamp.to_str(), (m, point))
     improved = []
     for m, seed in list(best.values())[:_IMPROVED]:
-        found = improve(problem_of(m, seed.kept), seed, objective)
+        found = improve(problems[m], seed, objective)
         improved.append((m, found))
         yield m, found
     for m, found in improved:
-        stamps = tile_maps(found.tiling)
-        starts = []
-        for kept in (k for k in choices if k != found.kept):
-            problem = problem_of(m, kept)
-            metrics = evaluate_memory(problem, occupancy(problem).latency_compute, stamps)
-            if metrics.fits:
-                point = JointPoint(found.tiling, kept, metrics, objective_value(metrics, objective))
-                starts.append((point, problem))
-        if starts:
-            start, problem = min(starts, key=lambda s: s[0].rank(objective))
-            yield m, improve(problem, start, objective)
+        compute = occupancy(problems[m]).latency_compute
+        own = {lv.level: lv.keep for lv in found.mapping.levels if lv.keep is not None}
+        starts = [
+            Evaluated.of(problems[m], found.mapping.keeping(keep), objective, compute)
+            for keep in choices
+            if keep != own
+        ]
+        fitting = [start for start in starts if start.memory.fits]
+        if fitting:
+            start = min(fitting, key=lambda s: s.rank(objective))
+            yield m, improve(problems[m], start, objective)
 
 
 _IMPROVED = 2
 """By energy, the placements whose best seeds are improved locally."""
 
 
-def _seeds(problem: Problem, objective: MemoryObjective, top_k: int = 3) -> list[JointPoint]:
+def _seeds(problem: Problem, objective: MemoryObjective, top_k: int = 3) -> list[Evaluated]:
     """Return the first ``top_k`` constructive tilings of ``problem`` (the architecture's kept
     tensors), evaluated exactly."""
     try:
-        built = construct_tilings(problem, top_k=top_k, objective=objective)
+        return construct_tilings(problem, top_k=top_k, objective=objective)
     except CapacityError:
         return []
-    return [
-        JointPoint(r.tiling, (), r.metrics, objective_value(r.metrics, objective)) for r in built
-    ]
 
 
 class _State:
-    """The best leaf so far by ``objective`` (:meth:`JointPoint.rank`), its array mapping and
+    """The best leaf so far by ``objective`` (:meth:`Evaluated.rank`), its array mapping and
     when it came (``clock()``, seconds)."""
 
     def __init__(
         self,
-        seeds: Sequence[tuple[int, JointPoint]],
+        seeds: Sequence[tuple[int, Evaluated]],
         objective: MemoryObjective,
         clock: Callable[[], float] = float,
     ) -> None:
-        self.best: JointPoint | None = None
+        self.best: Evaluated | None = None
         self.objective = objective
         self.mapping = 0
         self.clock = clock
@@ -557,7 +519,7 @@ class _State:
         for mapping, point in seeds:
             self.offer(point, mapping)
 
-    def offer(self, point: JointPoint, mapping: int) -> None:
+    def offer(self, point: Evaluated, mapping: int) -> None:
         if self.best is None or point.rank(self.objective) < self.best.rank(self.objective):
             better = self.best is None or point.value < self.best.value
             self.best, self.mapping, self.found_at = point, mapping, self.clock()
@@ -591,16 +553,18 @@ def _resume_and_run(
     store = execution.store
     own = store is not None and not isinstance(store, ResultStore)
     db = store if store is None or isinstance(store, ResultStore) else ResultStore(store)
-    run = run_key({"search": "joint", "context": context})
+    arguments = {"search": "joint", "context": context, "records": RECORD_FORMAT}
+    run = run_key(arguments)
     names = {
-        t.index: f"{specs[t.mapping].space_stamp} {specs[t.mapping].time_stamp} {t.kept}"
+        t.index: f"{specs[t.mapping].space_stamp} {specs[t.mapping].time_stamp} "
+        f"{_keep_text(t.keep)}"
         for t in subtrees
     }
     found: dict[int, SubtreeResult] = {}
     by_index = {t.index: t for t in subtrees}
     try:
         if isinstance(db, ResultStore):
-            db.resume(run, {"search": "joint", "context": context}, names)
+            db.resume(run, arguments, names)
             found = {k: _decode(text) for k, text in db.reasons(run).items()}
         for tree in subtrees:
             stored = found.get(tree.index)
@@ -666,10 +630,10 @@ def _evaluate(
                 pruned.append(tree.index)
                 continue
             mapping = specs[tree.mapping].model_dump_json()
-            kept = json.dumps([[level, list(t)] for level, t in tree.kept])
-            incumbent = None if best is None else _fraction(best)
+            keep = _keep_text(tree.keep)
+            incumbent = None if best is None else fraction_text(best)
             until = None if deadline is None else time.time() + deadline - time.monotonic()
-            yield context, tree.index, mapping, kept, incumbent, until, probe
+            yield context, tree.index, mapping, keep, incumbent, until, probe
 
     engine = execution.engine
     if engine is None:
@@ -760,12 +724,8 @@ def _root_bound(
     compute: int,
 ) -> Fraction:
     """Return the least root bound of ``objective`` over the choices of kept tensors."""
-    choices: list[Kept] = (
-        bypass_choices([lv.name for lv in context.levels], list(tensors)) if bypass else [()]
-    )
-    return min(
-        lower_bound(context, compute, [], dict(_sets(kept))).value(objective) for kept in choices
-    )
+    choices = bypass_choices([lv.name for lv in context.levels], list(tensors)) if bypass else [{}]
+    return min(lower_bound(context, compute, [], keep).value(objective) for keep in choices)
 
 
 def constructive_certificate(
@@ -824,13 +784,9 @@ def constructive_certificate(
         except CapacityError:
             continue
         evaluated += len(built)
-        points = [
-            JointPoint(r.tiling, (), r.metrics, objective_value(r.metrics, objective))
-            for r in built
-        ]
         if state is None:
-            state = _State([(k, point) for point in points], objective)
-        for point in points:
+            state = _State([(k, point) for point in built], objective)
+        for point in built:
             state.offer(point, k)
     if state is None or state.best is None:
         raise CapacityError("no constructed tiling fits the memory levels")

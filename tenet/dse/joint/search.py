@@ -1,7 +1,7 @@
 """The joint search: over array mappings, the tensors each level keeps (bypass), the tile sizes
 of every tiled level and the loop order of every band, by branch and bound on the lower bounds
-of :mod:`tenet.dse.joint.bounds`, each leaf counted exactly by
-:func:`tenet.metrics.memory.evaluate_memory`.
+of :mod:`tenet.dse.joint.bounds`, each leaf a loop nest with its kept tensors counted exactly by
+:func:`tenet.metrics.assessment.assess_problem`.
 
 The tree: a subtree per array mapping and choice of kept tensors (its root bound: the mapping's
 compute latency and the compulsory traffic), then one band per tiled level from the outermost
@@ -22,59 +22,22 @@ from itertools import combinations, permutations, product
 from math import factorial, prod
 
 from tenet.dse.joint.bounds import Band, Bound, BoundContext, Share, kept_levels, lower_bound
-from tenet.dse.tiling.search import TilingSpace, objective_value
-from tenet.mapping import (
-    LoopNest,
-    array_blocks,
-    cuts_array,
-    place_maps,
-    tile_maps,
-    tiled_nest,
-    to_stamps,
-)
+from tenet.dse.tiling.search import TilingSpace
+from tenet.mapping import array_blocks, cuts_array, tiled_nest, to_stamps
 from tenet.mapping.tiling import divisors
+from tenet.metrics.assessment import Evaluated, assess_problem
 from tenet.metrics.latency import occupancy
-from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
 from tenet.model.problem import Problem
-from tenet.spec import ArchitectureSpec
 from tenet.vocab import MemoryObjective
 
 __all__ = [
-    "Kept",
-    "JointPoint",
     "SubtreeResult",
     "bypass_choices",
-    "with_kept",
     "search_subtree",
     "space_size",
     "place_choices",
     "places_apply",
 ]
-
-Kept = tuple[tuple[str, tuple[str, ...]], ...]
-"""The tensors some levels keep: (level, tensors) pairs; the others keep the architecture's."""
-
-
-@dataclass(frozen=True)
-class JointPoint:
-    """One evaluated leaf: its tiling, kept tensors, exact memory figures and objective value
-    (cycles, energy, or their product)."""
-
-    tiling: LoopNest
-    kept: Kept
-    metrics: MemoryMetrics
-    value: Fraction
-
-    @property
-    def traffic_dram(self) -> int:
-        """Elements moved between the outermost level and the levels it feeds."""
-        return self.metrics.traffic_dram
-
-    def rank(self, objective: MemoryObjective) -> tuple[Fraction, Fraction, int]:
-        """The order of leaves by ``objective``: its value, then the energy when it is the
-        latency (else the latency), then less DRAM traffic."""
-        other = self.metrics.energy if objective == "latency" else self.metrics.latency
-        return (self.value, Fraction(other), self.traffic_dram)
 
 
 @dataclass(frozen=True)
@@ -85,7 +48,7 @@ class SubtreeResult:
     (not searched once the budget of exact evaluations was spent; their bounds are among the
     pruned ones)."""
 
-    best: JointPoint | None
+    best: Evaluated | None
     pruned_bound: Fraction | None
     evaluated: int
     too_big: int
@@ -94,33 +57,24 @@ class SubtreeResult:
     left_open: int = 0
 
 
-def bypass_choices(levels: Sequence[str], tensors: Sequence[str]) -> list[Kept]:
-    """Return every choice of the tensors each of ``levels`` (names, outermost first) keeps:
-    the innermost level keeps every tensor (it feeds the MACs), each level between it and the
-    outermost any non-empty subset (every tensor first).
+def bypass_choices(
+    levels: Sequence[str], tensors: Sequence[str]
+) -> list[dict[str, frozenset[str]]]:
+    """Return every choice of the tensors each of ``levels`` (names, outermost first) keeps,
+    as a nest's kept tensors per level: the innermost level keeps every tensor (it feeds the
+    MACs), each level between it and the outermost any non-empty subset (every tensor first).
 
     Examples
     --------
-    >>> len(bypass_choices(["dram", "glb", "rf"], ["A", "B", "C"]))  # 7 non-empty subsets
-    7
+    >>> choices = bypass_choices(["dram", "glb", "rf"], ["A", "B", "C"])
+    >>> len(choices), sorted(choices[-1]["glb"])  # 7 non-empty subsets, the last one tensor
+    (7, ['C'])
     """
     middle = list(levels[1:-1])
     subsets = [
-        tuple(c) for n in range(len(tensors), 0, -1) for c in combinations(sorted(tensors), n)
+        frozenset(c) for n in range(len(tensors), 0, -1) for c in combinations(sorted(tensors), n)
     ]
-    return [
-        tuple(zip(middle, combo, strict=True)) for combo in product(subsets, repeat=len(middle))
-    ]
-
-
-def with_kept(architecture: ArchitectureSpec, kept: Kept) -> ArchitectureSpec:
-    """Return ``architecture`` with the levels of ``kept`` keeping those tensors."""
-    chosen = dict(kept)
-    levels = [
-        level.model_copy(update={"tensors": chosen[level.name]}) if level.name in chosen else level
-        for level in architecture.levels
-    ]
-    return architecture.model_copy(update={"levels": tuple(levels)})
+    return [dict(zip(middle, combo, strict=True)) for combo in product(subsets, repeat=len(middle))]
 
 
 @dataclass
@@ -130,7 +84,7 @@ class _Tally:
     pruned: int = 0
     left_open: int = 0
     pruned_bound: Fraction | None = None
-    best: JointPoint | None = None
+    best: Evaluated | None = None
     best_rank: tuple[Fraction, Fraction, int] | None = None
     needs: dict[tuple[object, ...], bool] = field(default_factory=dict)
 
@@ -205,7 +159,7 @@ def _need_bound(
 def search_subtree(
     problem: Problem,
     space: TilingSpace,
-    kept: Kept,
+    keep: Mapping[str, frozenset[str]],
     objective: MemoryObjective,
     incumbent: Fraction | None,
     compute: int | None = None,
@@ -213,7 +167,8 @@ def search_subtree(
     until: float | None = None,
     places: bool = False,
 ) -> SubtreeResult:
-    """Search the tilings of ``problem`` (an array mapping, its architecture keeping ``kept``)
+    """Search the tilings of ``problem`` (an array mapping), its levels keeping the tensors
+    ``keep`` names for them (:func:`bypass_choices`; the others every tensor they may hold),
     in the checked ``space`` by branch and bound: return its best leaf whose ``objective`` is
     below ``incumbent`` (None: no incumbent yet), the least bound it pruned, and its counts.
     Ties between leaves go to less energy (by latency; else less latency), then less DRAM
@@ -230,7 +185,7 @@ def search_subtree(
     position = {lv.name: k for k, lv in enumerate(context.levels)}
     tiled = _tiled_dims(space, context.dims)
     tally = _Tally()
-    keeps = {name: frozenset(t) for name, t in kept}
+    keeps = dict(keep)
     held = kept_levels(context.levels, keeps)
     root = lower_bound(context, compute, [], keeps).value(objective)
     space_stamp, domain = problem.dataflow.space_stamp, problem.workload.domain
@@ -291,7 +246,7 @@ def search_subtree(
         choices.sort(key=lambda c: c[0])
         for (_, bound_places), spans in choices:
             if descend(bound_places):
-                _leaf(problem, compute, context, bands, kept, objective, tally, spans)
+                _leaf(problem, compute, context, bands, keeps, objective, tally, spans)
 
     def visit(bands: list[Band]) -> None:
         depth = len(bands)
@@ -299,7 +254,7 @@ def search_subtree(
             if placing and all(size == 1 for size in bands[-1][1]):
                 placed(bands)
             else:
-                _leaf(problem, compute, context, bands, kept, objective, tally)
+                _leaf(problem, compute, context, bands, keeps, objective, tally)
             return
         level = levels[depth]
         capacity = context.levels[position[level]].capacity
@@ -311,7 +266,7 @@ def search_subtree(
             if capacity is not None and need > capacity:
                 tally.too_big += 1
                 continue
-            band: Band = (level, sizes, ())
+            band = Band(level, sizes, ())
             if placing and depth == len(levels) - 1 and all(size == 1 for size in sizes):
                 # the tensors' copies may span the band's loops
                 free = _placing_bound(
@@ -332,7 +287,7 @@ def search_subtree(
             # with many orders, each is bounded over its places only when it comes up
             lazy = single and len(orders) > _BOUNDED_ORDERS
             for order in orders:
-                band = (level, sizes, order)
+                band = Band(level, sizes, order)
                 if single and not lazy:
                     placing_order = _placing_bound(
                         context, compute, bands, band, outside, keeps, tensors, fits, True
@@ -458,7 +413,7 @@ def _placing_bound(
                 offer(parent.shares[position[tensor]])
             own = context.tensors[position[tensor]].loops
             others = [d for d in running if d not in own]
-            first = (level, sizes, tuple([d for d in running if d in own] + others + rest))
+            first = Band(level, sizes, tuple([d for d in running if d in own] + others + rest))
             spans = {tensor: len(others) + len(rest)} if others else {}
             node = lower_bound(context, compute, [*bands, first], keeps, places=spans)
             offer(node.shares[position[tensor]])
@@ -477,40 +432,46 @@ def _leaf(
     compute: int,
     context: BoundContext,
     bands: list[Band],
-    kept: Kept,
+    keep: Mapping[str, frozenset[str]],
     objective: MemoryObjective,
     tally: _Tally,
     spans: Mapping[str, int] | None = None,
 ) -> None:
-    """Evaluate the leaf of ``bands`` exactly, unless a level's tiles do not fit; ``spans``
-    places the tensors at the innermost level above some of its band's loops
-    (:func:`place_choices`)."""
+    """Evaluate the leaf of ``bands`` exactly, its levels keeping the tensors of ``keep``,
+    unless a level's tiles do not fit; ``spans`` places the tensors at the innermost level
+    above some of its band's loops (:func:`place_choices`)."""
     outer = context.levels[0].name
     order = tuple(range(len(context.dims)))
     nest = tiled_nest(context.dims, context.extents, outer, bands, order)
-    level = bands[-1][0]
+    level = bands[-1].level
     above = {t: {level: nest.boundary(level) - n} for t, n in (spans or {}).items() if n}
     if above:
         nest = replace(nest, above=above)
+    nest = nest.keeping(keep)
     texts = to_stamps(nest)
     keys = {
-        name: (name, text, tuple(sorted(texts.places.get(name, {}).items())))
+        name: (
+            name,
+            text,
+            tuple(sorted(texts.places.get(name, {}).items())),
+            texts.keep.get(name),
+        )
         for name, text in texts.tiles.items()
     }
     if any(tally.needs.get(key) is False for key in keys.values()):
         tally.too_big += 1
         return
-    stamps, places = tile_maps(nest), place_maps(nest)
     for name, key in keys.items():
-        # a level's need depends on its own tiles and places only: count it once for them
+        # a level's need depends on its own tiles, places and kept tensors only: count it
+        # once for them
         if key not in tally.needs:
-            tally.needs[key] = level_needs(problem, stamps, places, [name])[1]
+            found = assess_problem(problem, nest, figures=["needs"], levels=[name])
+            tally.needs[key] = found.needs.fits
         if not tally.needs[key]:
             tally.too_big += 1
             return
-    metrics = evaluate_memory(problem, compute, stamps, places)
+    point = Evaluated.of(problem, nest, objective, compute)
     tally.evaluated += 1
-    point = JointPoint(nest, kept, metrics, objective_value(metrics, objective))
     rank = point.rank(objective)
     if tally.best_rank is None or rank < tally.best_rank:
         tally.best, tally.best_rank = point, rank

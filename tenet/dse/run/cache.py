@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tenet.dse.run.figures import Bound
 from tenet.files import KeyedFiles
 from tenet.metrics.cache import problem_key
+from tenet.metrics.design import Cutoff
 from tenet.model.legality import Dependence
 from tenet.model.problem import Problem
 
@@ -69,7 +69,7 @@ class RowCache:
         self.misses = 0
 
     def get(
-        self, key: str, make: Callable[[], dict[str, Any]], bound: Bound | None = None
+        self, key: str, make: Callable[[], dict[str, Any]], bound: Cutoff | None = None
     ) -> dict[str, Any]:
         """Return the row of ``key`` (status, reason and figures) as known already, or made by
         ``make()`` under ``bound`` and kept.
@@ -108,7 +108,7 @@ def _dump(row: dict[str, Any]) -> bytes:
     return json.dumps(row, sort_keys=True).encode()
 
 
-def _holds(row: dict[str, Any], bound: Bound | None) -> bool:
+def _holds(row: dict[str, Any], bound: Cutoff | None) -> bool:
     """Whether a kept ``row`` is the row of its point under ``bound``: a complete row or a
     legality verdict always; a pruned one under a bound at least as tight as its own."""
     if row.get("status") != "pruned":

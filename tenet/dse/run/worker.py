@@ -12,10 +12,11 @@ from typing import Any
 import islpy as isl
 
 from tenet.dse.run.cache import row_key, worker_cache
-from tenet.dse.run.figures import Bound, SharedCounts, design_row
 from tenet.errors import TenetError
 from tenet.isl_utils import parse_map
 from tenet.metrics import Metrics
+from tenet.metrics.assessment import assess_problem
+from tenet.metrics.design import Cutoff, SharedCounts
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Dependence, check_dependences, dependences
 from tenet.model.problem import bind_specs
@@ -140,7 +141,7 @@ def metric_row(metrics: Metrics) -> dict[str, Any]:
 
 
 def _evaluate_one(
-    parsed: _Parsed, task: Task, bound: Bound | None, cache: str | None
+    parsed: _Parsed, task: Task, bound: Cutoff | None, cache: str | None
 ) -> dict[str, Any]:
     index, name, space_stamp, time_stamp = task
     row: dict[str, Any] = {"index": index, "name": name, "status": "ok", "reason": ""}
@@ -156,7 +157,8 @@ def _evaluate_one(
             broken = check_dependences(parsed.workload, dataflow, parsed.dependences)
             if broken:
                 return {"status": "illegal", "reason": broken[0].message}
-            return {"status": "ok", "reason": "", **design_row(problem, parsed.shared, bound)}
+            found = assess_problem(problem, figures=["design"], shared=parsed.shared, cutoff=bound)
+            return {"status": "ok", "reason": "", **found.design}
 
         key = row_key(problem, parsed.dependences)
         row.update(worker_cache(cache).get(key, figures, bound))
@@ -166,11 +168,11 @@ def _evaluate_one(
 
 
 def evaluate_tasks(
-    context: str, tasks: list[Task], bound: Bound | None = None, cache: str | None = None
+    context: str, tasks: list[Task], bound: Cutoff | None = None, cache: str | None = None
 ) -> list[dict[str, Any]]:
     """Evaluate a batch of design points of the exploration ``context`` (JSON text); with a
     ``bound``, points that surely cannot beat it are left ``pruned`` (see
-    :func:`tenet.dse.run.figures.design_row`). A point whose relations this process (or, given
+    :func:`tenet.metrics.design.design_row`). A point whose relations this process (or, given
     the folder ``cache``, any run) has counted already is not counted again
     (:mod:`tenet.dse.run.cache`).
 

@@ -27,7 +27,7 @@ innermost), grow along the axis of best reuse score ``-ΔQ/ΔF`` to its next ali
 :mod:`tenet.dse.tiling.alignment`) until the level's capacity is reached or the traffic per MAC
 falls under what its bandwidth feeds at the array's peak; every tile met on the way is a
 candidate. The loop order of each band puts innermost the loop that indexes the largest data
-tile least. The top K are evaluated exactly (:func:`tenet.metrics.memory.evaluate_memory`).
+tile least. The top K are evaluated exactly (:func:`tenet.metrics.assessment.assess_problem`).
 """
 
 from __future__ import annotations
@@ -37,8 +37,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, lcm, prod
 from typing import Literal
-
-import islpy as isl
 
 from tenet.counting import count
 from tenet.dse.space.design import Candidate, DesignSpace
@@ -53,11 +51,11 @@ from tenet.dse.tiling.alignment import (
     pe_units,
 )
 from tenet.dse.tiling.rtile import RTile, box_extents, reuse_score, traffic
-from tenet.dse.tiling.search import TilingResult, TilingSpace, array_cutter, objective_value
+from tenet.dse.tiling.search import TilingSpace, array_cutter
 from tenet.errors import CapacityError, SpecError
-from tenet.mapping import LoopNest, tile_maps, tiled_nest, tiling_key
+from tenet.mapping import LoopNest, tiled_nest, tiling_key
+from tenet.metrics.assessment import Evaluated, assess_problem
 from tenet.metrics.latency import occupancy
-from tenet.metrics.memory import evaluate_memory, level_needs
 from tenet.model import Workload
 from tenet.model.problem import Problem
 from tenet.spec.layout import ScratchpadSpec
@@ -301,7 +299,8 @@ def build_tilings(
 ) -> list[LoopNest]:
     """Build tilings of every level inside the outermost, innermost first, in the order they
     are worth evaluating (none evaluated): the end of every level's growth first, with the
-    band orders of :func:`_orders`, then each level's earlier tiles.
+    band orders of :func:`_orders`, then each level's earlier tiles; each level keeps what
+    the dataflow keeps.
 
     ``start`` is the innermost tile (default: one instance); ``compute`` the array's compute
     latency (default: counted from the dataflow). Each level's tile is aligned as
@@ -332,6 +331,7 @@ def build_tilings(
     paths.reverse()
     seen: set[tuple[object, ...]] = set()
     out: list[LoopNest] = []
+    keep = dict(problem.dataflow.keep)
     for choice in _nested(paths, extents):
         for orders in _orders(workload, dims, choice):
             bands = [
@@ -339,6 +339,7 @@ def build_tilings(
                 for level, sizes, order in zip(levels, choice, orders, strict=True)
             ]
             tiling = tiled_nest(dims, extents, outer_levels[0].name, bands, tuple(range(n)))
+            tiling = tiling.keeping(keep)
             if tiling_key(tiling) not in seen:
                 seen.add(tiling_key(tiling))
                 out.append(tiling)
@@ -354,7 +355,7 @@ def construct_tilings(
     compute: int | None = None,
     bound: Callable[[LoopNest], Fraction] | None = None,
     incumbent: Fraction | None = None,
-) -> list[TilingResult]:
+) -> list[Evaluated]:
     """Return the first ``top_k`` fitting tilings of :func:`build_tilings` whose levels shared
     by the PEs do not cut the array's loops (:func:`tenet.dse.tiling.search.array_cutter`),
     each evaluated exactly, best first by ``objective`` (ties: less DRAM traffic);
@@ -375,29 +376,25 @@ def construct_tilings(
     inner = [lv.name for lv in problem.architecture.levels[1:]]
     cuts = array_cutter(problem, TilingSpace(inner))
     dims = box_extents(problem.workload)[0]
-    fitting: list[tuple[LoopNest, list[tuple[str, isl.Map]]]] = []
+    fitting: list[LoopNest] = []
     for tiling in build_tilings(problem, start, compute):
         if cuts(dims, [tiling.tile_sizes(level) for level in inner]):
             continue
-        stamps = tile_maps(tiling)
-        if level_needs(problem, stamps)[1]:
-            fitting.append((tiling, stamps))
+        if assess_problem(problem, tiling, figures=["needs"]).needs.fits:
+            fitting.append(tiling)
             if len(fitting) >= top_k:
                 break
     if not fitting:
         raise CapacityError("no constructed tiling fits the memory levels")
-    bounds = [Fraction(0) if bound is None else bound(tiling) for tiling, _ in fitting]
-    results: list[TilingResult] = []
+    bounds = [Fraction(0) if bound is None else bound(tiling) for tiling in fitting]
+    results: list[Evaluated] = []
     best = incumbent
     for k in sorted(range(len(fitting)), key=lambda k: bounds[k]):
         if best is not None and bounds[k] > best:
             continue
-        tiling, stamps = fitting[k]
-        metrics = evaluate_memory(problem, compute, stamps)
-        value = objective_value(metrics, objective)
-        results.append(TilingResult(tiling, metrics, value))
-        if best is None or value < best:
-            best = value
+        results.append(Evaluated.of(problem, fitting[k], objective, compute))
+        if best is None or results[-1].value < best:
+            best = results[-1].value
     return sorted(results, key=lambda r: (r.value, r.traffic_dram))
 
 

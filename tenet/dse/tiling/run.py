@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import factorial
@@ -23,7 +23,6 @@ from tenet.dse.run.store import ResultStore, run_key
 from tenet.dse.tiling.constructive import construct_tilings
 from tenet.dse.tiling.search import (
     SizesResult,
-    TilingResult,
     TilingSearch,
     TilingSpace,
     array_cutter,
@@ -33,10 +32,10 @@ from tenet.dse.tiling.search import (
     size_choices,
 )
 from tenet.errors import SpecError
-from tenet.mapping import LoopNest
 from tenet.mapping.tiling import nested_sizes
+from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
 from tenet.metrics.latency import occupancy
-from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, MemoryMetrics
+from tenet.metrics.memory import fraction_text
 from tenet.model.problem import Problem
 from tenet.model.tiling import tile_stamps
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
@@ -51,57 +50,13 @@ __all__ = [
     "evaluate_sizes",
     "encode",
     "decode",
-    "encode_metrics",
-    "decode_metrics",
 ]
-
-
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}"
-
-
-def encode_metrics(metrics: MemoryMetrics) -> dict[str, Any]:
-    """Return the memory figures ``metrics`` as JSON-ready values (fractions as ``p/q``),
-    read back by :func:`decode_metrics`."""
-    m = metrics
-    return {
-        "records": [asdict(r) for r in m.records],
-        "levels": [{**asdict(s), "latency": _fraction(s.latency)} for s in m.levels],
-        "latency_compute": m.latency_compute,
-        "latency": _fraction(m.latency),
-        "bottleneck": m.bottleneck,
-        "energy": m.energy,
-        "energy_operands": m.energy_operands,
-        "energy_links": m.energy_links,
-        "violations": [asdict(v) for v in m.violations],
-    }
-
-
-def decode_metrics(data: Mapping[str, Any]) -> MemoryMetrics:
-    """Return the :class:`MemoryMetrics` written by :func:`encode_metrics`."""
-    return MemoryMetrics(
-        tuple(LevelTensor(**r) for r in data["records"]),
-        tuple(LevelSummary(**{**s, "latency": Fraction(s["latency"])}) for s in data["levels"]),
-        data["latency_compute"],
-        Fraction(data["latency"]),
-        data["bottleneck"],
-        data["energy"],
-        tuple(CapacityViolation(**v) for v in data["violations"]),
-        data.get("energy_operands", 0.0),
-        data.get("energy_links", 0.0),
-    )
 
 
 def encode(result: SizesResult) -> str:
     """Return ``result`` as JSON text (fractions as ``p/q``), read back by :func:`decode`."""
-    best = None
-    if result.best is not None:
-        best = {
-            "tiling": result.best.tiling.to_dict(),
-            **encode_metrics(result.best.metrics),
-            "value": _fraction(result.best.value),
-        }
-    rank = None if result.rank is None else [_fraction(result.rank[0]), *result.rank[1:]]
+    best = None if result.best is None else result.best.to_dict()
+    rank = None if result.rank is None else [fraction_text(result.rank[0]), *result.rank[1:]]
     return json.dumps(
         {
             "best": best,
@@ -115,11 +70,7 @@ def encode(result: SizesResult) -> str:
 def decode(text: str) -> SizesResult:
     """Return the :class:`SizesResult` written by :func:`encode`."""
     data = json.loads(text)
-    best = None
-    if data["best"] is not None:
-        b = data["best"]
-        tiling = LoopNest.from_dict(b["tiling"])
-        best = TilingResult(tiling, decode_metrics(b), Fraction(b["value"]))
+    best = None if data["best"] is None else Evaluated.from_dict(data["best"])
     rank = data["rank"]
     candidates, fitting, evaluated = data["counts"]
     return SizesResult(
@@ -356,12 +307,13 @@ def _resume_and_run(
     db = store if store is None or isinstance(store, ResultStore) else ResultStore(store)
     progress = execution.progress or _identity
     context = search.context
-    run = run_key({"search": "tiling", "context": context})
+    arguments = {"search": "tiling", "context": context, "records": RECORD_FORMAT}
+    run = run_key(arguments)
     names = {k: json.dumps(chosen) for k, chosen in enumerate(choices)}
     found: dict[int, SizesResult] = {}
     try:
         if isinstance(db, ResultStore):
-            db.resume(run, {"search": "tiling", "context": context}, names)
+            db.resume(run, arguments, names)
             found = {k: decode(text) for k, text in db.reasons(run).items()}
         todo = [k for k in range(len(choices)) if k not in found]
         for position, result in progress(
@@ -448,10 +400,8 @@ def tile_mappings(
                 seed=False,
                 execution=execution,
             )
-            best = certificate.best
-            result = TilingResult(best.tiling, best.metrics, best.value)
             search = TilingSearch(
-                result,
+                certificate.best,
                 certificate.space,
                 certificate.evaluated,
                 certificate.evaluated,

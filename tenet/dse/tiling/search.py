@@ -1,6 +1,8 @@
 """Tiling search: tile sizes per memory level (nested divisors of the loop extents) times the
 loop order inside each band, under the capacities, minimising the memory latency (or energy,
-or their product), each candidate counted exactly by :mod:`tenet.metrics.memory`.
+or their product), each candidate counted exactly
+(:func:`tenet.metrics.assessment.assess_problem`, one :class:`~tenet.metrics.assessment.Evaluated`
+record each).
 
 The search skips what cannot change a figure, never what might: tile sizes whose tiles do not
 fit (checked once per sizes, before any order), and orders that differ only in loops of one
@@ -18,21 +20,19 @@ from typing import Any, cast
 from tenet.dse.run.execution import Progress
 from tenet.dse.tiling.rtile import box_extents
 from tenet.errors import CapacityError, SpecError
-from tenet.mapping import LoopNest, array_blocks, cuts_array, tile_maps, tiled_nest, tiling_key
+from tenet.mapping import LoopNest, array_blocks, cuts_array, tiled_nest, tiling_key
 from tenet.mapping.tiling import nested_sizes
+from tenet.metrics.assessment import Evaluated, assess_problem
 from tenet.metrics.latency import occupancy
-from tenet.metrics.memory import MemoryMetrics, evaluate_memory, level_needs
 from tenet.model.problem import Problem
 from tenet.vocab import MemoryObjective
 
 __all__ = [
     "TilingSpace",
-    "TilingResult",
     "TilingSearch",
     "loop_extents",
     "tilings",
     "search_tiling",
-    "objective_value",
     "SizesResult",
     "size_choices",
     "array_cutter",
@@ -83,25 +83,11 @@ class TilingSpace:
 
 
 @dataclass(frozen=True)
-class TilingResult:
-    """One evaluated tiling: its exact memory figures and its objective value."""
-
-    tiling: LoopNest
-    """The tiling as a loop nest (:func:`tenet.mapping.tiled_nest`)."""
-    metrics: MemoryMetrics
-    value: Fraction
-
-    @property
-    def traffic_dram(self) -> int:
-        """Elements moved between the outermost level and the next (fills + writebacks)."""
-        return self.metrics.traffic_dram
-
-
-@dataclass(frozen=True)
 class TilingSearch:
     """The best tiling and how much was looked at."""
 
-    best: TilingResult
+    best: Evaluated
+    """The best tiling (a :func:`tenet.mapping.tiled_nest`), its figures and value."""
     candidates: int
     """Tile sizes times loop orders enumerated."""
     fitting: int
@@ -191,8 +177,9 @@ def _orders(
     problem: Problem, space: TilingSpace, chosen: Sequence[Sequence[int]]
 ) -> Iterator[LoopNest]:
     """Yield the tilings of the tile sizes ``chosen`` in the checked ``space``: every loop
-    order of each band and of the point loops."""
+    order of each band and of the point loops, each level keeping what the dataflow keeps."""
     names, extents = loop_extents(problem)
+    keep = dict(problem.dataflow.keep)
     levels = space.levels or ()
     indices = _tiled(names, space.dims)
     orders = list(permutations(indices))
@@ -200,17 +187,7 @@ def _orders(
     outer = problem.architecture.levels[0].name
     for combo in product(orders, repeat=len(levels) + 1):
         bands = [(level, chosen[k], combo[k]) for k, level in enumerate(levels)]
-        yield tiled_nest(names, extents, outer, bands, combo[-1] + rest)
-
-
-def objective_value(metrics: MemoryMetrics, objective: MemoryObjective) -> Fraction:
-    """Return the value ``objective`` minimises: cycles, energy, or their product."""
-    energy = Fraction(metrics.energy).limit_denominator(10**9)
-    if objective == "latency":
-        return metrics.latency
-    if objective == "energy":
-        return energy
-    return metrics.latency * energy
+        yield tiled_nest(names, extents, outer, bands, combo[-1] + rest).keeping(keep)
 
 
 def search_tiling(
@@ -247,7 +224,7 @@ def search_tiling(
 class SizesResult:
     """The best tiling of one choice of tile sizes, over its loop orders."""
 
-    best: TilingResult | None
+    best: Evaluated | None
     """None when the tiles do not fit."""
     rank: tuple[Fraction, int, int] | None
     """Objective value, DRAM traffic, and index of the best among all candidates."""
@@ -272,22 +249,23 @@ def search_sizes(
     enumerated candidate)."""
     tilings_ = list(_orders(problem, space, chosen))
     first = position * len(tilings_)
-    needs, fits = level_needs(problem, tile_maps(tilings_[0]))
-    if not fits:
-        return SizesResult(None, None, len(tilings_), 0, 0, dict(needs))
-    done: dict[tuple[tuple[int, ...], ...], TilingResult] = {}
-    best: tuple[tuple[Fraction, int, int], TilingResult] | None = None
+    found = assess_problem(problem, tilings_[0], figures=["needs"]).needs
+    if not found.fits:
+        return SizesResult(None, None, len(tilings_), 0, 0, dict(found.needs))
+    done: dict[tuple[tuple[int, ...], ...], Evaluated] = {}
+    best: tuple[tuple[Fraction, int, int], Evaluated] | None = None
     for index, tiling in enumerate(tilings_, start=first):
         key = tiling_key(tiling)
         if key not in done:
-            metrics = evaluate_memory(problem, compute, tile_maps(tiling))
-            done[key] = TilingResult(tiling, metrics, objective_value(metrics, objective))
+            done[key] = Evaluated.of(problem, tiling, objective, compute)
         result = done[key]
+        # ties go to the first enumerated: the tiling ``result`` was counted for
         rank = (result.value, result.traffic_dram, index)
         if best is None or rank < best[0]:
-            best = (rank, TilingResult(tiling, result.metrics, result.value))
+            best = (rank, result)
     assert best is not None
-    return SizesResult(best[1], best[0], len(tilings_), len(tilings_), len(done), dict(needs))
+    needs = dict(found.needs)
+    return SizesResult(best[1], best[0], len(tilings_), len(tilings_), len(done), needs)
 
 
 def combine(problem: Problem, results: Iterable[SizesResult]) -> TilingSearch:

@@ -27,7 +27,7 @@ def bands_of(nest: LoopNest) -> list[Band]:
     out: list[Band] = []
     for outside, level in zip(nest.levels, nest.levels[1:], strict=False):
         order = tuple(nest.dims.index(loop.dim) for loop in outside.loops)
-        out.append((level.level, nest.tile_sizes(level.level), order))
+        out.append(Band(level.level, nest.tile_sizes(level.level), order))
     return out
 
 
@@ -121,7 +121,7 @@ def test_bound_tight_on_gemm_output_stationary() -> None:
         name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
     )
     problem = load_problem("gemm", arch, dataflow, {"M": 8, "N": 8, "K": 8})
-    band: Band = ("glb", (4, 4, 8), (0, 1, 2))
+    band = Band("glb", (4, 4, 8), (0, 1, 2))
     bound = lower_bound(BoundContext.from_problem(problem), 512, [band])
     assert bound.latency == max(512, 256 + Fraction(64, 2))
 

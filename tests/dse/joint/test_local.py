@@ -10,9 +10,8 @@ import pytest
 from tenet.api import load_problem
 from tenet.dse.joint.bounds import BoundContext, bands_of
 from tenet.dse.joint.local import _neighbours, improve
-from tenet.dse.joint.search import JointPoint
-from tenet.dse.tiling.search import objective_value
 from tenet.mapping import array_blocks, tile_maps, tiled_nest
+from tenet.metrics.assessment import Evaluated, objective_value
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory, level_needs
 from tenet.vocab import MemoryObjective
@@ -26,19 +25,18 @@ def test_improve_ends_at_a_local_optimum(objective: MemoryObjective) -> None:
     context = BoundContext.from_problem(problem)
     compute = occupancy(problem).latency_compute
 
-    def point(bands: list[tuple[str, tuple[int, ...], tuple[int, ...]]]) -> JointPoint:
+    def point(bands: list[tuple[str, tuple[int, ...], tuple[int, ...]]]) -> Evaluated:
         nest = tiled_nest(context.dims, context.extents, "dram", bands, (0, 1, 2))
-        metrics = evaluate_memory(problem, compute, tile_maps(nest))
-        return JointPoint(nest, (), metrics, objective_value(metrics, objective))
+        return Evaluated.of(problem, nest, objective, compute)
 
     start = point([("glb", (1, 1, 1), (0, 1, 2))])
     found = improve(problem, start, objective, evaluations=10_000)
     assert found.value < start.value
-    again = evaluate_memory(problem, compute, tile_maps(found.tiling))
+    again = evaluate_memory(problem, compute, tile_maps(found.mapping))
     assert objective_value(again, objective) == found.value and again.fits
     per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
     blocks = [per_dim[d] for d in context.dims]
-    for bands in _neighbours(context, bands_of(found.tiling), blocks, {"dram": True, "glb": True}):
+    for bands in _neighbours(context, bands_of(found.mapping), blocks, {"dram": True, "glb": True}):
         nest = tiled_nest(context.dims, context.extents, "dram", bands, (0, 1, 2))
         if level_needs(problem, tile_maps(nest))[1]:
             assert point(bands).value >= found.value, bands

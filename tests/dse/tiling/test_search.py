@@ -11,9 +11,10 @@ import islpy as isl
 import pytest
 
 from tenet.api import load_problem
-from tenet.dse.tiling.search import TilingSpace, objective_value, search_tiling, tilings
+from tenet.dse.tiling.search import TilingSpace, search_tiling, tilings
 from tenet.errors import CapacityError, SpecError
 from tenet.mapping import to_stamps
+from tenet.metrics.assessment import objective_value
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory
 from tenet.model.problem import Problem
@@ -72,7 +73,7 @@ def check_search(problem: Problem, space: TilingSpace, objective: MemoryObjectiv
     found = search_tiling(problem, space, objective=objective)
     value, dram, described = _brute_force(problem, space, objective)
     assert (found.best.value, found.best.traffic_dram) == (value, dram)
-    assert found.best.tiling.describe() == described
+    assert found.best.mapping.describe() == described
     assert found.evaluated <= found.fitting <= found.candidates
 
 

@@ -1,16 +1,16 @@
-"""A design point's row counts only what it needs, yet equals the full evaluation's; pruning
-by a bound leaves the ranking by the bounded objective exactly that of full evaluation."""
+"""A design point's row counts only what it needs, yet equals the full evaluation's; the
+neighbour maps it shares with other points are an explicit argument, never written into a
+problem."""
 
 from __future__ import annotations
 
 import pytest
 
-from tenet.dse.explore import explore
-from tenet.dse.run.execution import ExecutionOptions
-from tenet.dse.run.figures import SharedCounts, design_row
 from tenet.dse.run.worker import metric_row
 from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.metrics import evaluate
+from tenet.metrics.assessment import assess_problem
+from tenet.metrics.design import SharedCounts, design_row
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.spec import DataflowSpec, load_architecture, load_workload
 from tenet.vocab import Neighbourhood
@@ -43,37 +43,13 @@ def test_design_row_equals_full_evaluation(params, arch, around: Neighbourhood):
         assert design_row(problem, shared) == metric_row(evaluate(problem)), problem.dataflow.name
 
 
-@pytest.mark.parametrize("by", ["latency", "energy", "edp"])
-def test_pruned_search_ranks_as_full_evaluation(by: str):
-    full = explore("gemm", "systolic-2d-8x8", params=SMALL, execution=ExecutionOptions(workers=1))
-    pruned = explore(
-        "gemm", "systolic-2d-8x8", params=SMALL, best=(by, 5), execution=ExecutionOptions(workers=1)
-    )
-    columns = ["index", "name", "latency_cycles", "energy", "edp"]
-    expected = full.ranked(by, 5)[columns].to_dict(orient="records")
-    assert pruned.ranked(by, 5)[columns].to_dict(orient="records") == expected
-    assert set(pruned.results["status"]) <= {"ok", "pruned"}
-
-
-def test_pruned_points_say_why():
-    result = explore(
-        "gemm",
-        "systolic-2d-8x8",
-        params=SMALL,
-        best=("latency", 1),
-        execution=ExecutionOptions(workers=1),
-    )
-    reasons = result.results.loc[result.results["status"] == "pruned", "reason"]
-    assert len(reasons) > 0
-    assert all(r.startswith("latency at least ") for r in reasons)
-
-
-def test_unbounded_objective_prunes_nothing():
-    result = explore(
-        "gemm",
-        "systolic-2d-8x8",
-        params=SMALL,
-        best=("sbw", 1),
-        execution=ExecutionOptions(workers=1),
-    )
-    assert set(result.results["status"]) == {"ok"}
+def test_shared_neighbours_are_reused_without_writing_into_a_problem() -> None:
+    # one dataflow twice: the second problem takes the first's neighbour maps from ``shared``
+    # (the same active PEs and time-stamps) and builds none of its own
+    first, again = (next(_problems(SMALL, "systolic-2d-8x8", "links", step=1)) for _ in "ab")
+    shared = SharedCounts()
+    expected = metric_row(evaluate(first))
+    assert assess_problem(first, figures=["design"], shared=shared).design == expected
+    assert assess_problem(again, figures=["design"], shared=shared).design == expected
+    assert shared.neighbours(again) is first.neighbours
+    assert "neighbours" not in again.__dict__

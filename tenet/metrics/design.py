@@ -1,13 +1,13 @@
-"""The figures of one design point, counting only what they need.
+"""The figures of one design point of the design-space search, counting only what they need:
+the ``design`` stage of :func:`tenet.metrics.assessment.assess_problem`.
 
 A design point's row (:data:`tenet.dse.run.worker.METRIC_COLUMNS`) needs, per tensor access, the
 total, held, reused (under the exploration's neighbourhood) and spatially reused volumes; the
 window, temporal-only and linked counts of :func:`tenet.metrics.evaluate` (kept there for the
 original's report) are left out. What does not depend on the dataflow (the total volume of each
-access, the MACs, the PE count) is counted once per exploration, and the neighbour relations
-once per distinct (active PEs, time-stamps) (:class:`SharedCounts`, one per worker and
-exploration). The row
-is exactly ``metric_row(evaluate(problem))``.
+access, the MACs, the PE count) is counted once per exploration, and the neighbour maps once per
+distinct (active PEs, time-stamps) (:class:`SharedCounts`, one per worker and exploration). The
+row is exactly ``metric_row(evaluate(problem))``.
 """
 
 from __future__ import annotations
@@ -23,17 +23,19 @@ from tenet.counting import count
 from tenet.metrics.latency import occupancy, transfer_latency
 from tenet.metrics.volume import reused
 from tenet.model.problem import Problem
+from tenet.model.spacetime import Neighbours
 from tenet.vocab import column
 
-__all__ = ["Bound", "BOUNDED", "SharedCounts", "design_row"]
+__all__ = ["Cutoff", "CUTOFF_OBJECTIVES", "SharedCounts", "design_row"]
 
-#: Distinct (active PEs, time-stamps) whose neighbour relations a worker keeps.
+#: Distinct (active PEs, time-stamps) whose neighbour maps a worker keeps.
 NEIGHBOUR_CACHE = 64
 
 
 @dataclass
 class SharedCounts:
-    """Counts and relations that design points of one exploration share."""
+    """Counts and relations that the design points of one exploration (one workload and
+    architecture) share."""
 
     totals: dict[tuple[str, str], int] = field(default_factory=dict)
     """(tensor, access) -> (instance, element) pairs, whatever the dataflow."""
@@ -41,49 +43,31 @@ class SharedCounts:
     """(tensor, access) -> elements accessed."""
     macs: int | None = None
     pe_count: int | None = None
-    around: OrderedDict[tuple[str, str], dict[str, isl.Map]] = field(default_factory=OrderedDict)
-    """(active PEs, occupied time-stamps) as text -> the neighbour relations built on them,
-    most recent last."""
+    around: OrderedDict[tuple[str, str, str], Neighbours] = field(default_factory=OrderedDict)
+    """(active PEs, occupied time-stamps, neighbourhood) as text -> their neighbour maps, most
+    recent last."""
 
-    def prepare(self, problem: Problem) -> None:
-        """Give ``problem`` the neighbour relations of an earlier point with the same active
-        PEs and time-stamps (they depend on these and the architecture only)."""
-        found = self.around.get(_key(problem))
+    def neighbours(self, problem: Problem) -> Neighbours:
+        """Return the neighbour maps of ``problem``: those of an earlier point with the same
+        active PEs and time-stamps (they depend on these and the architecture only), else its
+        own, kept for later points."""
+        key = (str(problem.active_pes), str(problem.timestamps), problem.neighbourhood)
+        found = self.around.get(key)
         if found is not None:
-            self.around.move_to_end(_key(problem))
-            # cached_property values live in the instance dictionary
-            problem.__dict__.update(found)
-
-    def keep(self, problem: Problem) -> None:
-        """Keep the neighbour relations ``problem`` has built, for later points."""
-        built = {name: problem.__dict__[name] for name in NEIGHBOURS if name in problem.__dict__}
-        if built:
-            self.around.setdefault(_key(problem), {}).update(built)
-            if len(self.around) > NEIGHBOUR_CACHE:
-                self.around.popitem(last=False)
+            self.around.move_to_end(key)
+            return found
+        self.around[key] = problem.neighbours
+        if len(self.around) > NEIGHBOUR_CACHE:
+            self.around.popitem(last=False)
+        return problem.neighbours
 
 
-#: The cached properties of :class:`Problem` that depend on the active PEs, the time-stamps
-#: and the architecture only.
-NEIGHBOURS = (
-    "time_step",
-    "temporal_neighbours",
-    "spatial_neighbours",
-    "delivery_neighbours",
-    "default_neighbours",
-    "linked_neighbours",
-)
-
-
-def _key(problem: Problem) -> tuple[str, str]:
-    return str(problem.active_pes), str(problem.timestamps)
-
-
-Bound = tuple[str, float]
+Cutoff = tuple[str, float]
 """(objective, value): a design point whose objective is surely worse than ``value`` is not
-counted further. Objectives with a bound: ``latency``, ``energy`` and ``edp`` (all minimised)."""
+counted further. Objectives with a cutoff: ``latency``, ``energy`` and ``edp`` (all
+minimised)."""
 
-BOUNDED = ("latency", "energy", "edp")
+CUTOFF_OBJECTIVES = ("latency", "energy", "edp")
 
 
 def _strictly_earlier(problem: Problem) -> bool:
@@ -97,11 +81,11 @@ def _strictly_earlier(problem: Problem) -> bool:
 
 
 def design_row(
-    problem: Problem, shared: SharedCounts, bound: Bound | None = None
+    problem: Problem, shared: SharedCounts, cutoff: Cutoff | None = None
 ) -> dict[str, Any]:
     """Return the figures of :data:`tenet.dse.run.worker.METRIC_COLUMNS` for ``problem``, or
-    ``{"status": "pruned", "reason": ...}`` when ``bound`` is given and a lower bound of its
-    objective, from the counts made so far, already exceeds the bound's value.
+    ``{"status": "pruned", "reason": ...}`` when ``cutoff`` is given and a lower bound of its
+    objective, from the counts made so far, already exceeds the cutoff's value.
 
     A lower bound of the compute latency (time-stamps, MACs per active PE) is checked first,
     then the compute latency is counted, then the unique volume of one tensor access after
@@ -119,14 +103,6 @@ def design_row(
     >>> design_row(p, SharedCounts(), ("latency", 17))["status"]
     'pruned'
     """
-    shared.prepare(problem)
-    try:
-        return _row(problem, shared, bound)
-    finally:
-        shared.keep(problem)
-
-
-def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[str, Any]:
     arch = problem.architecture
     if shared.macs is None:
         shared.macs = count(problem.workload.domain)
@@ -157,20 +133,21 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
         return macs * arch.energy.mac + l1 * arch.energy.l1 + 2 * unique * arch.energy.l2
 
     def beyond(uniques: list[int]) -> str | None:
-        """Why the point cannot beat ``bound`` with these (lower bounds of) unique volumes."""
-        if bound is None or bound[0] not in BOUNDED:
+        """Why the point cannot beat ``cutoff`` with these (lower bounds of) unique volumes."""
+        if cutoff is None or cutoff[0] not in CUTOFF_OBJECTIVES:
             return None
         reads = sum(u for u, a in zip(uniques, accesses, strict=True) if a.access == "read")
         latency = max(compute, transfer(reads), transfer(sum(uniques) - reads))
         energy = energy_of(sum(uniques))
-        low = {"latency": latency, "energy": energy, "edp": energy * latency}[bound[0]]
-        return f"{bound[0]} at least {low}, above {bound[1]}" if low > bound[1] else None
+        low = {"latency": latency, "energy": energy, "edp": energy * latency}[cutoff[0]]
+        return f"{cutoff[0]} at least {low}, above {cutoff[1]}" if low > cutoff[1] else None
 
     uniques = list(floors)
     if (reason := beyond(uniques)) is not None:
         return {"status": "pruned", "reason": reason}
     timing = occupancy(problem)
     compute = timing.latency_compute
+    around = shared.neighbours(problem)
     linked: list[isl.Map] = []
     for k, access in enumerate(accesses):
         if (reason := beyond(uniques)) is not None:
@@ -178,15 +155,15 @@ def _row(problem: Problem, shared: SharedCounts, bound: Bound | None) -> dict[st
         assignment = problem.assignment(access)
         # one instance per (PE, time-stamp): the (point, element) pairs are the accesses
         held = totals[k] if timing.instances_per_step_max == 1 else count(assignment)
-        from_links = reused(assignment, problem.spatial_neighbours)
+        from_links = reused(assignment, around.spatial)
         linked.append(from_links)
         # under links, the neighbours are the temporal ones and the linked ones
-        around = (
-            from_links.union(reused(assignment, problem.temporal_neighbours))
+        found = (
+            from_links.union(reused(assignment, around.temporal))
             if problem.neighbourhood == "links"
-            else reused(assignment, problem.reuse_neighbours)
+            else reused(assignment, around.reuse)
         )
-        uniques[k] = held - count(around)
+        uniques[k] = held - count(found)
     if (reason := beyond(uniques)) is not None:
         return {"status": "pruned", "reason": reason}
     spatial = sum(count(r) for r in linked)
