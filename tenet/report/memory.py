@@ -22,9 +22,10 @@ def plot_traffic(memory: MemoryMetrics, ax: Axes | None = None) -> Axes:
     Examples
     --------
     >>> from tenet.api import load_problem
-    >>> from tenet.metrics.memory import evaluate_memory
+    >>> from tenet.metrics.assessment import assess_problem
     >>> p = load_problem("gemm", "eyeriss", "gemm-os-tiled", params={"M": 24, "N": 28, "K": 16})
-    >>> len(plot_traffic(evaluate_memory(p)).patches)  # 6 (level, tensor) bars, 3 stacks
+    >>> memory = assess_problem(p, figures=["memory"]).memory
+    >>> len(plot_traffic(memory).patches)  # 6 (level, tensor) bars, 3 stacks
     18
     """
     ax = ax if ax is not None else new_axes()
@@ -55,8 +56,9 @@ def plot_level_latency(memory: MemoryMetrics, ax: Axes | None = None) -> Axes:
     Examples
     --------
     >>> from tenet.api import load_problem
-    >>> from tenet.metrics.memory import evaluate_memory
-    >>> memory = evaluate_memory(load_problem("gemm", "eyeriss", "gemm-os-tiled"))
+    >>> from tenet.metrics.assessment import assess_problem
+    >>> p = load_problem("gemm", "eyeriss", "gemm-os-tiled")
+    >>> memory = assess_problem(p, figures=["memory"]).memory
     >>> ax = plot_level_latency(memory)
     >>> [t.get_text() for t in ax.get_yticklabels()]  # eyeriss: DRAM, global buffer, registers
     ['dram', 'glb', 'rf', 'compute']

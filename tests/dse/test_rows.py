@@ -32,8 +32,9 @@ def _json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
 def _dataflow(row: dict[str, Any], path: Path) -> str:
     """Write the mapping of ``row`` as a dataflow file; return its path."""
     spec = {"version": 1, "name": "row", **{k: row[k] for k in ("space_stamp", "time_stamp")}}
-    if row["tiles"]:
-        spec["tiles"] = row["tiles"]
+    for key in ("tiles", "places", "keep"):
+        if row.get(key):
+            spec[key] = row[key]
     path.write_text(yaml.safe_dump(spec))
     return str(path)
 
@@ -94,6 +95,26 @@ def test_every_row_reproduced_by_eval(
         "tile-joint": joint,
     }.items():
         _reproduced(capsys, problem, row, tmp_path / f"{name}.yaml")
+
+
+def test_joint_row_with_its_kept_tensors_reproduced_by_eval(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # without seeds, the joint search's best is a leaf of a subtree, its nest keeping the
+    # tensors of that subtree's choice at glb; by energy, glb bypasses some tensor. The row
+    # carries the kept tensors (``keep``), and eval of the row's dataflow counts glb with
+    # them: the same energy, less than with glb keeping every tensor.
+    from tenet.dse.joint.run import joint_search
+
+    sizes = {"M": 8, "N": 8, "K": 8}
+    found = joint_search("gemm", ARCH, ["gemm-os-systolic"], sizes, seed=False, objective="energy")
+    row = found.row()
+    assert set(row["keep"]) == {"glb"} and 0 < len(row["keep"]["glb"]) < 3
+    problem = ("-w", "gemm", "-a", ARCH, *(f"-p{k}={v}" for k, v in sizes.items()))
+    _reproduced(capsys, problem, row, tmp_path / "joint.yaml")
+    every = _dataflow({**row, "keep": {}}, tmp_path / "every.yaml")
+    evaluated = _json(capsys, "eval", *problem, "-d", every, "--format", "json")
+    assert evaluated["memory"]["energy"] > row["energy"]
 
 
 def test_row_without_memory_levels_is_the_array(capsys: pytest.CaptureFixture[str]) -> None:

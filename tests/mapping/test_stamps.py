@@ -1,11 +1,26 @@
 """Loop nests written as stamps: the texts of hand-made nests (mixed radix, partial tiles, skew,
-per-PE levels)."""
+per-PE levels), and their kept tensors through the dataflow's YAML and back."""
 
 from __future__ import annotations
 
-import islpy as isl
+from pathlib import Path
 
-from tenet.mapping import LevelLoops, Loop, LoopNest, tensor_tiles, to_stamps
+import islpy as isl
+import pytest
+import yaml
+
+from tenet.errors import SpecError
+from tenet.mapping import (
+    LevelLoops,
+    Loop,
+    LoopNest,
+    Stamps,
+    dataflow_spec,
+    from_stamps,
+    tensor_tiles,
+    to_stamps,
+)
+from tenet.spec import load_dataflow
 
 GEMM = ("i", "j", "k")
 
@@ -81,3 +96,34 @@ def test_stamps_per_pe_level_below_spatial_loops() -> None:
     assert s.tiles == {"glb": "{S[i, j] -> GLB[j]}", "rf": "{S[i, j] -> RF[(i) % 2]}"}
     assert nest.tile_sizes("rf") == (1, 1)
     assert nest.tile_sizes("glb") == (4, 1)
+
+
+def test_stamps_keep_survives_the_dataflow_yaml(tmp_path: Path) -> None:
+    # glb keeps A and C (B bypasses it), rf every tensor: the stamps, the dataflow's YAML
+    # (``keep:``) and the nest read back from them say so.
+    nest = LoopNest(
+        GEMM,
+        (4, 2, 4),
+        (
+            LevelLoops("dram", (Loop("k", 2),)),
+            LevelLoops("glb", (Loop("i", 2, spatial=0), Loop("j", 2)), frozenset("CA")),
+            LevelLoops("rf", (Loop("i", 2), Loop("k", 2))),
+        ),
+        per_pe=frozenset({"rf"}),
+    )
+    assert to_stamps(nest).keep == {"glb": ("A", "C")}
+    path = tmp_path / "kept.yaml"
+    document = dataflow_spec(nest, "kept").model_dump(mode="json", exclude_none=True)
+    path.write_text(yaml.safe_dump(document))
+    spec = load_dataflow(str(path))
+    assert spec.keep == {"glb": ("A", "C")}
+    stamps = Stamps(spec.space_stamp, spec.time_stamp, spec.tiles, spec.places, spec.keep)
+    domain = isl.Set("{S[i, j, k]: 0 <= i < 4 and 0 <= j < 2 and 0 <= k < 4}")
+    back = from_stamps(stamps, domain, ["dram", "glb", "rf"], per_pe={"rf"}, pe_extents=[2])
+    assert back == nest
+
+
+def test_stamps_keep_at_the_outermost_level_is_refused() -> None:
+    nest = LoopNest(("i",), (2,), (LevelLoops("dram", (Loop("i", 2),), frozenset("A")),))
+    with pytest.raises(SpecError, match="m.yaml: dram.keep: the outermost level 'dram' holds"):
+        to_stamps(nest, "m.yaml")

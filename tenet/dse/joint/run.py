@@ -45,6 +45,7 @@ from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import fraction_text
 from tenet.metrics.row import bound_field
+from tenet.model.memory import MemoryLevel
 from tenet.model.problem import Problem
 from tenet.spec import (
     ArchitectureSpec,
@@ -53,6 +54,7 @@ from tenet.spec import (
     load_architecture,
     load_workload,
 )
+from tenet.spec.architecture import LevelSpec
 from tenet.vocab import MemoryObjective
 
 __all__ = [
@@ -274,7 +276,7 @@ def joint_search(
     specs, computes, ranked = _mappings_and_floors(w, a, bound, mappings)
     first = load_problem(w, a, specs[0], bound)
     checked = (space or TilingSpace()).checked(first)
-    choices = bypass_choices([lv.name for lv in a.levels], list(w.accesses)) if bypass else [{}]
+    choices = _choices(a.levels, list(w.accesses), bypass)
     facts = BoundContext.from_problem(first, per_pe=False)
     # the energy depends on each PE's own fills: bound them per placement (space-stamp)
     placements = list(dict.fromkeys(d.space_stamp for d in specs))
@@ -453,6 +455,17 @@ def _mappings_and_floors(
     specs = [load_specs(workload, architecture, m)[2] for m in mappings]
     problems = [load_problem(workload, architecture, d, bound) for d in specs]
     return specs, [occupancy(p).latency_compute for p in problems], []
+
+
+def _choices(
+    levels: Sequence[LevelSpec | MemoryLevel], tensors: Sequence[str], bypass: bool
+) -> list[dict[str, frozenset[str]]]:
+    """The choices of kept tensors of the search (:func:`bypass_choices`; without
+    ``bypass``, each level keeps every tensor it may hold)."""
+    if not bypass:
+        return [{}]
+    held = {lv.name: lv.tensors for lv in levels if lv.tensors is not None}
+    return bypass_choices([lv.name for lv in levels], tensors, held)
 
 
 def _improved(
@@ -724,7 +737,7 @@ def _root_bound(
     compute: int,
 ) -> Fraction:
     """Return the least root bound of ``objective`` over the choices of kept tensors."""
-    choices = bypass_choices([lv.name for lv in context.levels], list(tensors)) if bypass else [{}]
+    choices = _choices(context.levels, tensors, bypass)
     return min(lower_bound(context, compute, [], keep).value(objective) for keep in choices)
 
 
@@ -798,9 +811,7 @@ def constructive_certificate(
         specs[state.mapping],
         objective,
         min(floor, state.best_value()),
-        leaves
-        * len(candidates)
-        * len(bypass_choices([lv.name for lv in a.levels], list(w.accesses))),
+        leaves * len(candidates) * len(_choices(a.levels, list(w.accesses), True)),
         evaluated,
         0,
         0,

@@ -15,7 +15,7 @@ visited when the search stops early), and their gap: 0 when the search finishes.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations, permutations, product
@@ -58,23 +58,31 @@ class SubtreeResult:
 
 
 def bypass_choices(
-    levels: Sequence[str], tensors: Sequence[str]
+    levels: Sequence[str],
+    tensors: Sequence[str],
+    held: Mapping[str, Collection[str]] | None = None,
 ) -> list[dict[str, frozenset[str]]]:
     """Return every choice of the tensors each of ``levels`` (names, outermost first) keeps,
-    as a nest's kept tensors per level: the innermost level keeps every tensor (it feeds the
-    MACs), each level between it and the outermost any non-empty subset (every tensor first).
+    as a nest's kept tensors per level: the innermost level keeps every tensor it may hold
+    (it feeds the MACs), each level between it and the outermost any non-empty subset of the
+    ``tensors`` it may hold (``held``: per level that may hold only some, those; every
+    tensor first).
 
     Examples
     --------
     >>> choices = bypass_choices(["dram", "glb", "rf"], ["A", "B", "C"])
     >>> len(choices), sorted(choices[-1]["glb"])  # 7 non-empty subsets, the last one tensor
     (7, ['C'])
+    >>> len(bypass_choices(["dram", "glb", "rf"], ["A", "B", "C"], {"glb": ["A", "B"]}))
+    3
     """
-    middle = list(levels[1:-1])
-    subsets = [
-        frozenset(c) for n in range(len(tensors), 0, -1) for c in combinations(sorted(tensors), n)
-    ]
-    return [dict(zip(middle, combo, strict=True)) for combo in product(subsets, repeat=len(middle))]
+    per_level = []
+    for level in levels[1:-1]:
+        may = sorted(t for t in tensors if held is None or level not in held or t in held[level])
+        subsets = [frozenset(c) for n in range(len(may), 0, -1) for c in combinations(may, n)]
+        per_level.append(subsets or [frozenset()])
+    middle = levels[1:-1]
+    return [dict(zip(middle, combo, strict=True)) for combo in product(*per_level)]
 
 
 @dataclass
