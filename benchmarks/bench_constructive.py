@@ -137,7 +137,7 @@ def _speed(limit: int | None) -> None:
         sizes = " ".join(f"{d}:{s}" for d, s in zip(tiled.mapping.dims, outer, strict=True))
         print(
             f"{name:<18} {best['latency_compute_cycles']:>10,} "
-            f"{float(tiled.memory.latency):>10,.0f} {tiled.traffic_dram:>14,} {sizes:<34} "
+            f"{float(tiled.memory.latency):>10,.0f} {tiled.memory.traffic_dram:>14,} {sizes:<34} "
             f"{tiled.memory.bottleneck}"
         )
     seconds = time.process_time() - start - excluded

@@ -63,7 +63,7 @@ def conv3_search(quick: bool) -> None:
     )
     print(
         f"  best: {best.mapping.describe()}; latency {float(best.value):.0f} cycles "
-        f"({best.memory.bottleneck}), DRAM traffic {best.traffic_dram} elements"
+        f"({best.memory.bottleneck}), DRAM traffic {best.memory.traffic_dram} elements"
     )
 
 
@@ -82,7 +82,7 @@ def gemm_traffic(quick: bool) -> None:
     found = search_tiling(problem, TilingSpace(["glb"], sizes=dict.fromkeys("ijk", choices)))
     seconds = time.process_time() - start
     untiled = _untiled(problem)
-    best = found.best.traffic_dram
+    best = found.best.memory.traffic_dram
     print(
         f"GEMM 1024^3 on simba: best tiling {found.best.mapping.describe()} moves {best} "
         f"elements to and from DRAM; untiled {_dram(untiled)} "

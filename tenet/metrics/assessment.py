@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from tenet.isl_utils import parse_map
 from tenet.mapping import LoopNest, Stamps, to_stamps
@@ -53,13 +53,33 @@ RECORD_FORMAT = 2
 """The layout of :meth:`Evaluated.to_dict`: part of the key of every search run that stores
 records, so that a store written with another layout is searched afresh."""
 
-_Counted = TypeVar("_Counted")
+_T = TypeVar("_T")
 
 
-def _counted(value: _Counted | None, what: str) -> _Counted:
-    if value is None:
-        raise ValueError(f"this assessment did not count the {what} (see its figures=)")
-    return value
+class _Counted(Generic[_T]):
+    """One figure of an :class:`Assessment`, kept in its field ``_<name>`` (None: not
+    counted); read when it was not counted, it raises ``ValueError``."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.__doc__ = f"The {what} (``figures=`` of :func:`assess_problem`)."
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.field = f"_{name}"
+
+    @overload
+    def __get__(self, assessment: None, owner: type) -> _Counted[_T]: ...
+
+    @overload
+    def __get__(self, assessment: object, owner: type) -> _T: ...
+
+    def __get__(self, assessment: object | None, owner: type) -> _T | _Counted[_T]:
+        if assessment is None:
+            return self
+        value: _T | None = getattr(assessment, self.field)
+        if value is None:
+            raise ValueError(f"this assessment did not count the {self.what} (see figures=)")
+        return value
 
 
 @dataclass(frozen=True)
@@ -75,7 +95,8 @@ class LevelNeeds:
 class Assessment:
     """What :func:`assess_problem` counted of one problem under one ``mapping``: its stamps,
     tile stamps, places and kept tensors as isl text (as a dataflow file writes them), and the
-    figures asked for; a figure not counted raises ``ValueError`` when read."""
+    figures asked for (``metrics``, ``legality``, ``memory``, ``needs``, ``design``); a
+    figure not counted raises ``ValueError`` when read."""
 
     mapping: Stamps
     energy_unit: EnergyUnit
@@ -86,32 +107,13 @@ class Assessment:
     _needs: LevelNeeds | None = None
     _design: dict[str, Any] | None = None
 
-    @property
-    def metrics(self) -> Metrics:
-        """The array's metrics (``figures="metrics"``)."""
-        return _counted(self._metrics, "metrics")
-
-    @property
-    def legality(self) -> Legality:
-        """The legality report (``figures="legality"``)."""
-        return _counted(self._legality, "legality")
-
-    @property
-    def memory(self) -> MemoryMetrics:
-        """The memory levels' figures (``figures="memory"``)."""
-        return _counted(self._memory, "memory figures")
-
-    @property
-    def needs(self) -> LevelNeeds:
-        """The levels' capacity needs (``figures="needs"``)."""
-        return _counted(self._needs, "capacity needs")
-
-    @property
-    def design(self) -> dict[str, Any]:
-        """The design point's row (``figures="design"``):
-        :data:`tenet.dse.run.worker.METRIC_COLUMNS`, or ``status`` ``pruned`` and its
-        ``reason`` when it cannot beat the cutoff."""
-        return _counted(self._design, "design point's row")
+    metrics = _Counted[Metrics]("array's metrics")
+    legality = _Counted[Legality]("legality report")
+    memory = _Counted[MemoryMetrics]("memory levels' figures")
+    needs = _Counted[LevelNeeds]("levels' capacity needs")
+    design = _Counted[dict[str, Any]]("design point's row")
+    """The design point's row: :data:`tenet.dse.run.worker.METRIC_COLUMNS`, or ``status``
+    ``pruned`` and its ``reason`` when it cannot beat the cutoff."""
 
     @property
     def legal(self) -> bool:
@@ -289,16 +291,11 @@ class Evaluated:
         """The memory figures of the assessment."""
         return self.assessment.memory
 
-    @property
-    def traffic_dram(self) -> int:
-        """Elements moved between the outermost level and the levels it feeds."""
-        return self.memory.traffic_dram
-
     def rank(self, objective: MemoryObjective) -> tuple[Fraction, Fraction, int]:
         """The order of mappings by ``objective``: its value, then the energy when it is the
         latency (else the latency), then less DRAM traffic."""
         other = self.memory.energy if objective == "latency" else self.memory.latency
-        return (self.value, Fraction(other), self.traffic_dram)
+        return (self.value, Fraction(other), self.memory.traffic_dram)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the record as exact JSON-ready values (fractions as ``p/q``), read back by

@@ -10,7 +10,14 @@ from fractions import Fraction
 from tenet.errors import SpecError, UnknownTensorError
 from tenet.spec.architecture import ArchitectureSpec, LevelSpec
 
-__all__ = ["MemoryLevel", "memory_levels", "IMPLIED_DRAM", "mapped_levels", "check_keep"]
+__all__ = [
+    "MemoryLevel",
+    "memory_levels",
+    "IMPLIED_DRAM",
+    "mapped_levels",
+    "inner_level",
+    "check_keep",
+]
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,45 @@ def mapped_levels(
     )
 
 
+def inner_level(
+    levels: Sequence[MemoryLevel],
+    name: str,
+    holds: str,
+    *,
+    source: str | None = None,
+    location: str | None = None,
+) -> MemoryLevel:
+    """Return the level ``name`` of ``levels`` inside the outermost, which a dataflow's key
+    at ``location`` names (``holds``: what the outermost level holds, in the refusal).
+
+    Raises
+    ------
+    SpecError
+        A level the architecture does not have, or the outermost.
+
+    Examples
+    --------
+    >>> inner_level((MemoryLevel("dram"), MemoryLevel("glb")), "dram", "everything")
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: 'dram' is the outermost level: it holds everything
+    """
+    names = [level.name for level in levels]
+    if name not in names:
+        raise SpecError(
+            f"the architecture has no memory level {name!r} (levels: {', '.join(names)})",
+            source=source,
+            location=location,
+        )
+    if name == names[0]:
+        raise SpecError(
+            f"{name!r} is the outermost level: it holds {holds}",
+            source=source,
+            location=location,
+        )
+    return levels[names.index(name)]
+
+
 def check_keep(
     levels: Sequence[MemoryLevel],
     keep: Mapping[str, Collection[str]],
@@ -207,22 +253,9 @@ def check_keep(
     ...
     tenet.errors.SpecError: keep.glb: level 'glb' may not hold C (it may hold A, B)
     """
-    names = [level.name for level in levels]
     for name, kept in keep.items():
         location = where(f"keep.{name}")
-        if name not in names:
-            raise SpecError(
-                f"the architecture has no memory level {name!r} (levels: {', '.join(names)})",
-                source=source,
-                location=location,
-            )
-        if name == names[0]:
-            raise SpecError(
-                f"{name!r} is the outermost level: it holds every tensor",
-                source=source,
-                location=location,
-            )
-        level = levels[names.index(name)]
+        level = inner_level(levels, name, "every tensor", source=source, location=location)
         for tensor in kept:
             if tensor not in tensors:
                 raise UnknownTensorError(tensor, tensors, source=source, location=location)

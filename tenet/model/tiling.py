@@ -18,7 +18,7 @@ import islpy as isl
 from tenet.errors import DomainNotCoveredError, NotAFunctionError, SpecError
 from tenet.isl_utils import coalesce, tuple_signature, witness
 from tenet.model.architecture import Link
-from tenet.model.memory import MemoryLevel
+from tenet.model.memory import MemoryLevel, inner_level
 from tenet.model.problem import Problem
 from tenet.model.spacetime import identity, neighbours, previous, step_back
 from tenet.model.workload import check_statement
@@ -136,25 +136,14 @@ def tile_stamps(
         A stamp that misses an instance or gives one two tiles (with a witness).
     """
     dataflow, levels = problem.dataflow, problem.architecture.levels
-    names = [level.name for level in levels]
     domain = problem.workload.domain
     statement = tuple_signature(domain, isl.dim_type.set)
     src = dataflow.source
     stamps: dict[str, isl.Map] = {}
     for name, stamp in dataflow.tiles if tiles is None else tiles:
         where = f"tiles.{name}"
-        if name not in names:
-            raise SpecError(
-                f"the architecture has no memory level {name!r} (levels: {', '.join(names)})",
-                source=src,
-                location=where,
-            )
-        if name == names[0]:
-            raise SpecError(
-                f"{name!r} is the outermost level: it holds everything and has no tiles",
-                source=src,
-                location=where,
-            )
+        holds = "everything and has no tiles"
+        inner_level(levels, name, holds, source=src, location=where)
         check_statement(stamp, statement, source=src, location=where)
         missing = domain.subtract(stamp.domain())
         if not missing.is_empty():

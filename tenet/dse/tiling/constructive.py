@@ -395,7 +395,7 @@ def construct_tilings(
         results.append(Evaluated.of(problem, fitting[k], objective, compute))
         if best is None or results[-1].value < best:
             best = results[-1].value
-    return sorted(results, key=lambda r: (r.value, r.traffic_dram))
+    return sorted(results, key=lambda r: (r.value, r.memory.traffic_dram))
 
 
 def _orders(

@@ -260,7 +260,7 @@ def search_sizes(
             done[key] = Evaluated.of(problem, tiling, objective, compute)
         result = done[key]
         # ties go to the first enumerated: the tiling ``result`` was counted for
-        rank = (result.value, result.traffic_dram, index)
+        rank = (result.value, result.memory.traffic_dram, index)
         if best is None or rank < best[0]:
             best = (rank, result)
     assert best is not None

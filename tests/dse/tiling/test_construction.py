@@ -129,7 +129,7 @@ def test_a_bound_leaves_out_tilings_that_cannot_come_first() -> None:
     every = construct_tilings(problem, top_k=10)
     pruned = construct_tilings(problem, top_k=10, bound=bound)
     assert pruned[0].value == every[0].value
-    assert pruned[0].traffic_dram == every[0].traffic_dram
+    assert pruned[0].memory.traffic_dram == every[0].memory.traffic_dram
     assert len(pruned) < len(every)
     # An incumbent below every bound (the compute latency bounds every tiling): none evaluated.
     assert construct_tilings(problem, top_k=10, bound=bound, incumbent=Fraction(compute - 1)) == []

@@ -72,7 +72,7 @@ def _brute_force(
 def check_search(problem: Problem, space: TilingSpace, objective: MemoryObjective) -> None:
     found = search_tiling(problem, space, objective=objective)
     value, dram, described = _brute_force(problem, space, objective)
-    assert (found.best.value, found.best.traffic_dram) == (value, dram)
+    assert (found.best.value, found.best.memory.traffic_dram) == (value, dram)
     assert found.best.mapping.describe() == described
     assert found.evaluated <= found.fitting <= found.candidates
 
