@@ -40,7 +40,7 @@ def test_constructed_tiling_reaches_the_exhaustive_optimum() -> None:
     built = construct_tilings(problem, top_k=10)
     assert len(built) <= 10 < exhaustive.evaluated
     assert built[0].value == exhaustive.best.value
-    assert all(r.metrics.fits for r in built)
+    assert all(r.memory.fits for r in built)
 
 
 def test_nothing_fits() -> None:
