@@ -7,7 +7,6 @@ given ``gemm-os-systolic`` on a 16x16 array prints what it prints for
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -16,15 +15,8 @@ import pytest
 from tenet.cli import cli
 from tests.conftest import run
 
-SIZES = ("-p", "M=16", "-p", "N=16", "-p", "K=16")
 SIXTEEN = ":rows=16,cols=16"
 EIGHT = ":rows=8,cols=8"
-
-
-def _network(tmp_path: Path) -> str:
-    path = tmp_path / "net.yaml"
-    path.write_text("name: n\nlayers:\n  - {name: fc, workload: gemm, params: {M: 16, N: 16}}\n")
-    return str(path)
 
 
 def _tile_figures(out: str) -> str:
@@ -33,38 +25,22 @@ def _tile_figures(out: str) -> str:
     return json.dumps(row)
 
 
-Args = Callable[[str, Path], tuple[str, ...]]
-"""The command line of a command, given the dataflow and a folder for its files."""
-
-COMMANDS: dict[str, Args] = {
-    "eval": lambda d, _: ("eval", "-w", "gemm", "-a", "systolic-2d-16x16", "-d", d, *SIZES),
-    "check": lambda d, _: ("check", "-w", "gemm", "-a", "systolic-2d-16x16", "-d", d, *SIZES),
-    "table": lambda d, _: ("table", "-w", "gemm", "-a", "systolic-2d-16x16", "-d", d, *SIZES),
-    "plot": lambda d, tmp: (
-        "plot", "reuse", "-w", "gemm", "-a", "systolic-2d-16x16", "-d", d, *SIZES,
-        "-o", str(tmp / f"{d}.png"),
-    ),  # fmt: skip
-    "compare": lambda d, _: (
-        "compare", "-w", "gemm", "-a", "systolic-2d-16x16", "-d", d.replace("-systolic", ""),
-        *SIZES,
-    ),  # fmt: skip  (a dataflow MAESTRO's directives express: no skew)
-    "tile": lambda d, _: (
-        "tile", "-w", "gemm", "-a", "systolic-levels-16x16", "-d", d, *SIZES, "--format", "json",
-    ),  # fmt: skip
-    "layout": lambda d, _: ("layout", "-w", "gemm", "-a", "systolic-2d-16x16", "-d", d, *SIZES),
-    "eval-network": lambda d, tmp: (
-        "eval-network", _network(tmp), "-a", "systolic-2d-16x16", "-d", d, "--format", "csv",
-    ),  # fmt: skip
-    "export accelforge": lambda d, _: (
-        "export", "accelforge", "-w", "gemm", "-a", "systolic-2d-16x16", "-d", d, *SIZES,
-    ),  # fmt: skip  (refused: a skewed placement; the message shows the sized template)
-    "export zigzag": lambda d, tmp: (
-        "export", "zigzag", "-w", "gemm", "-a", "systolic-2d-16x16", "-d", d, *SIZES,
-        "-o", str(tmp / "zz"),
-    ),  # fmt: skip
+ARRAY = "-w gemm -a systolic-2d-16x16 -d {d} -p M=16 -p N=16 -p K=16"
+COMMANDS: dict[str, str] = {
+    "eval": f"eval {ARRAY}",
+    "check": f"check {ARRAY}",
+    "table": f"table {ARRAY}",
+    "plot": f"plot reuse {ARRAY} -o {{tmp}}/{{d}}.png",
+    "compare": f"compare {ARRAY}",
+    "tile": "tile -w gemm -a systolic-levels-16x16 -d {d} -p M=16 -p N=16 -p K=16 --format json",
+    "layout": f"layout {ARRAY}",
+    "eval-network": "eval-network {tmp}/net.yaml -a systolic-2d-16x16 -d {d} --format csv",
+    "export accelforge": f"export accelforge {ARRAY}",
+    "export zigzag": f"export zigzag {ARRAY} -o {{tmp}}/zz",
 }
 """Every command taking ``-a`` and ``-d``, on a 16x16 array with a template whose defaults
-are 8x8."""
+are 8x8 (``{d}``: gemm-os-systolic, or gemm-os for compare, whose MAESTRO directives express
+no skew; the exports refuse a skewed placement, in a message showing the sized template)."""
 
 
 def _commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
@@ -93,14 +69,18 @@ def test_sizing_every_command_with_an_array_and_a_dataflow_is_tested() -> None:
 def test_sizing_a_template_takes_the_array_extents_in_every_command(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str
 ) -> None:
-    args = COMMANDS[name]
+    (tmp_path / "net.yaml").write_text(
+        "name: n\nlayers:\n  - {name: fc, workload: gemm, params: {M: 16, N: 16}}\n"
+    )
     printed = {}
     for suffix in ("", SIXTEEN, EIGHT):
-        code, out, err = run(capsys, *args(f"gemm-os-systolic{suffix}", tmp_path))
+        dataflow = ("gemm-os" if name == "compare" else "gemm-os-systolic") + suffix
+        args = COMMANDS[name].format(d=dataflow, tmp=tmp_path).split()
+        code, out, err = run(capsys, *args)
         if name == "tile":
             out = _tile_figures(out)
         if name == "plot":
-            out, err = (tmp_path / f"gemm-os-systolic{suffix}.png").read_bytes().hex(), ""
+            out, err = (tmp_path / f"{dataflow}.png").read_bytes().hex(), ""
         if name == "eval-network":  # names the dataflow as given (sized, it is named so)
             out = out.replace(f'"gemm-os-systolic{SIXTEEN}"', "gemm-os-systolic")
         printed[suffix] = (code, out + err)
