@@ -33,6 +33,7 @@ from tenet.errors import (
 from tenet.lazy import lazy_exports
 from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
 from tenet.metrics.assessment import Assessment
+from tenet.metrics.clock import clock_figures
 from tenet.metrics.row import ROW_FIELDS, mapping_row
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.zoo import architecture, dataflow, network, workload
@@ -67,6 +68,7 @@ __all__ = [
     "assess",
     "assess_experiment",
     "check",
+    "clock_figures",
     "count",
     "dataflow",
     "evaluate",

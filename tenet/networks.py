@@ -16,6 +16,7 @@ from tenet.metrics.cache import CountCache
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
+from tenet.report.tables import axis_label, clock_columns
 from tenet.spec import (
     ArchitectureSpec,
     LayerSpec,
@@ -24,7 +25,7 @@ from tenet.spec import (
     load_dataflow,
     load_network,
 )
-from tenet.vocab import column
+from tenet.vocab import EnergyUnit, column
 from tenet.zoo import fits
 
 if TYPE_CHECKING:
@@ -58,6 +59,10 @@ class NetworkResult:
     name: str
     architecture: str
     layers: tuple[LayerResult, ...]
+    energy_unit: EnergyUnit = "MAC"
+    """The unit of the energies: the architecture's energy table's."""
+    clock_mhz: float | None = None
+    """The architecture's clock frequency (MHz), if it gives one."""
 
     @property
     def macs(self) -> int:
@@ -92,7 +97,7 @@ class NetworkResult:
 
     def table(self) -> pd.DataFrame:
         """Return one row per layer (metrics of one occurrence) and a ``total`` row (weighted
-        by the counts)."""
+        by the counts); with a clock, each row's runtime, throughput and average power."""
         import pandas as pd
 
         rows = [
@@ -106,6 +111,7 @@ class NetworkResult:
                 "latency_cycles": r.metrics.latency,
                 "volume_unique_elements": sum(t.volume_unique for t in r.metrics.tensors),
                 "energy": r.metrics.energy,
+                "energy_unit": r.metrics.energy_unit,
             }
             for r in self.layers
         ]
@@ -120,9 +126,11 @@ class NetworkResult:
                 "latency_cycles": self.latency,
                 "volume_unique_elements": self.volume_unique,
                 "energy": self.energy,
+                "energy_unit": self.energy_unit,
             }
         )
-        return pd.DataFrame(rows).set_index("layer")
+        table = pd.DataFrame(rows)
+        return clock_columns(table, [self.clock_mhz] * len(table)).set_index("layer")
 
 
 def choose_dataflow(layer: LayerSpec, dataflows: Sequence[str], architecture: str) -> str:
@@ -182,7 +190,7 @@ def evaluate_network(
             problem = load_problem(layer.workload, arch, name, params=layer.params)
             done[key] = cache.evaluate(problem) if cache is not None else evaluate(problem)
         results.append(LayerResult(layer, name, done[key]))
-    return NetworkResult(spec.name, arch.name, tuple(results))
+    return NetworkResult(spec.name, arch.name, tuple(results), arch.energy.unit, arch.clock_mhz)
 
 
 def network_report(
@@ -197,8 +205,8 @@ def network_report(
     layers = table[table["layer"] != "total"]
     title = f"{result.name} on {result.architecture}"
     panels = [
-        (column("latency"), "latency, cycles"),
-        ("energy", "energy, table's unit"),
+        (column("latency"), axis_label(column("latency"))),
+        ("energy", axis_label("energy", layers)),
         (column("utilisation"), "PE utilisation"),
     ]
     axes = plot_layers(layers, panels=panels, title=title, by="layer")

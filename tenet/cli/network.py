@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import click
 
+from tenet import clock_figures
 from tenet.cli.app import cli, progress
 from tenet.cli.options import OutputOptions, output_options, written_file
 from tenet.networks import evaluate_network, network_report
@@ -59,7 +60,8 @@ def eval_network_command(
             "layers": [
                 {"dataflow": r.dataflow, "count": r.layer.count, **r.metrics.to_dict()}
                 | {"name": r.layer.name, "workload": r.layer.workload}
-                for r in result.layers
+                | clock_figures(m.latency, m.macs, m.energy, m.energy_unit, result.clock_mhz)
+                for r, m in ((r, r.metrics) for r in result.layers)
             ],
             "total": table.loc["total"].drop(["workload", "dataflow"]).to_dict(),
         }

@@ -17,6 +17,7 @@ from tenet.dse.run.store import ResultStore
 from tenet.errors import SpecError
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
+from tenet.report.tables import axis_label
 from tenet.vocab import column
 
 if TYPE_CHECKING:
@@ -109,11 +110,18 @@ def stored_results(path: str | Path) -> tuple[dict[str, str], pd.DataFrame]:
 
 
 def _network_title(workloads: list[str], architecture: str) -> str:
-    """``net on arch`` when every workload is a layer ``net/...`` of one network."""
+    """``net on arch`` when every workload is a layer ``net/...`` of one network, ``w on
+    arch`` for one workload."""
     networks = {w.split("/")[0] for w in workloads if "/" in w}
     if len(networks) == 1 and all("/" in w for w in workloads):
         return f"{networks.pop()} on {architecture}"
-    return f"{len(workloads)} workloads on {architecture}"
+    return f"{_workloads(workloads)} on {architecture}"
+
+
+def _workloads(workloads: list[str]) -> str:
+    """The one workload's name, else how many there are."""
+    distinct = list(dict.fromkeys(workloads))
+    return distinct[0] if len(distinct) == 1 else f"{len(distinct)} workloads"
 
 
 def _figures(results: pd.DataFrame, best: pd.DataFrame, by: str) -> list[tuple[str, Figure]]:
@@ -128,8 +136,8 @@ def _figures(results: pd.DataFrame, best: pd.DataFrame, by: str) -> list[tuple[s
         figures.append(("Design points and their Pareto front", ax.figure))  # type: ignore[arg-type]
         return figures
     panels = [
-        (column("latency"), "latency, cycles"),
-        (column("energy"), "energy, table's unit"),
+        (column("latency"), axis_label(column("latency"))),
+        (column("energy"), axis_label(column("energy"), best)),
         (column("utilisation"), "PE utilisation"),
     ]
     goal = objective_of(by)
@@ -180,6 +188,7 @@ def design_report(
         title = f"{workloads[0]} on {architectures[0]}"
     elif title is None and len(architectures) == 1:
         title = _network_title(workloads, architectures[0])
-    heading = title or f"{len(workloads)} workloads on {len(architectures)} architectures"
+    many = f"{len(architectures)} architectures" if len(architectures) > 1 else architectures[0]
+    heading = title or f"{_workloads(workloads)} on {many}"
     figures = _figures(results, best, objective) if len(best) else []
     return Report(heading, dict(inputs), tables, figures, mappings)

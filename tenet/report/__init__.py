@@ -24,6 +24,8 @@ from tenet.report.plots import (
 )
 from tenet.report.tables import (
     DESIGN_COLUMNS,
+    axis_label,
+    clock_columns,
     comparison_table,
     records_table,
     reuse_table,
@@ -45,7 +47,9 @@ __all__ = [
     "Format",
     "IMAGE_FORMATS",
     "assessment_text",
+    "axis_label",
     "bank_use",
+    "clock_columns",
     "comparison_table",
     "format_of",
     "image_format",

@@ -12,40 +12,56 @@ from typing import Any
 from tenet.layout.metrics import LayoutMetrics
 from tenet.layout.search import LayoutSearch
 from tenet.metrics.assessment import Assessment
+from tenet.metrics.clock import clock_figures
 from tenet.metrics.memory import MemoryMetrics
-from tenet.vocab import ENERGY_UNIT_LABELS, unit_label
+from tenet.vocab import unit_label
 
 __all__ = ["assessment_text", "layout_dict", "layout_text", "mapping_row_output", "row_csv"]
 
 
-def _memory_lines(memory: MemoryMetrics, energy_unit: str) -> list[str]:
+def _clock_lines(
+    latency: int | Fraction, macs: int, energy: float, energy_unit: str, clock_mhz: float | None
+) -> list[str]:
+    """A line per figure at the clock (none without one), named as in JSON, with units."""
+    figures = clock_figures(latency, macs, energy, energy_unit, clock_mhz)
+    return [f"{key:24} {value:.6g} {unit_label(key)}" for key, value in figures.items()]
+
+
+def _memory_lines(memory: MemoryMetrics, energy_unit: str, clock: list[str]) -> list[str]:
     if len(memory.levels) < 2:
         return []
+    unit = unit_label("energy", energy_unit)
     lines = ["", memory.table().to_string(), ""]
     lines += [
         f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
         f" elements, reads {s.accesses_read}, writes {s.accesses_write}, latency "
-        f"{float(s.latency):g} cycles, energy {s.energy:g} {energy_unit}"
+        f"{float(s.latency):g} cycles, energy {s.energy:g} {unit}"
         for s in memory.levels
     ]
     lines.append(
         f"{'memory latency':24} {float(memory.latency):g} cycles (bottleneck: {memory.bottleneck})"
     )
     lines.append(
-        f"{'memory energy':24} {memory.energy:g} {energy_unit} (the levels above, operands "
+        f"{'memory energy':24} {memory.energy:g} {unit} (the levels above, operands "
         f"{memory.energy_operands:g}, links {memory.energy_links:g})"
     )
+    lines += [f"memory {line}" for line in clock]
     lines += [f"  capacity: {v.message}" for v in memory.violations]
     return lines
 
 
 def assessment_text(
-    assessment: Assessment, csv: bool = False, row: Mapping[str, Any] | None = None
+    assessment: Assessment,
+    csv: bool = False,
+    row: Mapping[str, Any] | None = None,
+    clock_mhz: float | None = None,
 ) -> str:
     """Return the per-tensor table of ``assessment``, then one line per figure of the
     dataflow, the legality checks and (with several memory levels) the figures per level;
     with ``csv``, only the per-tensor table, as CSV, with the figures of the mapping's
-    ``row`` (:func:`tenet.metrics.row.mapping_row`, if given) on every line."""
+    ``row`` (:func:`tenet.metrics.row.mapping_row`, if given) on every line. With the
+    architecture's ``clock_mhz``, the runtime, throughput and average power of the array's
+    figures follow them, and those of the memory levels' figures follow theirs."""
     metrics, legality, memory = assessment.metrics, assessment.legality, assessment.memory
     table = metrics.table()
     if csv:
@@ -57,16 +73,18 @@ def assessment_text(
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]
     summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
+    unit = metrics.energy_unit
     lines = [f"{metrics.name} (volumes in elements)", table.to_string(), ""]
-    units = {"energy": ENERGY_UNIT_LABELS[metrics.energy_unit]}
     lines += [
-        f"{key:24} {value} {units.get(key, unit_label(key))}".rstrip()
+        f"{key:24} {value} {unit_label(key, unit)}".rstrip()
         for key, value in summary.items()
         if key not in ("name", "energy_unit")
     ]
+    lines += _clock_lines(metrics.latency, metrics.macs, metrics.energy, unit, clock_mhz)
     lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
     lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
-    lines += _memory_lines(memory, units["energy"])
+    clock = _clock_lines(memory.latency, metrics.macs, memory.energy, unit, clock_mhz)
+    lines += _memory_lines(memory, unit, clock)
     return "\n".join(lines)
 
 
@@ -85,7 +103,7 @@ def mapping_row_output(
     table = memory.table()
     if fmt == "csv":
         return f"{row_csv(row)}\n\n{table.to_csv().rstrip()}"
-    named = {"energy": ENERGY_UNIT_LABELS[row["energy_unit"]], **(units or {})}
+    named = {"energy": unit_label("energy", row["energy_unit"]), **(units or {})}
     lines = [
         f"{key:24} {value} {named.get(key, '')}".rstrip()
         for key, value in row.items()
