@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 import click
 from tqdm import tqdm
 
-from tenet.cli.checks import check_writable, describe_error, writable_path
+from tenet.cli.checks import KEPT, check_writable, describe_error, writable_path
 from tenet.errors import TenetError
 from tenet.files import write_atomically
 from tenet.spec import check_sizes
@@ -67,13 +67,10 @@ output_option = click.option(
 )
 
 
-_KEY = "tenet.cli.options."
-
-
 def keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
     """Click callback of an option whose value goes into a record rather than to the command
     (declared with ``expose_value=False``): keep ``value`` aside for :func:`kept`."""
-    ctx.meta[_KEY + str(param.name)] = value
+    ctx.meta[KEPT + str(param.name)] = value
     return value
 
 
@@ -88,7 +85,7 @@ def keep_after(
 def kept(name: str) -> Any:
     """Return the value kept by :func:`keep` for the option ``name`` of the running command
     (of the type its declaration gives it)."""
-    return click.get_current_context().meta[_KEY + name]
+    return click.get_current_context().meta[KEPT + name]
 
 
 def kept_option(

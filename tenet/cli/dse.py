@@ -19,7 +19,7 @@ from tenet.cli.app import (
     parse_params,
     progress,
 )
-from tenet.cli.checks import check_before_work
+from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
     Decorator,
     OutputOptions,
@@ -244,8 +244,6 @@ def _sizes_line(exploration: Exploration) -> str:
 
 def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
     if plot is None:
-        if pareto is not None:
-            raise click.UsageError("--pareto needs --plot FILE")
         return
     x, _, y = (pareto or "latency,energy").partition(",")
     from tenet.dse import draw_pareto
@@ -368,6 +366,17 @@ def _report(
     click.echo(f"wrote {write_report(report, r.report)}", err=True)
 
 
+SEARCH_REFUSALS = (
+    Refusal("--top-k", "--strategy", "no point is built", values=("exhaustive",)),
+    Refusal("--pareto", "--plot", "the front is drawn into --plot", missing=True),
+)
+"""What ``tenet dse`` and ``tenet sweep`` refuse alike."""
+
+
+@refuses(
+    *SEARCH_REFUSALS,
+    Refusal("--reuse", "--from-schedule", "only the schedule's dataflows chain reuse", (), True),
+)
 @cli.command("dse")
 @click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
 @click.option("--arch", "-a", required=True, help="Architecture: YAML, TENET .p or zoo name.")
@@ -412,8 +421,6 @@ def dse_command(
         check_tile_levels(load_architecture(arch), tile_levels)
     reductions = (*spec.reductions, *reduction)
     scheduled = None
-    if reuse and not from_schedule:
-        raise click.UsageError("--reuse needs --from-schedule")
     if from_schedule:
         from tenet.dse import explore_schedule
 
@@ -489,6 +496,23 @@ def _workload_list(workloads: Sequence[str], network: str | None) -> list[SweepI
     return items
 
 
+@refuses(
+    Refusal("--layers-plot", "--network", "it draws a network's layers", missing=True),
+    *(
+        Refusal(option, "--layers-plot", why)
+        for option, why in (
+            ("--workload", "it draws the network's layers only"),
+            ("--store", "the per-layer search is not stored"),
+            ("--time-budget", "every layer is searched whole"),
+            ("--top", "one best mapping per layer is shown"),
+            ("--constraint", "the best mapping of each layer is not filtered"),
+            ("--pareto", "no front is drawn"),
+            ("--plot", "the plot is the per-layer one"),
+            ("--every-figure", "every figure is counted"),
+        )
+    ),
+    *SEARCH_REFUSALS,
+)
 @cli.command("sweep")
 @click.option("--workload", "-w", "workloads", multiple=True, help="Workload (repeatable).")
 @click.option("--network", "-n", help="Every layer of this network (zoo name or YAML).")
@@ -514,8 +538,9 @@ def sweep_command(
 
 
 def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: SearchRequest) -> None:
-    if network is None or len(archs) != 1:
-        raise click.UsageError("--layers-plot needs --network and one --arch")
+    if len(archs) != 1:
+        raise click.UsageError("--layers-plot needs one --arch")
+    assert network is not None  # refused without it
     from tenet.dse import LAYER_COLUMNS, layer_table, sweep
     from tenet.report import plot_layers
 

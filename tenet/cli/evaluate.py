@@ -9,6 +9,7 @@ import click
 
 from tenet import assess, assess_experiment, check, clock_figures, load_specs
 from tenet.cli.app import cli, neighbourhood_option, progress, working
+from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import (
     TENET_FILES,
     TENET_FILES_LONG,
@@ -25,6 +26,13 @@ from tenet.vocab import Neighbourhood, column
 __all__ = ["eval_command", "check_command"]
 
 
+@refuses(
+    Refusal("--latex", "--symbolic", "LaTeX is written of the formulas", missing=True),
+    Refusal("--latex", "--format", "the LaTeX formulas are text", values=("csv", "json")),
+    Refusal("--symbolic", "EXPERIMENTS", "the formulas need a workload/arch/dataflow triple"),
+    Refusal("--symbolic", "--format", "the formulas are text or JSON", values=("csv",)),
+    Refusal("--tensor", "--symbolic", "the formulas count every tensor"),
+)
 @cli.command("eval")
 @click.argument("experiments", nargs=-1, type=click.Path())
 @problem_options(TENET_FILES_LONG, required=False)
@@ -58,13 +66,7 @@ def eval_command(
         raise click.UsageError("give experiment files or --workload/--arch/--dataflow, not both")
     if not experiments and not all(triple):
         raise click.UsageError("give experiment files, or all of --workload, --arch, --dataflow")
-    if latex and not symbolic:
-        raise click.UsageError("--latex needs --symbolic")
-    if latex and out.fmt != "table":
-        raise click.UsageError(f"--latex writes LaTeX: give it or --format {out.fmt}, not both")
     if symbolic:
-        if experiments:
-            raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")
         from tenet import analyze_symbolic
 
         with working("counting the formulas"):

@@ -50,7 +50,7 @@ def test_layers_plot_needs_a_network(capsys: pytest.CaptureFixture[str], tmp_pat
         str(tmp_path / "p.png"),
     )
     assert code == 2
-    assert "--layers-plot needs --network and one --arch" in err
+    assert "--layers-plot without --network: it draws a network's layers" in err
 
 
 @pytest.mark.slow
