@@ -232,3 +232,26 @@ def test_mistakes_under_places_are_named_there(
     )
     assert code == 2
     assert err.splitlines() == [f"error: {path}: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            "tile -w gemm -a systolic-levels-8x8 -d gemm-os-systolic --strategy joint",
+            "loop 'i' runs 1000000000000 iterations",
+        ),
+        ("dse -w gemm -a systolic-levels-8x8 --tile glb", "loop 'i' runs 1000000000000"),
+        (
+            "layout -w gemm -a systolic-2d-8x8 -d gemm-os-systolic --search greedy",
+            "points are more than the 2000000 the exact walk takes",
+        ),
+    ],
+)
+def test_sizes_too_large_end_before_any_search(
+    capsys: pytest.CaptureFixture[str], args: str, message: str
+) -> None:
+    size = "M=100000" if args.startswith("layout") else "M=1000000000000"
+    code, out, err = run(capsys, *args.split(), "-p", size)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert message in err and "design points" not in err  # no exploration ran

@@ -418,7 +418,7 @@ def dse_command(
     if tile_levels:
         from tenet.dse import check_tile_levels
 
-        check_tile_levels(load_architecture(arch), tile_levels)
+        check_tile_levels(load_architecture(arch), tile_levels, spec, request.params)
     reductions = (*spec.reductions, *reduction)
     scheduled = None
     if from_schedule:

@@ -103,6 +103,7 @@ def layout_command(
     lp = replace(given, scratchpad=geometry.apply(given.scratchpad))
     found = None
     if method != "none":
+        lp.evaluate()  # the given layouts first: sizes too large for any layout end here
         found = search_layout(lp, cast(Search, method), depth=depth)  # one of SEARCHES
         lp = lp.with_layouts(found.layouts())
     metrics = lp.evaluate()

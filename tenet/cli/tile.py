@@ -150,7 +150,12 @@ def tile_command(
         else None
     )
     if strategy == "joint":
+        from tenet import load_problem
+        from tenet.dse import check_tiling
+
         workload, arch, dataflow = problem.names()
+        # the space a tiling search takes, checked before the branch and bound starts
+        check_tiling(load_problem(workload, arch, dataflow, problem.params()), space)
         certificate = joint_search(
             workload,
             arch,

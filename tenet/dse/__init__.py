@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from tenet.dse.tiling.run import (
         TILING_AUTO_LIMIT,
         check_tile_levels,
+        check_tiling,
         run_tiling,
         tile_mappings,
     )
@@ -70,6 +71,7 @@ __all__ = [
     "TilingSpace",
     "by_source",
     "check_tile_levels",
+    "check_tiling",
     "compare_data_centric",
     "constrained",
     "design_report",
@@ -133,6 +135,7 @@ _HOME = {
     "TILING_AUTO_LIMIT": "tiling.run",
     "run_tiling": "tiling.run",
     "check_tile_levels": "tiling.run",
+    "check_tiling": "tiling.run",
     "tile_mappings": "tiling.run",
     "TilingSearch": "tiling.search",
     "TilingSpace": "tiling.search",
