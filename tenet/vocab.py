@@ -216,6 +216,8 @@ FIELDS: dict[str, str] = {
     "fits": "whether every tile of every memory level fits its capacity",
     "row": "a mapping's memory-aware figures and full dataflow, as the searches print them",
     "memory_model": "what latency and energy are: array (no memory levels), untiled or tiled",
+    "layer": "a network's layer entry (network/layer in a search), or the network's total",
+    "count": "how many identical layers a network's entry stands for (the total: all of them)",
 }
 """Keys of the JSON output that are not metrics: identifiers and groups."""
 

@@ -64,6 +64,7 @@ def _is_vocabulary_name(name: str) -> bool:
 
 def test_every_design_space_column_is_a_vocabulary_name() -> None:
     from tenet.dse.layers import LAYER_COLUMNS
+    from tenet.dse.network import NETWORK_COLUMNS
     from tenet.dse.ranking.layout import LAYOUT_COLUMN
     from tenet.dse.ranking.objectives import ALIASES, OBJECTIVES
     from tenet.dse.report import REPORTED_COLUMNS
@@ -74,6 +75,7 @@ def test_every_design_space_column_is_a_vocabulary_name() -> None:
         *ROW_COLUMNS,
         *REPORTED_COLUMNS,
         *LAYER_COLUMNS,
+        *NETWORK_COLUMNS,
         LAYOUT_COLUMN,
         *ALIASES.values(),
         *(o.column for o in OBJECTIVES.values()),

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenet.dse.network import network_totals
 from tenet.dse.ranking.objectives import objective as objective_of
 from tenet.dse.ranking.objectives import rank
 from tenet.dse.ranking.pareto import draw_pareto
@@ -77,8 +78,11 @@ def stored_results(path: str | Path) -> tuple[dict[str, str], pd.DataFrame]:
         frames = []
         params: dict[str, str] = {}
         strategies: set[str] = set()
+        counts: dict[str, int] = {}
         for run, arguments, _ in store.runs():
-            if "search" in arguments:
+            if "network" in arguments:  # a network's layer entries (record_network)
+                counts.update({str(label): int(n) for label, n in arguments["layers"]})
+            if "search" in arguments or "network" in arguments:
                 continue
             rows = store.rows(run)
             rows.insert(0, "architecture", str(arguments.get("architecture", "")))
@@ -95,6 +99,8 @@ def stored_results(path: str | Path) -> tuple[dict[str, str], pd.DataFrame]:
     if not frames:
         raise SpecError("the results store holds no design-space run", source=str(path))
     results = pd.concat(frames, ignore_index=True)
+    if counts:
+        results["count"] = results["workload"].map(counts).astype("Int64")
     inputs = {
         "results store": str(path),
         "explorations": str(len(frames)),
@@ -161,7 +167,9 @@ def design_report(
     """Return the report of the design points ``results`` (rows of one or several
     explorations, with ``workload`` and ``architecture`` columns): the best mapping of each
     exploration by ``objective``, every design point when there is one exploration, the
-    plots, and the dataflow of each best mapping."""
+    plots, and the dataflow of each best mapping; with a ``count`` column (a network's
+    layers), each layer entry with its count and the network's total
+    (:func:`tenet.dse.network.network_totals`)."""
     import pandas as pd
 
     groups = list(results.groupby(["workload", "architecture"], sort=False))
@@ -170,6 +178,12 @@ def design_report(
     best = pd.concat([rank(rows, objective, 1) for _, rows in groups], ignore_index=True)
     shown = [c for c in REPORTED_COLUMNS if c in results.columns]
     tables = [(f"Best mapping of each exploration by {objective}", best[shown])]
+    if "count" in results.columns:  # a network's layers: each entry, and the network
+        entries = results.drop_duplicates("workload").dropna(subset=["count"])
+        labels, counts = entries["workload"].astype(str), entries["count"].astype(int)
+        counted = list(zip(labels, counts, strict=True))
+        heading = "Network: each layer entry's best mapping, and the total weighted by counts"
+        tables.append((heading, network_totals(best, counted)))
     if len(groups) == 1 and len(results) <= MOST_POINTS:
         every = rank(results, objective)
         tables.append((f"Every evaluated design point, best {objective} first", every[shown]))
