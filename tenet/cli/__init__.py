@@ -15,6 +15,7 @@ from tenet.cli import peers as _peers  # noqa: F401
 from tenet.cli import plot as _plot  # noqa: F401
 from tenet.cli import report as _report  # noqa: F401
 from tenet.cli import schedule as _schedule  # noqa: F401
+from tenet.cli import schema as _schema  # noqa: F401
 from tenet.cli import table as _table  # noqa: F401
 from tenet.cli import tile as _tile  # noqa: F401
 from tenet.cli import zoo as _zoo  # noqa: F401

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tenet.dse.run.store import ResultStore, run_key
 from tenet.spec import NetworkSpec
 from tenet.vocab import column
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["NETWORK_COLUMNS", "TOTALLED", "layer_counts", "network_totals", "record_network"]
 
@@ -66,6 +67,7 @@ def network_totals(best: pd.DataFrame, counts: Sequence[tuple[str, int]]) -> pd.
 
     Examples
     --------
+    >>> import pandas as pd
     >>> best = pd.DataFrame({"workload": ["n/a", "n/b"], "architecture": ["x", "x"],
     ...     "name": ["m", "m"], "latency_cycles": [10, 4], "energy": [2.5, 1.0],
     ...     "traffic_dram_elements": [100, 30], "energy_unit": ["MAC", "MAC"]})
@@ -73,6 +75,8 @@ def network_totals(best: pd.DataFrame, counts: Sequence[tuple[str, int]]) -> pd.
     >>> totals[["layer", "count", "latency_cycles", "energy"]].to_dict("records")[-1]
     {'layer': 'total', 'count': 4, 'latency_cycles': 34, 'energy': 8.5}
     """
+    import pandas as pd
+
     rows: list[dict[str, Any]] = []
     architectures = list(dict.fromkeys(best["architecture"])) if len(best) else []
     for architecture in architectures:
