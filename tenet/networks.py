@@ -8,19 +8,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from tenet.api import load_problem
+from tenet.api import load_problem, load_specs
 from tenet.errors import SpecError
 from tenet.metrics.cache import CountCache
+from tenet.metrics.clock import clock_figures
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
-from tenet.report.tables import axis_label, clock_columns
+from tenet.report.tables import axis_label
 from tenet.spec import (
     ArchitectureSpec,
+    DataflowSpec,
     LayerSpec,
     NetworkSpec,
+    WorkloadSpec,
     load_architecture,
     load_dataflow,
     load_network,
@@ -95,11 +98,10 @@ class NetworkResult:
         )
         return Fraction(occupied, offered) if offered else Fraction(0)
 
-    def table(self) -> pd.DataFrame:
-        """Return one row per layer (metrics of one occurrence) and a ``total`` row (weighted
-        by the counts); with a clock, each row's runtime, throughput and average power."""
-        import pandas as pd
-
+    def rows(self) -> list[dict[str, Any]]:
+        """Return one record per layer (metrics of one occurrence) and a ``total`` one
+        (weighted by the counts), named as the columns of :meth:`table`; with a clock, each
+        one's runtime, throughput and average power."""
         rows = [
             {
                 "layer": r.layer.name,
@@ -129,8 +131,19 @@ class NetworkResult:
                 "energy_unit": self.energy_unit,
             }
         )
-        table = pd.DataFrame(rows)
-        return clock_columns(table, [self.clock_mhz] * len(table)).set_index("layer")
+        return [row | self._clock(row) for row in rows]
+
+    def _clock(self, row: Mapping[str, Any]) -> dict[str, float]:
+        """The figures of a row at the architecture's clock, named as columns."""
+        latency, macs, energy = row[column("latency")], row["macs"], row["energy"]
+        figures = clock_figures(latency, macs, energy, self.energy_unit, self.clock_mhz)
+        return {column(k): v for k, v in figures.items()}
+
+    def table(self) -> pd.DataFrame:
+        """Return :meth:`rows` as a table indexed by ``layer``."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows()).set_index("layer")
 
 
 def choose_dataflow(layer: LayerSpec, dataflows: Sequence[str], architecture: str) -> str:
@@ -182,12 +195,18 @@ def evaluate_network(
     arch = load_architecture(architecture)
     arch_name = str(architecture) if not isinstance(architecture, ArchitectureSpec) else arch.name
     done: dict[tuple[str, tuple[tuple[str, int], ...], str], Metrics] = {}
+    chosen: dict[str, str] = {}  # per workload: its dataflow
+    loaded: dict[tuple[str, str], tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]] = {}
     results = []
     for layer in progress(spec.layers, len(spec.layers)):
-        name = choose_dataflow(layer, dataflows, arch_name)
+        if layer.workload not in chosen:
+            chosen[layer.workload] = choose_dataflow(layer, dataflows, arch_name)
+        name = chosen[layer.workload]
         key = (layer.workload, tuple(sorted(layer.params.items())), name)
         if key not in done:
-            problem = load_problem(layer.workload, arch, name, params=layer.params)
+            if (layer.workload, name) not in loaded:
+                loaded[layer.workload, name] = load_specs(layer.workload, arch, name)
+            problem = load_problem(*loaded[layer.workload, name], params=layer.params)
             done[key] = cache.evaluate(problem) if cache is not None else evaluate(problem)
         results.append(LayerResult(layer, name, done[key]))
     return NetworkResult(spec.name, arch.name, tuple(results), arch.energy.unit, arch.clock_mhz)

@@ -45,7 +45,10 @@ no skew; the exports refuse a skewed placement, in a message showing the sized t
 
 def _commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
     found: dict[str, click.Command] = {}
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # each imported: registered
+        command = group.get_command(ctx, name)
+        assert command is not None
         if isinstance(command, click.Group):
             found |= _commands(command, f"{prefix}{name} ")
         else:

@@ -5,18 +5,28 @@ of a layout evaluation, and the JSON-ready data of the latter; what ``tenet eval
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tenet.layout.metrics import LayoutMetrics
-from tenet.layout.search import LayoutSearch
-from tenet.metrics.assessment import Assessment
 from tenet.metrics.clock import clock_figures
-from tenet.metrics.memory import MemoryMetrics
 from tenet.vocab import unit_label
 
-__all__ = ["assessment_text", "layout_dict", "layout_text", "mapping_row_output", "row_csv"]
+if TYPE_CHECKING:
+    from tenet.layout.metrics import LayoutMetrics
+    from tenet.layout.search import LayoutSearch
+    from tenet.metrics.assessment import Assessment
+    from tenet.metrics.memory import MemoryMetrics
+
+__all__ = [
+    "assessment_text",
+    "layout_dict",
+    "layout_text",
+    "mapping_row_output",
+    "records_csv",
+    "records_text",
+    "row_csv",
+]
 
 
 def _clock_lines(
@@ -119,6 +129,60 @@ def row_csv(row: Mapping[str, Any]) -> str:
 
     flat = {k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}
     return str(pd.DataFrame([flat]).to_csv(index=False).rstrip("\n"))
+
+
+def records_text(records: Sequence[Mapping[str, Any]], digits: int = 4) -> str:
+    """Return ``records`` (one per row, the first's keys as columns) as aligned text: the first
+    column to the left, the others to the right, floats with ``digits`` significant digits
+    and a missing value as ``-``.
+
+    Examples
+    --------
+    >>> print(records_text([{"layer": "fc", "macs": 8, "energy": 2 / 3},
+    ...                     {"layer": "total", "macs": 16, "energy": None}]))
+    layer  macs  energy
+    fc        8  0.6667
+    total    16       -
+    """
+    columns = list(records[0]) if records else []
+    cells = [columns] + [[_cell(r.get(c), digits) for c in columns] for r in records]
+    widths = [max(len(row[k]) for row in cells) for k in range(len(columns))]
+    return "\n".join(
+        "  ".join(
+            cell.ljust(width) if k == 0 else cell.rjust(width)
+            for k, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in cells
+    )
+
+
+def _cell(value: object, digits: int) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def records_csv(records: Sequence[Mapping[str, Any]]) -> str:
+    """Return ``records`` as CSV: a header (the first record's keys) and one line each (a
+    missing value empty).
+
+    Examples
+    --------
+    >>> print(records_csv([{"layer": "fc", "dataflow": "os, tiled", "energy": 0.5}]))
+    layer,dataflow,energy
+    fc,"os, tiled",0.5
+    """
+    import csv
+    import io
+
+    columns = list(records[0]) if records else []
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([["" if r.get(c) is None else r.get(c) for c in columns] for r in records])
+    return text.getvalue().rstrip("\n")
 
 
 def _plain(value: object) -> object:
