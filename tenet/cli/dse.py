@@ -412,7 +412,7 @@ def _report(
     click.echo(f"wrote {write_report(report, r.report)}", err=True)
 
 
-SEARCH_REFUSALS = (
+_SEARCH_REFUSALS = (
     Refusal("--top-k", "--strategy", "no point is built", values=("exhaustive",)),
     Refusal("--pareto", "--plot", "the front is drawn into --plot", missing=True),
 )
@@ -420,8 +420,8 @@ SEARCH_REFUSALS = (
 
 
 @refuses(
-    *SEARCH_REFUSALS,
-    Refusal("--reuse", "--from-schedule", "only the schedule's dataflows chain reuse", (), True),
+    *_SEARCH_REFUSALS,
+    Refusal("--reuse", "--from-schedule", "only a schedule chains reuse", missing=True),
 )
 @cli.command("dse")
 @click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
@@ -550,7 +550,7 @@ def _layers_of(spec: NetworkSpec) -> list[tuple[str, str, Mapping[str, int]]]:
             ("--every-figure", "every figure is counted"),
         )
     ),
-    *SEARCH_REFUSALS,
+    *_SEARCH_REFUSALS,
 )
 @cli.command("sweep")
 @click.option("--workload", "-w", "workloads", multiple=True, help="Workload (repeatable).")
