@@ -48,12 +48,12 @@ def main() -> int:
     help_cpu = statistics.median(p[0] for p in pairs)
     imports = statistics.median(p[1] for p in pairs)
     load = os.getloadavg()[0]
-    print(f"tenet --help                       {help_cpu:.3f} CPU-s (median of {repeats})")
-    print(f"import islpy, click, yaml, pydantic {imports:.3f} CPU-s (median of {repeats})")
-    print(f"start-up ratio                     {help_cpu / imports:.2f} (goal: at most 1.3)")
+    print(f"{'tenet --help':36} {help_cpu:.3f} CPU-s (median of {repeats})")
+    print(f"{'import islpy, click, yaml, pydantic':36} {imports:.3f} CPU-s (median of {repeats})")
+    print(f"{'start-up ratio':36} {help_cpu / imports:.2f} (goal: at most 1.3)")
     for arguments in (["zoo", "archs"], NETWORK):
         times = [_cpu_seconds([*TENET, *arguments]) for _ in range(repeats)]
-        print(f"tenet {' '.join(arguments):28} {statistics.median(times):.3f} CPU-s (median)")
+        print(f"tenet {' '.join(arguments)}: {statistics.median(times):.3f} CPU-s (median)")
     print(f"load {load:.2f} (1 min), {os.getloadavg()[0]:.2f} at the end")
     return 0
 
