@@ -13,7 +13,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tenet import spec
-from tenet.api import load_problem
+from tenet.api import load_problem, load_specs
 from tenet.errors import SpecError
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.model import Problem
@@ -69,21 +69,18 @@ def design_point(
     params: Mapping[str, int] | None = None,
     label: str | None = None,
 ) -> DesignPoint:
-    """Load a design point from specs, files (YAML or TENET text) or zoo names.
+    """Load a design point from specs, files (YAML or TENET text) or zoo names; a named
+    dataflow is sized to the array as everywhere (:func:`tenet.load_specs`).
 
     Examples
     --------
     >>> p = design_point("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 8, "N": 8, "K": 4})
     >>> p.key
     ('gemm-os-systolic', 'gemm', 'systolic-2d-8x8', 'gemm-os-systolic')
+    >>> design_point("gemm", "systolic-2d-16x16", "gemm-os-systolic").dataflow.name
+    'gemm-os-systolic:rows=16,cols=16'
     """
-    return DesignPoint(
-        spec.load_workload(workload),
-        spec.load_architecture(architecture),
-        spec.load_dataflow(dataflow),
-        dict(params or {}),
-        label,
-    )
+    return DesignPoint(*load_specs(workload, architecture, dataflow), dict(params or {}), label)
 
 
 def experiment_point(

@@ -9,6 +9,7 @@ import click
 
 from tenet import load_problem
 from tenet.cli.app import choice_option, cli, progress
+from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import (
     OutputOptions,
     ProblemOptions,
@@ -101,6 +102,17 @@ def maestro_command(
     out.write(text)
 
 
+@refuses(
+    Refusal("--interconnect", "--workload", "the relation-centric dataflow has its own links"),
+    Refusal("--layer", "MAPPING", "only a MAPPING has layers", missing=True),
+    Refusal("--dataflow", "--with", "the peer's mapping is the dataflow"),
+    Refusal("--param", "--with", "the peer's workload gives the sizes"),
+    Refusal("--hw", "--with", "the peer's specs give the hardware"),
+    Refusal("--layer", "--with", "the peer's spec is one layer"),
+    Refusal("--interconnect", "--with", "the peer's specs give the links"),
+    Refusal("--plot", "--with", "the peer's figures are printed, not plotted"),
+    Refusal("--peer-python", "--with", "no peer runs", missing=True),
+)
 @cli.command("compare")
 @click.argument("mapping", required=False, type=click.Path())
 @click.option("--hw", "hardware", type=click.Path(), help="MAESTRO hardware file.")

@@ -100,6 +100,17 @@ def _specs(problem: ProblemOptions) -> ProblemSpecs:
     return ProblemSpecs(*load_specs(*problem.names()), problem.params())
 
 
+def _energy_note(specs: ProblemSpecs) -> str:
+    """A comment saying that the energies written are not pJ, when the architecture's energy
+    table is relative to one MAC."""
+    if specs.architecture.energy.unit == "pJ":
+        return ""
+    return (
+        "# The energies of this architecture are relative to one MAC (MAC = 1), not pJ: they\n"
+        "# are written as they are, where the peer reads pJ.\n"
+    )
+
+
 @export_group.command("accelforge")
 @problem_options(YAML_FILES)
 @written_file("--output", "-o", help="Write to this file.")
@@ -107,8 +118,9 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
     from tenet.peers import ACCELFORGE_UNITS, dump, write_accelforge
 
-    doc = write_accelforge(_specs(problem))
-    write_output(ACCELFORGE_UNITS + dump(doc).rstrip(), output)
+    specs = _specs(problem)
+    doc = write_accelforge(specs)
+    write_output(ACCELFORGE_UNITS + _energy_note(specs) + dump(doc).rstrip(), output)
 
 
 @export_group.command("zigzag")
@@ -118,6 +130,6 @@ def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
     from tenet.peers import ZIGZAG_UNITS, write_specs, write_zigzag
 
-    docs = write_zigzag(_specs(problem))
-    paths = write_specs(directory, docs, ZIGZAG_UNITS)
+    specs = _specs(problem)
+    paths = write_specs(directory, write_zigzag(specs), ZIGZAG_UNITS + _energy_note(specs))
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)

@@ -311,6 +311,8 @@ def _explore(
     }
     if how == "constructive":
         arguments["strategy"] = f"constructive:{top_k}"
+    if label is not None:  # a network's layers each have their run, repeated ones too
+        arguments["label"] = label
     run = run_key(arguments if best is None else {**arguments, "best": list(best)})
     store = session.store
     recorded = {

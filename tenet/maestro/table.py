@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tenet.maestro.estimate import MaestroEstimate
 from tenet.metrics.evaluate import Metrics
-from tenet.vocab import UNITS
+from tenet.vocab import UNITS, unit_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -128,7 +128,8 @@ def comparison_rows(
 
     def add(quantity: str, tensor: str, exact: float, est: float, why: str) -> None:
         rel = _relative(exact, est)
-        unit = UNITS[quantity]
+        energy = quantity == "energy"
+        unit = unit_label(quantity, metrics.energy_unit) if energy else UNITS[quantity]
         rows.append(
             ComparisonRow(label, quantity, tensor, unit, exact, est, rel, why if rel else "")
         )

@@ -27,6 +27,7 @@ from tenet.metrics.volume import reused
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.problem import Problem
+from tenet.model.tiling import check_place_tensors
 from tenet.model.workload import Workload
 from tenet.spec import load_architecture, load_dataflow, load_workload
 from tenet.spec.architecture import ArchitectureSpec
@@ -268,6 +269,11 @@ def symbolic_metrics(
     macs =
       M * N * K    if M > 0 and N > 0 and K > 0
     """
+    check_place_tensors(
+        [(level, tensor) for level, per in dataflow.places.items() for tensor in per],
+        list(workload.accesses),
+        dataflow.source,
+    )
     bound = {**dataflow.params, **(params or {})}
     every = {**workload.params, **bound}
     w = _workload(workload, bound)

@@ -172,7 +172,7 @@ def _architecture(doc: Any, src: str, width: int) -> tuple[dict[str, Any], list[
         "name": str(doc.get("name", Path(src).stem)),
         "pe": f"{{PE[{', '.join(f'p{k}' for k in range(len(sizes)))}]: {pe}}}",
         "bits_per_element": width,
-        "energy": {"mac": mac},
+        "energy": {"mac": mac, "unit": "pJ"},
         "levels": levels,
     }
     return document, [lv["name"] for lv in levels], [name for name, _ in fanouts]

@@ -484,7 +484,7 @@ def read_zigzag(
         "name": name,
         "pe": f"{{PE[{', '.join(f'p{k}' for k in range(len(sizes)))}]: {pe}}}",
         "bits_per_element": width,
-        "energy": {"mac": mac},
+        "energy": {"mac": mac, "unit": "pJ"},
         "levels": levels,
     }
     dims = [d.lower() for d in layer.dims]

@@ -170,4 +170,4 @@ def test_cli_prints_the_paper_example_formulas(capsys: pytest.CaptureFixture[str
 def test_cli_symbolic_needs_a_triple(capsys: pytest.CaptureFixture[str]):
     code, _, err = _cli(capsys, "eval", "experiment_1", "--symbolic")
     assert code == 2
-    assert "--symbolic needs --workload/--arch/--dataflow" in err
+    assert "--symbolic with EXPERIMENTS: the formulas need a workload/arch/dataflow triple" in err

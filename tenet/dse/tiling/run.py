@@ -21,6 +21,7 @@ from tenet.dse.run.engines import Engine, make_engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
 from tenet.dse.tiling.constructive import construct_tilings
+from tenet.dse.tiling.rtile import box_extents
 from tenet.dse.tiling.search import (
     SizesResult,
     TilingResult,
@@ -37,7 +38,7 @@ from tenet.mapping import LoopNest
 from tenet.mapping.tiling import nested_sizes
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, MemoryMetrics
-from tenet.model.problem import Problem
+from tenet.model.problem import Problem, bind_specs
 from tenet.model.tiling import tile_stamps
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
 from tenet.vocab import MemoryObjective, Strategy
@@ -190,15 +191,21 @@ def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSp
             f"no memory level inside the outermost to tile (levels: {', '.join(levels)})",
             source=problem.architecture.name,
         )
-    names, extents = loop_extents(problem)
+    _refuse_long_loops(*loop_extents(problem), checked.dims)
+    return checked
+
+
+def _refuse_long_loops(
+    names: Sequence[str], extents: Sequence[int], dims: Sequence[str] | None
+) -> None:
+    """Refuse a loop of ``dims`` (None: every loop) longer than :data:`MAX_TILED_EXTENT`."""
     for name, extent in zip(names, extents, strict=True):
-        if extent > MAX_TILED_EXTENT and (checked.dims is None or name in checked.dims):
+        if extent > MAX_TILED_EXTENT and (dims is None or name in dims):
             raise SpecError(
                 f"loop {name!r} runs {extent} iterations; tile sizes are searched for loops "
                 f"of at most {MAX_TILED_EXTENT}: give smaller sizes, or --dim without {name!r}",
                 source="--param",
             )
-    return checked
 
 
 TILING_AUTO_LIMIT = 500
@@ -242,17 +249,29 @@ def _strategy(
     return strategy
 
 
-def check_tile_levels(architecture: ArchitectureSpec, levels: Sequence[str]) -> None:
+def check_tile_levels(
+    architecture: ArchitectureSpec,
+    levels: Sequence[str],
+    workload: WorkloadSpec | None = None,
+    params: Mapping[str, int] | None = None,
+) -> None:
     """Refuse, naming ``--tile``, a level of ``levels`` that is not inside the outermost memory
-    level of ``architecture`` (checked before a search whose best mappings are then tiled).
+    level of ``architecture`` and, given the ``workload`` and its sizes ``params``, a loop
+    too long to search its tile sizes (checked before a search whose best mappings are then
+    tiled).
 
     Examples
     --------
-    >>> from tenet.spec import load_architecture
+    >>> from tenet.spec import load_architecture, load_workload
     >>> check_tile_levels(load_architecture("simba"), ["l9"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     tenet.errors.SpecError: --tile: simba has no memory level 'l9' to tile ...
+    >>> check_tile_levels(load_architecture("simba"), ["glb"], load_workload("gemm"),
+    ...                   {"M": 10**12})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: --param: loop 'i' runs 1000000000000 iterations; ...
     """
     inner = [level.name for level in architecture.levels][1:]
     for name in levels:
@@ -262,6 +281,9 @@ def check_tile_levels(architecture: ArchitectureSpec, levels: Sequence[str]) -> 
                 f"outermost: {', '.join(inner) or 'none'})",
                 source="--tile",
             )
+    if workload is not None:
+        bound, _, _ = bind_specs(workload, architecture, None, params)
+        _refuse_long_loops(*box_extents(bound), None)
 
 
 def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
