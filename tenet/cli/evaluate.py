@@ -80,14 +80,22 @@ def eval_command(
             for e in progress(experiments)
         ]
     else:
+        specs = load_specs(*problem.names(), params)
+        dataflow = specs.needs_dataflow()
         results = [
-            assess(*problem.names(), params=params, tensors=tensors, neighbourhood=neighbourhood)
+            assess(
+                specs.workload,
+                specs.architecture,
+                dataflow,
+                params=params,
+                tensors=tensors,
+                neighbourhood=neighbourhood,
+            )
         ]
     # the triple's mapping row (its memory-aware figures and full dataflow, as the searches
     # print them; in CSV, on every tensor's line); TENET experiments have no dataflow spec
     rows: list[dict[str, Any] | None] = [None] * len(results)
     if not experiments:
-        dataflow = load_specs(*problem.names())[2]
         stamps = (dataflow.space_stamp, dataflow.time_stamp, dataflow.tiles)
         rows = [results[0].row(*stamps)]
     if out.fmt == "json":

@@ -13,7 +13,7 @@ from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options, writt
 
 if TYPE_CHECKING:
     from tenet.mapping import LoopNest
-    from tenet.peers import ProblemSpecs
+    from tenet.spec import Specs
 
 
 __all__ = ["import_group", "export_group"]
@@ -93,11 +93,10 @@ def export_group() -> None:
     dataflow (skewed or modulo placements are refused, with the reason)."""
 
 
-def _specs(problem: ProblemOptions) -> ProblemSpecs:
+def _specs(problem: ProblemOptions) -> Specs:
     from tenet import load_specs
-    from tenet.peers import ProblemSpecs
 
-    return ProblemSpecs(*load_specs(*problem.names()), problem.params())
+    return load_specs(*problem.names(), problem.params())
 
 
 @export_group.command("accelforge")

@@ -24,6 +24,7 @@ from tenet.spec.original import (
     read_statement,
 )
 from tenet.spec.params import check_params, check_sizes
+from tenet.spec.specs import Specs
 from tenet.spec.template import instantiate, pe_extents, read_entry, split_arguments
 from tenet.spec.workload import AccessSpec, WorkloadSpec
 
@@ -38,6 +39,7 @@ __all__ = [
     "LinkSpec",
     "NetworkSpec",
     "ScratchpadSpec",
+    "Specs",
     "WorkloadSpec",
     "check_params",
     "check_sizes",
