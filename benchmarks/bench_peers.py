@@ -76,7 +76,7 @@ def _oracle_check(imported: Imported, rows: Comparison) -> str:
             update={"levels": tuple(lv for lv in arch.levels if lv.name in kept)}
         )
         tiles = {k: v for k, v in tensor_tiles(nest, row.tensor).items() if k in kept}
-        flow = imported.specs.needs_dataflow().model_copy(
+        flow = imported.specs.require_dataflow().model_copy(
             update={"tiles": tiles, "places": {}, "tensors": (row.tensor,)}
         )
         figures, _ = reference_memory(work, arch_t, flow)

@@ -148,7 +148,7 @@ def check(
     return check_dataflow(
         Workload.from_spec(specs.workload, bound),
         Architecture.from_spec(specs.architecture, bound),
-        Dataflow.from_spec(specs.needs_dataflow(), bound),
+        Dataflow.from_spec(specs.require_dataflow(), bound),
         reductions=options.get("reductions"),
         instances_per_step=options.get("instances_per_step"),
     )
@@ -158,7 +158,7 @@ def load_experiment(path: Source, **options: Unpack[ProblemKeywords]) -> Problem
     """Build the :class:`Problem` of a TENET ``experiment_N`` file; ``options`` as in
     :func:`load_problem`."""
     specs = read_experiment(path).specs
-    return load_problem(specs.workload, specs.architecture, specs.needs_dataflow(), **options)
+    return load_problem(specs.workload, specs.architecture, specs.require_dataflow(), **options)
 
 
 def analyze(

@@ -88,7 +88,7 @@ def experiment_point(
 def _names(point: DesignPoint) -> tuple[str, str, str]:
     """The names of the workload, the architecture and the dataflow of ``point``."""
     s = point.specs
-    return s.workload.name, s.architecture.name, s.needs_dataflow().name
+    return s.workload.name, s.architecture.name, s.require_dataflow().name
 
 
 def _with_params(point: DesignPoint) -> str:

@@ -81,7 +81,7 @@ def eval_command(
         ]
     else:
         specs = load_specs(*problem.names(), params)
-        dataflow = specs.needs_dataflow()
+        dataflow = specs.require_dataflow()
         results = [
             assess(
                 specs.workload,

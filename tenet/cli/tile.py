@@ -44,7 +44,7 @@ def _summary(
     from tenet.mapping import to_stamps
 
     best = found.best
-    dataflow = specs.needs_dataflow()
+    dataflow = specs.require_dataflow()
     row = mapping_row(
         best.metrics,
         dataflow.space_stamp,
@@ -166,7 +166,7 @@ def tile_command(
     found = run_tiling(
         specs.workload,
         specs.architecture,
-        specs.needs_dataflow(),
+        specs.require_dataflow(),
         specs.params,
         space,
         objective=objective,

@@ -89,7 +89,7 @@ def load_layout_problem(
     """
     specs = load_specs(workload, architecture, dataflow, params)
     problem = Problem.from_specs(specs, neighbourhood=neighbourhood)
-    d = specs.needs_dataflow()
+    d = specs.require_dataflow()
     built = build_layouts(problem, d.layout, source=d.source, prefix="layout")
     if layout is not None:
         spec = load_layout_file(layout)

@@ -74,7 +74,7 @@ def _exact(
 ) -> tuple[Metrics, dict[str, str]]:
     low = lower(layer, hardware, interconnect)
     s = low.specs
-    return analyze(s.workload, s.architecture, s.needs_dataflow()), dict(low.tensors)
+    return analyze(s.workload, s.architecture, s.require_dataflow()), dict(low.tensors)
 
 
 def compare_layer(

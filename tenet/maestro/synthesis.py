@@ -204,7 +204,7 @@ def _same_schedule(
     problem: Problem, layer: Layer, hardware: Hardware, role: dict[int, str]
 ) -> bool:
     """Whether ``layer`` lowered places MACs on the same PEs and orders them the same way."""
-    lowered = lower(layer, hardware, "none").specs.needs_dataflow()
+    lowered = lower(layer, hardware, "none").specs.require_dataflow()
     domain = problem.workload.domain
     names = [str(domain.get_dim_name(isl.dim_type.set, k)) for k in range(len(role))]
     by_role = {role[k]: names[k] for k in range(len(role))}

@@ -227,7 +227,7 @@ def symbolic_metrics(specs: Specs, neighbourhood: Neighbourhood = "window") -> S
     macs =
       M * N * K    if M > 0 and N > 0 and K > 0
     """
-    dataflow = specs.needs_dataflow()
+    dataflow = specs.require_dataflow()
     every = specs.bound
     w = parametric_workload(
         specs.workload, {n: v for n, v in every.items() if n not in specs.defaulted}

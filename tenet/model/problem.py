@@ -85,7 +85,7 @@ class Problem:
         >>> p.workload.domain.count_val().to_python()  # M * N * K = 64 * 64 * 2
         8192
         """
-        dataflow = specs.needs_dataflow()
+        dataflow = specs.require_dataflow()
         bound = specs.bound
         return cls(
             Workload.from_spec(specs.workload, bound),

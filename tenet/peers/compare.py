@@ -482,7 +482,7 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
             allocation.setdefault(name, {})[op] = total
     nest = nest_of_allocation(LayerMapping(layer, memories, spatial, temporal, links), allocation)
     specs = imported.specs
-    imported = Imported(with_mapping(specs, nest, specs.needs_dataflow().name), nest)
+    imported = Imported(with_mapping(specs, nest, specs.require_dataflow().name), nest)
     mine = tenet_figures(imported)
     counters, energy = level_counters(imported, mine)
     context = _context(imported, mine, None)

@@ -76,7 +76,7 @@ class PeerSearch:
         """Return the imported dataflow document with the workload's tensor names."""
         if self.imported is None:
             raise PeerError(f"{self.peer} gave no mapping: {self.reason}")
-        flow = self.imported.specs.needs_dataflow().document()
+        flow = self.imported.specs.require_dataflow().document()
         if "places" in flow:
             flow["places"] = {
                 level: {self.tensors.get(t, t): stamp for t, stamp in per.items()}

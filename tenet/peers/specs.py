@@ -70,7 +70,7 @@ class Imported:
         return {
             "workload": self.specs.workload.document(),
             "architecture": self.specs.architecture.document(),
-            "dataflow": self.specs.needs_dataflow().document(),
+            "dataflow": self.specs.require_dataflow().document(),
         }
 
 
@@ -180,7 +180,7 @@ def recover_nest(problem: Specs) -> LoopNest:
         A stamp term that is not a loop index, or a nest whose relations differ, in the form
         written and in the normal form (the message says which property blocks it).
     """
-    architecture, dataflow = problem.architecture, problem.needs_dataflow()
+    architecture, dataflow = problem.architecture, problem.require_dataflow()
     bound = problem.bound
     stamps = Stamps(
         dataflow.space_stamp, dataflow.time_stamp, dict(dataflow.tiles), dict(dataflow.places)

@@ -89,7 +89,7 @@ class Specs:
         check_params(self.params, *self._parts(), what=self.what, source=source)
         return self
 
-    def needs_dataflow(self) -> DataflowSpec:
+    def require_dataflow(self) -> DataflowSpec:
         """Return the dataflow, or refuse specs without one.
 
         Raises

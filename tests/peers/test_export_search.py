@@ -51,7 +51,7 @@ def _specs(
 
 
 def _tiled(found: Any, flow: str) -> dict[str, Any]:
-    dataflow = load_specs("gemm", ACC, flow).needs_dataflow()
+    dataflow = load_specs("gemm", ACC, flow).require_dataflow()
     return {
         "space_stamp": dataflow.space_stamp,
         "time_stamp": dataflow.time_stamp,
@@ -115,10 +115,10 @@ def test_search_best_exports_to_both_peers(
     spec = tmp_path / "accelforge.yaml"
     spec.write_text(ACCELFORGE_UNITS + dump(write_accelforge(specs)))
     back = read_accelforge(spec)
-    assert _same_placement(specs, back.specs.needs_dataflow().space_stamp)
+    assert _same_placement(specs, back.specs.require_dataflow().space_stamp)
     write_specs(tmp_path / "zz", write_zigzag(specs), ZIGZAG_UNITS)
     files = [str(tmp_path / "zz" / f"{k}.yaml") for k in ("workload", "accelerator", "mapping")]
-    assert _same_placement(specs, read_zigzag(*files).specs.needs_dataflow().space_stamp)
+    assert _same_placement(specs, read_zigzag(*files).specs.require_dataflow().space_stamp)
 
 
 def test_dse_tile_bests_do_not_cut_the_array(bests: dict[str, Specs]) -> None:
@@ -316,7 +316,7 @@ def _assert_same_mapping(specs: Specs, back: Imported) -> None:
     the tensor's place; keyed by the PE at a per-PE level), orders them alike inside the
     innermost tiles, and keeps the same tensors per level as ``specs`` (isl equality)."""
     assert specs.dataflow is not None
-    theirs = back.specs.needs_dataflow()
+    theirs = back.specs.require_dataflow()
     domain = bind_params(parse_set(specs.workload.domain), specs.bound)
 
     def load(text: str) -> isl.Map:

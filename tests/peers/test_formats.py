@@ -30,7 +30,7 @@ ZZ_CONV = (HERE / "zigzag-conv-workload.yaml", ZZ_ACCEL, HERE / "zigzag-conv-map
 
 def _specs(imported: Imported) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
     s = imported.specs
-    return s.workload, s.architecture, s.needs_dataflow()
+    return s.workload, s.architecture, s.require_dataflow()
 
 
 def _figures(imported: Imported, retention: str = "keep") -> dict:
@@ -87,7 +87,7 @@ def test_zigzag_gemm_and_conv_evaluate() -> None:
 
 
 def _same(first: Imported, again: Imported) -> None:
-    a, b = first.specs.needs_dataflow(), again.specs.needs_dataflow()
+    a, b = first.specs.require_dataflow(), again.specs.require_dataflow()
     assert isl.Map(a.space_stamp).is_equal(isl.Map(b.space_stamp))
     assert isl.Map(a.time_stamp).is_equal(isl.Map(b.time_stamp))
     assert a.tiles.keys() == b.tiles.keys()
@@ -116,7 +116,7 @@ def test_zigzag_round_trip(files: tuple[Path, Path, Path], tiles: bool, tmp_path
     again = read_zigzag(
         tmp_path / "workload.yaml", tmp_path / "accelerator.yaml", tmp_path / "mapping.yaml"
     )
-    flows = first.specs.needs_dataflow(), again.specs.needs_dataflow()
+    flows = first.specs.require_dataflow(), again.specs.require_dataflow()
     assert isl.Map(flows[0].space_stamp).is_equal(isl.Map(flows[1].space_stamp))
     assert isl.Map(flows[0].time_stamp).is_equal(isl.Map(flows[1].time_stamp))
     if tiles:

@@ -110,7 +110,7 @@ def _check_rows(
             update={"levels": tuple(lv for lv in arch.levels if lv.name in kept)}
         )
         tiles = {k: v for k, v in tensor_tiles(imported.nest, row.tensor).items() if k in kept}
-        flow = imported.specs.needs_dataflow().model_copy(
+        flow = imported.specs.require_dataflow().model_copy(
             update={"tiles": tiles, "places": {}, "tensors": (row.tensor,)}
         )
         figures, _ = reference_memory(work, arch_t, flow)

@@ -188,7 +188,7 @@ def test_zigzag_best_allocation_is_zigzags(tmp_path: Path) -> None:
 def test_zigzag_best_reads_and_evaluates(tmp_path: Path) -> None:
     paths = _zigzag_files(tmp_path, ZIGZAG_ANSWER)
     imported = read_zigzag(*paths)
-    flow = imported.specs.needs_dataflow()
+    flow = imported.specs.require_dataflow()
     # k = 16 k2 + 4 p0 + k4 (K, 4 on D1 between K4 and K2), j = 8 p1 + 4 j2 + j4.
     assert _equal(flow.space_stamp, "{S[i, j, k] -> PE[floor(k / 4) mod 4, floor(j / 8)]}")
     assert _equal(
@@ -216,7 +216,7 @@ def test_accelforge_best_reads_and_evaluates(tmp_path: Path) -> None:
     imported = read_accelforge(spec)
     # k = 16 k1 + 8 (d1) + 2 (d0) + k0; i = 2 i1 + (d1); the d1 axis mixes k's and i's digits.
     assert _equal(
-        imported.specs.needs_dataflow().space_stamp,
+        imported.specs.require_dataflow().space_stamp,
         "{S[i, j, k] -> PE[floor(k / 2) mod 4, 2 * (floor(k / 8) mod 2) + i mod 2]}",
     )
     search = PeerSearch("accelforge", "latency", 0.0, 1, None, None, {}, imported)

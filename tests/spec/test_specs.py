@@ -70,14 +70,14 @@ def test_specs_checked_names_the_parameter() -> None:
     assert Specs(GEMM, ARRAY, None, {"K": 2}).checked().params == {"K": 2}
 
 
-def test_specs_needs_dataflow_names_the_problem() -> None:
+def test_specs_require_dataflow_names_the_problem() -> None:
     with pytest.raises(SpecError, match="gemm on systolic-2d-8x8: no dataflow given"):
-        Specs(GEMM, ARRAY).needs_dataflow()
+        Specs(GEMM, ARRAY).require_dataflow()
 
 
 def test_load_specs_checks_the_sizes_given() -> None:
     specs = load_specs("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"K": 2})
-    assert specs.bound["K"] == 2 and specs.needs_dataflow().name == "gemm-os-systolic"
+    assert specs.bound["K"] == 2 and specs.require_dataflow().name == "gemm-os-systolic"
     assert load_specs("gemm", "systolic-2d-8x8").dataflow is None
     with pytest.raises(SpecError, match="has no size 'Q'"):
         load_specs("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"Q": 2})

@@ -478,7 +478,7 @@ def _mappings_and_floors(
         position = {c.index: k for k, c in enumerate(candidates)}
         ranked = [position[c.index] for c in rank_mappings(space, candidates, _SEEDED)]
         return specs, floors, ranked
-    specs = [load_specs(workload, architecture, m).needs_dataflow() for m in mappings]
+    specs = [load_specs(workload, architecture, m).require_dataflow() for m in mappings]
     problems = [load_problem(workload, architecture, d, bound) for d in specs]
     return specs, [occupancy(p).latency_compute for p in problems], []
 
