@@ -20,10 +20,9 @@ from tenet.report.html import MappingRecord, Report
 from tenet.report.tables import axis_label
 from tenet.spec import (
     ArchitectureSpec,
-    DataflowSpec,
     LayerSpec,
     NetworkSpec,
-    WorkloadSpec,
+    Specs,
     load_architecture,
     load_dataflow,
     load_network,
@@ -196,7 +195,7 @@ def evaluate_network(
     arch_name = str(architecture) if not isinstance(architecture, ArchitectureSpec) else arch.name
     done: dict[tuple[str, tuple[tuple[str, int], ...], str], Metrics] = {}
     chosen: dict[str, str] = {}  # per workload: its dataflow
-    loaded: dict[tuple[str, str], tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]] = {}
+    loaded: dict[tuple[str, str], Specs] = {}
     results = []
     for layer in progress(spec.layers, len(spec.layers)):
         if layer.workload not in chosen:
@@ -206,7 +205,10 @@ def evaluate_network(
         if key not in done:
             if (layer.workload, name) not in loaded:
                 loaded[layer.workload, name] = load_specs(layer.workload, arch, name)
-            problem = load_problem(*loaded[layer.workload, name], params=layer.params)
+            specs = loaded[layer.workload, name]
+            problem = load_problem(
+                specs.workload, specs.architecture, specs.require_dataflow(), params=layer.params
+            )
             done[key] = cache.evaluate(problem) if cache is not None else evaluate(problem)
         results.append(LayerResult(layer, name, done[key]))
     return NetworkResult(spec.name, arch.name, tuple(results), arch.energy.unit, arch.clock_mhz)

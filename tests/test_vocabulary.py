@@ -120,7 +120,7 @@ def test_every_comparison_column_is_a_vocabulary_name() -> None:
     ).layers[0]
     hardware = Hardware(num_pes=4, noc_latency=0)
     low = lower(layer, hardware)
-    m = analyze(low.workload, low.architecture, low.dataflow)
+    m = analyze(low.specs.workload, low.specs.architecture, low.specs.dataflow)
     rows = comparison_rows(m, estimate(layer, hardware), low.tensors)
     assert set(COLUMNS) <= set(FIELDS)
     assert {r.quantity for r in rows} <= set(UNITS)

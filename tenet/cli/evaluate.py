@@ -82,8 +82,17 @@ def eval_command(
             for e in progress(experiments)
         ]
     else:
+        specs = load_specs(*problem.names(), params)
+        dataflow = specs.require_dataflow()
         results = [
-            assess(*problem.names(), params=params, tensors=tensors, neighbourhood=neighbourhood)
+            assess(
+                specs.workload,
+                specs.architecture,
+                dataflow,
+                params=params,
+                tensors=tensors,
+                neighbourhood=neighbourhood,
+            )
         ]
     # the triple's mapping row (its memory-aware figures and full dataflow, as the searches
     # print them; in CSV, on every tensor's line); TENET experiments have no dataflow spec;
@@ -91,8 +100,7 @@ def eval_command(
     rows: list[dict[str, Any] | None] = [None] * len(results)
     clock_mhz = None
     if not experiments:
-        _, architecture, dataflow = load_specs(*problem.names())
-        clock_mhz = architecture.clock_mhz
+        clock_mhz = specs.architecture.clock_mhz
         row = results[0].row(dataflow.space_stamp, dataflow.time_stamp, dataflow.tiles)
         rows = [row | _clock(row, results[0].metrics.macs, clock_mhz)]
     if out.fmt == "json":

@@ -13,7 +13,7 @@ from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options, writt
 
 if TYPE_CHECKING:
     from tenet.mapping import LoopNest
-    from tenet.peers import ProblemSpecs
+    from tenet.spec import Specs
 
 
 __all__ = ["import_group", "export_group"]
@@ -93,14 +93,13 @@ def export_group() -> None:
     dataflow (skewed or modulo placements are refused, with the reason)."""
 
 
-def _specs(problem: ProblemOptions) -> ProblemSpecs:
+def _specs(problem: ProblemOptions) -> Specs:
     from tenet import load_specs
-    from tenet.peers import ProblemSpecs
 
-    return ProblemSpecs(*load_specs(*problem.names()), problem.params())
+    return load_specs(*problem.names(), problem.params())
 
 
-def _energy_note(specs: ProblemSpecs) -> str:
+def _energy_note(specs: Specs) -> str:
     """A comment saying that the energies written are not pJ, when the architecture's energy
     table is relative to one MAC."""
     if specs.architecture.energy.unit == "pJ":

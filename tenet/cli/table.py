@@ -50,7 +50,7 @@ def table_command(
     chosen: Format = fmt or (format_of(output) if output else "markdown")
     results = designs.evaluate_designs(points, progress)
     if kind == "comparison":  # (the points in the order of the results)
-        clocks = [p.architecture.clock_mhz for p in points]
+        clocks = [p.specs.architecture.clock_mhz for p in points]
         table = clock_columns(comparison_table(results), clocks)
     else:
         table = reuse_table(results)

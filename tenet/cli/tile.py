@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -29,25 +29,28 @@ from tenet.vocab import (
     column,
 )
 
+if TYPE_CHECKING:
+    from tenet.spec import Specs
+
 __all__ = ["tile_command"]
 
 
 def _summary(
-    found: TilingSearch, seconds: float, problem: ProblemOptions, objective: MemoryObjective
+    found: TilingSearch, seconds: float, specs: Specs, objective: MemoryObjective
 ) -> dict[str, Any]:
     """Return the best tiling's row (:func:`tenet.mapping_row`: memory-aware figures, full
     dataflow, the bound of ``objective`` when the search has one), then what was searched."""
-    from tenet import load_specs, mapping_row
+    from tenet import mapping_row
     from tenet.mapping import to_stamps
 
     best = found.best
-    _, architecture, dataflow = load_specs(*problem.names())
+    dataflow = specs.require_dataflow()
     row = mapping_row(
         best.metrics,
         dataflow.space_stamp,
         dataflow.time_stamp,
         to_stamps(best.tiling).tiles,
-        energy_unit=architecture.energy.unit,
+        energy_unit=specs.architecture.energy.unit,
         bound=None if found.bound is None else (objective, found.bound),
     )
     return {
@@ -173,9 +176,14 @@ def tile_command(
         )
         _write_certificate(out, certificate, time.process_time() - start)
         return
+    from tenet import load_specs
+
+    specs = load_specs(*problem.names(), problem.params())
     found = run_tiling(
-        *problem.names(),
-        problem.params(),
+        specs.workload,
+        specs.architecture,
+        specs.require_dataflow(),
+        specs.params,
         space,
         objective=objective,
         execution=replace(
@@ -188,7 +196,7 @@ def tile_command(
         report=told.append,
     )
     click.echo("\n".join(told), err=True)  # after the search: an error stays one line
-    summary = _summary(found, time.process_time() - start, problem, objective)
+    summary = _summary(found, time.process_time() - start, specs, objective)
     units = _units(summary, objective)
     out.write(mapping_row_output(summary, found.best.metrics, out.fmt, units))
 

@@ -118,7 +118,7 @@ def comparison_rows(
     ...     ).layers[0]
     >>> hw = Hardware(num_pes=4, noc_latency=0)
     >>> low = lower(layer, hw)
-    >>> m = tenet.analyze(low.workload, low.architecture, low.dataflow)
+    >>> m = tenet.analyze(low.specs.workload, low.specs.architecture, low.specs.dataflow)
     >>> rows = comparison_rows(m, estimate(layer, hw), low.tensors)
     >>> [(r.quantity, r.unit, r.exact, r.estimate) for r in rows[:2]]
     [('macs', 'MACs', 64, 64), ('latency', 'cycles', 16, 16)]

@@ -14,14 +14,12 @@ if TYPE_CHECKING:
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
     from tenet.peers.search import PeerSearch, evaluate_best, search_accelforge, search_zigzag
-    from tenet.peers.specs import ProblemSpecs
     from tenet.peers.zigzag import ZIGZAG_UNITS, read_zigzag, write_zigzag
 
 __all__ = [
     "ACCELFORGE_UNITS",
     "ZIGZAG_UNITS",
     "PeerSearch",
-    "ProblemSpecs",
     "compare_accelforge",
     "compare_zigzag",
     "dump",
@@ -52,7 +50,6 @@ _HOME = {
     "evaluate_best": "search",
     "search_accelforge": "search",
     "search_zigzag": "search",
-    "ProblemSpecs": "specs",
     "read_zigzag": "zigzag",
     "write_zigzag": "zigzag",
 }

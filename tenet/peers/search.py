@@ -20,8 +20,9 @@ from tenet.metrics.memory import evaluate_memory
 from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
 from tenet.peers.compare import PeerError, _run, need_python
 from tenet.peers.files import dump
-from tenet.peers.specs import Imported, ProblemSpecs
+from tenet.peers.specs import Imported
 from tenet.peers.zigzag import ZIGZAG_UNITS, read_zigzag, write_zigzag, zigzag_operands
+from tenet.spec import Specs
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -75,7 +76,7 @@ class PeerSearch:
         """Return the imported dataflow document with the workload's tensor names."""
         if self.imported is None:
             raise PeerError(f"{self.peer} gave no mapping: {self.reason}")
-        flow = dict(self.imported.dataflow)
+        flow = self.imported.specs.require_dataflow().document()
         if "places" in flow:
             flow["places"] = {
                 level: {self.tensors.get(t, t): stamp for t, stamp in per.items()}
@@ -89,9 +90,9 @@ class PeerSearch:
         if self.imported is None:
             raise PeerError(f"{self.peer} gave no mapping: {self.reason}")
         return {
-            level["name"]: tuple(self.tensors.get(t, t) for t in level["tensors"])
-            for level in self.imported.architecture["levels"]
-            if "tensors" in level
+            level.name: tuple(self.tensors.get(t, t) for t in level.tensors)
+            for level in self.imported.specs.architecture.levels
+            if level.tensors is not None
         }
 
     def write(self, directory: str | Path) -> list[Path]:
@@ -254,7 +255,7 @@ def search_zigzag(
     PeerError
         ``python`` is None (the peer is not installed).
     """
-    problem = ProblemSpecs(workload, architecture, None, dict(params or {}))
+    problem = Specs(workload, architecture, None, dict(params or {})).checked()
     documents = write_zigzag(problem)
     with tempfile.TemporaryDirectory() as tmp:
         paths = [Path(tmp) / name for name in ZIGZAG_FILES]
@@ -309,7 +310,7 @@ def search_accelforge(
     PeerError
         ``python`` is None (the peer is not installed).
     """
-    problem = ProblemSpecs(workload, architecture, None, dict(params or {}))
+    problem = Specs(workload, architecture, None, dict(params or {})).checked()
     document = write_accelforge(problem)
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / ACCELFORGE_FILE

@@ -25,6 +25,7 @@ from tenet.spec.original import (
 )
 from tenet.spec.params import check_params, check_sizes
 from tenet.spec.schema import SCHEMA_KINDS, SchemaKind, spec_schema
+from tenet.spec.specs import Specs
 from tenet.spec.template import instantiate, pe_extents, read_entry, split_arguments
 from tenet.spec.workload import AccessSpec, WorkloadSpec
 
@@ -42,6 +43,7 @@ __all__ = [
     "LinkSpec",
     "NetworkSpec",
     "ScratchpadSpec",
+    "Specs",
     "WorkloadSpec",
     "check_params",
     "check_sizes",

@@ -5,39 +5,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tenet.api import load_problem
 from tenet.metrics.memory import evaluate_memory
 from tenet.oracle.tiles import reference_memory
 from tenet.peers.accelforge import read_accelforge
 from tenet.peers.loopnest import evaluate_nest
-from tenet.peers.specs import Imported
 from tenet.peers.zigzag import port_widths, read_zigzag
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 
 HERE = Path(__file__).parent
 PLACES = HERE / "mappings" / "accelforge-gemm-places.yaml"
 EXAMPLES = HERE.parent.parent / "examples" / "peers"
 
 
-def _problem(imported: Imported):  # type: ignore[no-untyped-def]
-    return load_problem(
-        WorkloadSpec.from_mapping(imported.workload),
-        ArchitectureSpec.from_mapping(imported.architecture),
-        DataflowSpec.from_mapping(imported.dataflow),
-    )
-
-
 def test_places_reader_keeps_every_place_of_a_tensor() -> None:
     imported = read_accelforge(PLACES)
     assert set(imported.nest.above["Z"]) == {"GlobalBuffer", "Register"}
-    places = imported.dataflow["places"]
+    places = imported.specs.dataflow.places
     assert set(places["GlobalBuffer"]) == {"A", "Z"}
     assert set(places["Register"]) == {"Z"}
 
 
 def test_places_eval_counts_each_tensor_at_its_place() -> None:
     imported = read_accelforge(PLACES)
-    problem = _problem(imported)
+    problem = imported.problem
     figures = {(r.level, r.tensor): r for r in evaluate_memory(problem).records}
     # B in the buffer under n (2 tiles of B[6 k, 4 n]): 2 x 24 = |B| = 48, kept across m.
     assert figures[("GlobalBuffer", "B")].fills == 48
@@ -61,11 +50,11 @@ def test_places_zigzag_energy_per_bandwidth_max_word() -> None:
         EXAMPLES / "zigzag-accelerator.yaml",
         EXAMPLES / "zigzag-gemm-mapping.yaml",
     )
-    levels = {lv["name"]: lv for lv in imported.architecture["levels"]}
+    levels = {lv.name: lv for lv in imported.specs.architecture.levels}
     # glb: 24 pJ per 64-bit word = 6 pJ per 16-bit element, 4 elements per cycle; dram: 200 pJ
     # per 64-bit word (bandwidth_max; bandwidth_min is 16) = 50 pJ per element.
-    assert (levels["glb"]["energy_read"], levels["glb"]["read_bandwidth"]) == (6.0, 4.0)
-    assert levels["dram"]["energy_write"] == 50.0
+    assert (levels["glb"].energy_read, levels["glb"].read_bandwidth) == (6.0, 4.0)
+    assert levels["dram"].energy_write == 50.0
     ports = {
         "ports": [{"type": "read", "bandwidth_max": 32}, {"type": "write", "bandwidth_max": 8}]
     }
@@ -74,11 +63,11 @@ def test_places_zigzag_energy_per_bandwidth_max_word() -> None:
 
 def test_places_accelforge_energy_per_bits_per_action() -> None:
     imported = read_accelforge(EXAMPLES / "accelforge-gemm.yaml")
-    levels = {lv["name"]: lv for lv in imported.architecture["levels"]}
+    levels = {lv.name: lv for lv in imported.specs.architecture.levels}
     # GlobalBuffer: 6 pJ per 64-bit action = 1.5 pJ per 16-bit element; Register: no
     # bits_per_action, AccelForge's default of 1 bit: 1 pJ per bit = 16 pJ per element.
-    assert levels["GlobalBuffer"]["energy_read"] == 1.5
-    assert levels["Register"]["energy_write"] == 16.0
+    assert levels["GlobalBuffer"].energy_read == 1.5
+    assert levels["Register"].energy_write == 16.0
 
 
 def test_places_zigzag_mapping_fits_where_zigzag_fits() -> None:
@@ -89,7 +78,7 @@ def test_places_zigzag_mapping_fits_where_zigzag_fits() -> None:
             for part in ("workload", "accelerator", "mapping")
         )
     )
-    memory = evaluate_memory(_problem(imported))
+    memory = evaluate_memory(imported.problem)
     glb = next(s for s in memory.levels if s.level == "glb")
     # The 96-element buffer holds O whole (8 x 8 = 64), I under the k and m tiles (4 rows of m
     # across the PEs x 4 of k = 16) and W under k, m and n (4 of k x 1 of n = 4): 84.
@@ -102,17 +91,14 @@ def test_places_oracle_walks_each_tensor_at_its_place() -> None:
     # and each level's need adds the tensors per tile of the finest place: the register
     # holds B[6 k, 4 n] (24) and Z[m, n] of its PE (4) while each of its tiles runs: 28.
     imported = read_accelforge(PLACES)
-    figures, need = reference_memory(
-        WorkloadSpec.from_mapping(imported.workload),
-        ArchitectureSpec.from_mapping(imported.architecture),
-        DataflowSpec.from_mapping(imported.dataflow),
-    )
+    specs = imported.specs
+    figures, need = reference_memory(specs.workload, specs.architecture, specs.dataflow)
     assert figures[("GlobalBuffer", "B")].fills == 48
     assert figures[("GlobalBuffer", "A")].fills == 96
     assert (figures[("Register", "B")].fills, figures[("Register", "B")].reads_parent) == (192, 48)
     assert figures[("Register", "Z")].writebacks == 64
     assert need["Register"] == 28
-    memory = evaluate_memory(_problem(imported))
+    memory = evaluate_memory(imported.problem)
     for r in memory.records:
         ref = figures[(r.level, r.tensor)]
         got = (r.footprint, r.fills, r.writebacks, r.reads_parent, r.writes_parent)

@@ -31,7 +31,6 @@ from tenet.peers.compare import (
 )
 from tenet.peers.files import dump
 from tenet.peers.search import ACCELFORGE_FILE, ZIGZAG_FILES, accelforge_best, zigzag_best
-from tenet.peers.specs import ProblemSpecs
 from tenet.peers.zigzag import (
     LayerMapping,
     allocate,
@@ -41,7 +40,7 @@ from tenet.peers.zigzag import (
     read_zigzag_mapping,
     write_zigzag,
 )
-from tenet.spec import ArchitectureSpec, load_workload
+from tenet.spec import ArchitectureSpec, Specs, load_workload
 from tests.peers.test_roundtrip import _check_rows
 
 GEMM = {"M": 32, "N": 32, "K": 32}
@@ -108,8 +107,8 @@ ACCELFORGE_NODES: list[dict[str, Any]] = [
 ]
 
 
-def _problem() -> ProblemSpecs:
-    return ProblemSpecs(load_workload("gemm"), SMALL, None, GEMM)
+def _problem() -> Specs:
+    return Specs(load_workload("gemm"), SMALL, None, GEMM)
 
 
 def _zigzag_files(tmp_path: Path, answer: dict[str, Any]) -> list[Path]:
@@ -145,7 +144,7 @@ def test_zigzag_input_without_mapping() -> None:
 
 def test_zigzag_input_plain_subscripts() -> None:
     # Pointwise's I[c, 1 * ox, 1 * oy]: unit coefficients are plain loop indices for ZigZag.
-    docs = write_zigzag(ProblemSpecs(load_workload("pointwise"), SMALL, None, {"OX": 4, "OY": 4}))
+    docs = write_zigzag(Specs(load_workload("pointwise"), SMALL, None, {"OX": 4, "OY": 4}))
     assert docs["workload"][0]["equation"] == "O[k][ox][oy]+=I[c][ox][oy]*W[k][c]"
 
 
@@ -189,11 +188,11 @@ def test_zigzag_best_allocation_is_zigzags(tmp_path: Path) -> None:
 def test_zigzag_best_reads_and_evaluates(tmp_path: Path) -> None:
     paths = _zigzag_files(tmp_path, ZIGZAG_ANSWER)
     imported = read_zigzag(*paths)
-    flow = imported.dataflow
+    flow = imported.specs.require_dataflow()
     # k = 16 k2 + 4 p0 + k4 (K, 4 on D1 between K4 and K2), j = 8 p1 + 4 j2 + j4.
-    assert _equal(flow["space_stamp"], "{S[i, j, k] -> PE[floor(k / 4) mod 4, floor(j / 8)]}")
+    assert _equal(flow.space_stamp, "{S[i, j, k] -> PE[floor(k / 4) mod 4, floor(j / 8)]}")
     assert _equal(
-        flow["time_stamp"],
+        flow.time_stamp,
         "{S[i, j, k] -> T[floor(i / 4), i mod 4, floor(k / 16), k mod 4, "
         "floor(j / 4) mod 2, j mod 4]}",
     )
@@ -217,7 +216,7 @@ def test_accelforge_best_reads_and_evaluates(tmp_path: Path) -> None:
     imported = read_accelforge(spec)
     # k = 16 k1 + 8 (d1) + 2 (d0) + k0; i = 2 i1 + (d1); the d1 axis mixes k's and i's digits.
     assert _equal(
-        imported.dataflow["space_stamp"],
+        imported.specs.require_dataflow().space_stamp,
         "{S[i, j, k] -> PE[floor(k / 2) mod 4, 2 * (floor(k / 8) mod 2) + i mod 2]}",
     )
     search = PeerSearch("accelforge", "latency", 0.0, 1, None, None, {}, imported)
@@ -275,7 +274,7 @@ def test_search_zigzag_small(peers_python: str, tmp_path: Path) -> None:
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
     paths = [str(p) for p in found.write(tmp_path)]
-    assert read_zigzag(*paths).dataflow == found.imported.dataflow
+    assert read_zigzag(*paths).specs.dataflow == found.imported.specs.dataflow
     # ZigZag on the written files: the same mapping (its energy), the same allocation.
     peer = run_zigzag(peers_python, *paths)
     assert peer["energy"] == pytest.approx(found.energy, rel=1e-9)
@@ -306,7 +305,7 @@ def test_search_accelforge_small(peers_python: str, tmp_path: Path) -> None:
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
     (path,) = found.write(tmp_path)
-    assert read_accelforge(path).dataflow == found.imported.dataflow
+    assert read_accelforge(path).specs.dataflow == found.imported.specs.dataflow
     rows = compare_accelforge(peers_python, str(path))
     _check_rows(found.imported, rows)
     # AccelForge's energy of its best is tenet's counts under its rules (refetch, the

@@ -76,6 +76,7 @@ def test_every_zoo_file_validates_against_its_schema(
     capsys: pytest.CaptureFixture[str], kind: SchemaKind
 ) -> None:
     import jsonschema
+
     schema = _schema(capsys, kind)
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
@@ -100,6 +101,7 @@ def test_schema_refuses_what_loading_refuses(
     capsys: pytest.CaptureFixture[str], kind: str, document: dict[str, Any]
 ) -> None:
     import jsonschema
+
     errors = list(jsonschema.Draft202012Validator(_schema(capsys, kind)).iter_errors(document))
     assert errors
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from math import factorial
 from typing import Any, Literal
 
-from tenet.api import load_problem, load_specs
+from tenet.api import load_specs
 from tenet.dse.run.engines import Engine, make_engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
@@ -38,9 +38,10 @@ from tenet.mapping import LoopNest
 from tenet.mapping.tiling import nested_sizes
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import CapacityViolation, LevelSummary, LevelTensor, MemoryMetrics
-from tenet.model.problem import Problem, bind_specs
+from tenet.model.problem import Problem
 from tenet.model.tiling import tile_stamps
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
+from tenet.model.workload import Workload
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec, load_architecture
 from tenet.vocab import MemoryObjective, Strategy
 
 __all__ = [
@@ -135,14 +136,7 @@ def decode(text: str) -> SizesResult:
 
 @lru_cache(maxsize=4)
 def _problem(context: str) -> tuple[Problem, int]:
-    c = json.loads(context)
-    architecture = ArchitectureSpec.model_validate_json(c["architecture"])
-    problem = load_problem(
-        WorkloadSpec.model_validate_json(c["workload"]),
-        architecture,
-        DataflowSpec.model_validate_json(c["dataflow"]),
-        c["params"],
-    )
+    problem = Problem.from_specs(Specs.from_json(json.loads(context)["specs"]))
     return problem, occupancy(problem).latency_compute
 
 
@@ -177,6 +171,7 @@ def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSp
 
     Examples
     --------
+    >>> from tenet.api import load_problem
     >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 4, "N": 4, "K": 4})
     >>> check_tiling(p)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -282,7 +277,9 @@ def check_tile_levels(
                 source="--tile",
             )
     if workload is not None:
-        bound, _, _ = bind_specs(workload, architecture, None, params)
+        bound = Workload.from_spec(
+            workload, Specs(workload, architecture, None, dict(params or {})).bound
+        )
         _refuse_long_loops(*box_extents(bound), None)
 
 
@@ -292,7 +289,7 @@ def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
 
 def run_tiling(
     workload: str | WorkloadSpec,
-    arch: str,
+    arch: str | ArchitectureSpec,
     dataflow: str | DataflowSpec,
     params: Mapping[str, int] | None = None,
     space: TilingSpace | None = None,
@@ -322,8 +319,8 @@ def run_tiling(
     >>> found.candidates  # the divisors 1, 2, 4 of K = 4, one loop order each
     3
     """
-    w, a, d = load_specs(workload, arch, dataflow)
-    problem = load_problem(w, a, d, params)
+    specs = load_specs(workload, arch, dataflow, params)
+    problem = Problem.from_specs(specs)
     given = space
     space = check_tiling(problem, space)
     sizes, orders = _counts(problem, space)
@@ -343,10 +340,7 @@ def run_tiling(
         built = construct_tilings(problem, top_k=top_k, objective=objective)
         return TilingSearch(built[0], len(built), len(built), len(built))
     arguments = {
-        "workload": w.model_dump_json(),
-        "architecture": a.model_dump_json(),
-        "dataflow": d.model_dump_json(),
-        "params": dict(params or {}),
+        "specs": specs.to_json(),
         "space": space.to_dict(),
         "objective": objective,
     }
