@@ -158,7 +158,8 @@ def compare_command(
     kind: str,
 ) -> None:
     """Compare exact counts with MAESTRO-style estimates, quantity by quantity; with --with,
-    tenet's per-level fills and writebacks with AccelForge's or ZigZag's.
+    tenet's per-level fills and writebacks with AccelForge's or ZigZag's, or each layer's
+    cycles, SRAM and DRAM traffic with SCALE-Sim's.
 
     Give the dataflow in MAESTRO's notation (MAPPING with --hw; every layer, or --layer), in
     the relation-centric one (--workload/--arch/--dataflow; the directives are synthesised,

@@ -75,7 +75,10 @@ def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str)
     _written(directory, write_specs(directory, imported.documents(), header))
 
 
-SCALESIM_INPUT = click.option(
+@import_group.command("scalesim")
+@click.option("--config", "-c", required=True, type=click.Path(), help="SCALE-Sim config file.")
+@click.option("--topology", "-t", required=True, type=click.Path(), help="SCALE-Sim topology CSV.")
+@click.option(
     "--input-type",
     "-i",
     "kind",
@@ -84,13 +87,6 @@ SCALESIM_INPUT = click.option(
     show_default=True,
     help="The topology's rows: GEMMs (name, M, N, K) or convolutions, as SCALE-Sim's -i.",
 )
-"""SCALE-Sim's input type option, shared with ``tenet compare --with scalesim``."""
-
-
-@import_group.command("scalesim")
-@click.option("--config", "-c", required=True, type=click.Path(), help="SCALE-Sim config file.")
-@click.option("--topology", "-t", required=True, type=click.Path(), help="SCALE-Sim topology CSV.")
-@SCALESIM_INPUT
 @SPECS_FOLDER
 def import_scalesim(config: str, topology: str, kind: str, directory: str) -> None:
     """Read a SCALE-Sim config and topology into tenet specs: one folder DIRECTORY/<layer> per
