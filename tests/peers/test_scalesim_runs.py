@@ -133,3 +133,19 @@ def test_cli_compare_with_scalesim(
     assert [c["layer"] for c in json.loads(out)] == ["g8", "g7", "g3"]
     code, _, err = run(capsys, *args, *python, "-l", "nothing")
     assert code == 2 and "no layer 'nothing'" in err
+
+
+def test_scalesim_write_buffer_counts_the_empty_slots_of_a_forced_line(
+    scalesim: str, tmp_path: Path
+) -> None:
+    # GEMM 20 x 40 x 1 on 2 x 16: 800 outputs, more than the 512 words of a 1 kB write
+    # buffer's drain half, so it drains twice; the line of 16 words it forces out part-full
+    # before the end counts its 15 empty slots (SCALE-Sim's write_buffer.empty_drain_buf
+    # subtracts the empty slots of a drain's last line only).
+    config, topology = tmp_path / "a.cfg", tmp_path / "t.csv"
+    config.write_text(config_text("os", 2, 16))
+    topology.write_text("Layer, M, N, K,\nw, 20, 40, 1,\n")
+    (comparison,) = compare_scalesim(scalesim, str(config), str(topology), "gemm")
+    row = comparison.row("ofmap DRAM writes")
+    assert (row.tenet, row.scalesim) == (800, 815)
+    assert "counts the 15 empty slots" in row.reason
