@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from tenet.isl_utils import parse_map
+from tenet.isl_utils import parse_map, parse_set
 from tenet.spec.dataflow import DataflowSpec
 
 __all__ = ["Dataflow"]
@@ -26,6 +26,8 @@ class Dataflow:
     """Tile stamp ``S -> LEVEL[...]`` of each tiled memory level, by level name."""
     places: tuple[tuple[str, str, isl.Map], ...] = ()
     """(level, tensor, tile stamp) of a tensor stored under other loops than its level's tiles."""
+    steps: isl.Set | None = None
+    """Every step of the schedule, idle ones included (None: the instances' time-stamps)."""
 
     @classmethod
     def from_spec(cls, spec: DataflowSpec, params: Mapping[str, int]) -> Dataflow:
@@ -55,4 +57,9 @@ class Dataflow:
             for level, per in spec.places.items()
             for tensor, text in per.items()
         )
-        return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors, tiles, places)
+        steps = (
+            None
+            if spec.steps is None
+            else parse_set(spec.steps, params, source=spec.source, location=spec.where("steps"))
+        )
+        return cls(spec.name, maps[0], maps[1], spec.source, spec.tensors, tiles, places, steps)

@@ -9,7 +9,7 @@ from functools import cached_property
 import islpy as isl
 
 from tenet.errors import SpecError, UnknownTensorError
-from tenet.isl_utils import coalesce, tuple_signature
+from tenet.isl_utils import coalesce, tuple_signature, witness
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.placement import placement_errors
@@ -105,6 +105,7 @@ class Problem:
         self._check_tuples()
         if not self.placed:
             self._check_placement()
+        self._check_steps()
         selected = self.tensors if self.tensors is not None else self.dataflow.tensors
         for name in selected or ():
             if name not in self.workload.tensors:
@@ -141,6 +142,27 @@ class Problem:
         )
         if first is not None:
             raise first
+
+    def _check_steps(self) -> None:
+        steps, src = self.dataflow.steps, self.dataflow.source
+        if steps is None:
+            return
+        want = tuple_signature(self.dataflow.time_stamp, isl.dim_type.out)
+        got = tuple_signature(steps, isl.dim_type.set)
+        if got != want:
+            raise SpecError(
+                f"the steps are {got[0]} with {got[1]} indices, but the time-stamps are "
+                f"{want[0]} with {want[1]}",
+                source=src,
+                location="steps",
+            )
+        outside = self.timestamps.subtract(steps)
+        if not outside.is_empty():
+            raise SpecError(
+                f"time-stamp {witness(outside)} is not one of the steps",
+                source=src,
+                location="steps",
+            )
 
     # -- the dataflow -----------------------------------------------------------------------
     @cached_property
