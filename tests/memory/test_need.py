@@ -217,7 +217,8 @@ def placed_nests(draw: st.DrawFn) -> tuple[RandomProblem, dict[str, int]]:
     """Draw a small GEMM or convolution on 2x2 PEs (two loops' low digits) whose buffer and
     register file (per PE or not) are tiled by a loop nest of random nested divisors and
     orders, each tensor stored at each level above any number of the nest's loops (never
-    fewer at the register file than at the buffer)."""
+    fewer at the register file than at the buffer, often more than the register file's own
+    tiles)."""
     if draw(st.booleans()):
         workload = load_workload("gemm")
         params = {p: draw(st.integers(1, 4)) for p in ("M", "N", "K")}
@@ -247,7 +248,10 @@ def placed_nests(draw: st.DrawFn) -> tuple[RandomProblem, dict[str, int]]:
     for tensor in workload.accesses:
         if draw(st.booleans()):
             glb = draw(st.integers(0, deepest))
-            above[tensor] = {"glb": glb, "rf": draw(st.integers(glb, deepest))}
+            # often inside the register file's own band, as the peers place tensors
+            inner = max(glb, nest.boundary("rf"))
+            rf = draw(st.one_of(st.integers(glb, deepest), st.integers(inner, deepest)))
+            above[tensor] = {"glb": glb, "rf": rf}
     stamps = to_stamps(replace(nest, above=above))
     loops = ", ".join(dims)
     pe = ", ".join(f"{dims[d]} % 2" for d in spread)

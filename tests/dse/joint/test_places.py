@@ -283,3 +283,33 @@ def test_the_need_bound_never_exceeds_the_need_with_places(case: tuple[Any, ...]
     with_places = flow.model_copy(update={"tiles": stamps.tiles, "places": stamps.places})
     _, oracle = reference_memory(load_workload(workload), arch, with_places, params)
     assert needs["rf"] == oracle["rf"]
+
+
+def test_the_need_of_a_leaf_with_places_by_hand() -> None:
+    # GEMM 8³ on PE[i % 2, j % 2]: the buffer's tiles (i 8, j 4, k 8) run j's 2 blocks; the
+    # register file's single instances run k, i, j; B and C stored above i and j (their
+    # places list the buffer's loops and k). Per PE at each moment: A[i, k] 1, B[k, j] over
+    # the block's 2 j of the PE 2, C[i, j] over its 4 i and 2 j 8: 11. (Taking B's place,
+    # which lists the most coordinates, as the finest tiles counted A over its 4 i: 14.)
+    from tenet.mapping import tiled_nest, to_stamps
+    from tenet.oracle.tiles import reference_memory
+
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "two-levels",
+            "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
+            "levels": [{"name": "dram"}, {"name": "buffer"}, {"name": "rf", "per_pe": True}],
+        }
+    )
+    params = {"M": 8, "N": 8, "K": 8}
+    bands = [("buffer", (8, 4, 8), (1, 0, 2)), ("rf", (1, 1, 1), (2, 0, 1))]
+    nest = tiled_nest(("i", "j", "k"), (8, 8, 8), "dram", bands, (0, 1, 2))
+    boundary = nest.boundary("rf")
+    placed = replace(nest, above={"B": {"rf": boundary - 2}, "C": {"rf": boundary - 2}})
+    problem = load_problem("gemm", arch, MAPPING, params)
+    needs, _ = level_needs(problem, tile_maps(placed), place_maps(placed))
+    assert needs["rf"] == 1 + 2 + 8
+    stamps = to_stamps(placed)
+    flow = MAPPING.model_copy(update={"tiles": stamps.tiles, "places": stamps.places})
+    _, oracle = reference_memory(load_workload("gemm"), arch, flow, params)
+    assert oracle["rf"] == 11
