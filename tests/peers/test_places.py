@@ -147,12 +147,25 @@ def test_places_oracle_walks_each_tensor_at_its_place() -> None:
 ACCELERATOR = HERE.parents[1] / "benchmarks" / "peers_search" / "accelerator.yaml"
 CONV3 = {"RX": 3, "RY": 3}
 
-# The peers' bests of benchmarks/bench_peers_search.py that tenet called overflowing (each
-# tensor counted over the tiles of another's place), each peer's own answer kept: layer, its
+# The peers' bests on the accelerator of benchmarks/bench_peers_search.py that tenet called
+# overflowing (each tensor counted over the tiles of another's place): the benchmark's, and
+# ZigZag's latency best of a ResNet-50 stage-4 3x3 layer; each peer's own answer kept: layer, its
 # sizes, the answer (ZigZag: spatial and temporal loops, innermost first; AccelForge: its
 # mapping nodes, outermost first) and each tensor's elements per PE in the 128-element
 # register file, at its own place, by hand.
 PEER_BESTS: dict[str, tuple[str, dict[str, int], Any, dict[str, int]]] = {
+    # temporal FX 3, K 16 (outermost), OX 14, C 16, FY 3, OY 14; W under FX, K: C's 16 x
+    # FY's 3; I under FX, K, OX, C: (14 + 3 - 1) rows; O under FX, K, OX: 14 (old: 3,828,
+    # each tensor over the register file's own tiles: 3,584 + 48 + 196)
+    "zigzag-resnet-res4-3x3-latency": (
+        "conv2d",
+        {"K": 256, "C": 256, "OX": 14, "OY": 14, **CONV3},
+        {
+            "spatial": {"D1": [["C", 16]], "D2": [["K", 16]]},
+            "temporal": [["OY", 14], ["RY", 3], ["C", 16], ["OX", 14], ["K", 16], ["RX", 3]],
+        },
+        {"W": 16 * 3, "I": 16, "O": 14},
+    ),
     # temporal C 32, K 32 (outermost), RX 3, RY 3, OY 7, OX 7; W under C, K: its 3 x 3 taps;
     # I under C, K, RX: 7 columns ox + rx x (7 + 3 - 1) rows; O under C, K: 7 x 7 (old: 139,
     # I over every rx: 9 x 9)
