@@ -198,10 +198,12 @@ LINKS = {
 
 
 @st.composite
-def tiled_problems(draw: st.DrawFn, linked: bool = False) -> Specs:
+def tiled_problems(draw: st.DrawFn, linked: bool = False, places: bool = False) -> Specs:
     """Draw a small GEMM or a convolution (stride and dilation 1..2) on a 1D array, with a
     hierarchy of two or three levels (the innermost sometimes per PE) and random tile stamps
-    (orders and sizes 1..4, dividing or not), with its size parameters.
+    (orders and sizes 1..4, dividing or not), with its size parameters. With ``places``, some
+    tensors also get a random tile stamp of their own at some levels (the dataflow's
+    ``places``, nested in the others or not).
 
     With ``linked``: two or three levels, the innermost per PE, joined by one or two link
     families of :data:`LINKS` (energy 0..3 per element moved) and fed by a network that
@@ -261,12 +263,19 @@ def tiled_problems(draw: st.DrawFn, linked: bool = False) -> Specs:
         others = ", ".join(n for n in names if n != spread)
         time = f"{{S[{loops}] -> T[floor({spread} / {pes}), {others}]}}"
         tiles["rf"] = time
+    placed: dict[str, dict[str, str]] = {}
+    for level in levels[1:] if places else ():
+        name = str(level["name"])
+        for tensor in tensors:
+            if draw(st.booleans()):
+                placed.setdefault(name, {})[tensor] = _tile_stamp(draw, names, name.upper())
     dataflow = DataflowSpec.from_mapping(
         {
             "name": "tiled",
             "space_stamp": f"{{S[{loops}] -> PE[{spread} % {pes}]}}",
             "time_stamp": time,
             "tiles": tiles,
+            "places": placed,
             "tensors": tensors,
         }
     )

@@ -4,12 +4,31 @@ from a peer's mapping into the dataflow's ``places`` and honoured by ``tenet eva
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tenet.metrics.memory import evaluate_memory
+from tenet.model import Problem
 from tenet.oracle.tiles import reference_memory
-from tenet.peers.accelforge import read_accelforge
+from tenet.peers import ACCELFORGE_UNITS, PeerSearch, evaluate_best
+from tenet.peers.accelforge import read_accelforge, write_accelforge
+from tenet.peers.files import dump
 from tenet.peers.loopnest import evaluate_nest
-from tenet.peers.zigzag import port_widths, read_zigzag
+from tenet.peers.search import ACCELFORGE_FILE, ZIGZAG_FILES, accelforge_best, zigzag_best
+from tenet.peers.zigzag import (
+    ZIGZAG_UNITS,
+    port_widths,
+    read_zigzag,
+    write_zigzag,
+    zigzag_operands,
+)
+from tenet.spec import (
+    DataflowSpec,
+    Specs,
+    load_architecture,
+    load_workload,
+)
 
 HERE = Path(__file__).parent
 PLACES = HERE / "mappings" / "accelforge-gemm-places.yaml"
@@ -110,3 +129,145 @@ def test_places_oracle_walks_each_tensor_at_its_place() -> None:
             ref.writes_parent,
         ), r
     assert {s.level: s.footprint for s in memory.levels} == need
+
+
+ACCELERATOR = HERE.parents[1] / "benchmarks" / "peers_search" / "accelerator.yaml"
+CONV3 = {"RX": 3, "RY": 3}
+
+# The peers' bests on the accelerator of benchmarks/bench_peers_search.py that tenet called
+# overflowing (each tensor counted over the tiles of another's place): the benchmark's, and
+# ZigZag's latency best of a ResNet-50 stage-4 3x3 layer; each peer's own answer kept: layer, its
+# sizes, the answer (ZigZag: spatial and temporal loops, innermost first; AccelForge: its
+# mapping nodes, outermost first) and each tensor's elements per PE in the 128-element
+# register file, at its own place, by hand.
+PEER_BESTS: dict[str, tuple[str, dict[str, int], Any, dict[str, int]]] = {
+    # temporal FX 3, K 16 (outermost), OX 14, C 16, FY 3, OY 14; W under FX, K: C's 16 x
+    # FY's 3; I under FX, K, OX, C: (14 + 3 - 1) rows; O under FX, K, OX: 14 (old: 3,828,
+    # each tensor over the register file's own tiles: 3,584 + 48 + 196)
+    "zigzag-resnet-res4-3x3-latency": (
+        "conv2d",
+        {"K": 256, "C": 256, "OX": 14, "OY": 14, **CONV3},
+        {
+            "spatial": {"D1": [["C", 16]], "D2": [["K", 16]]},
+            "temporal": [["OY", 14], ["RY", 3], ["C", 16], ["OX", 14], ["K", 16], ["RX", 3]],
+        },
+        {"W": 16 * 3, "I": 16, "O": 14},
+    ),
+    # temporal C 32, K 32 (outermost), RX 3, RY 3, OY 7, OX 7; W under C, K: its 3 x 3 taps;
+    # I under C, K, RX: 7 columns ox + rx x (7 + 3 - 1) rows; O under C, K: 7 x 7 (old: 139,
+    # I over every rx: 9 x 9)
+    "zigzag-resnet-res5-3x3-latency": (
+        "conv2d",
+        {"K": 512, "C": 512, "OX": 7, "OY": 7, **CONV3},
+        {
+            "spatial": {"D1": [["C", 16]], "D2": [["K", 16]]},
+            "temporal": [["OX", 7], ["OY", 7], ["RY", 3], ["RX", 3], ["K", 32], ["C", 32]],
+        },
+        {"W": 3 * 3, "I": 7 * 9, "O": 7 * 7},
+    ),
+    # temporal C 2, K 512, OY 7, RX 3, RY 3, OX 7; I under C: (7 + 3 - 1)²; W under C, K:
+    # 3 x 3; O under C, K, OY: 7 (old: 139)
+    "zigzag-resnet-res5-3x3-energy": (
+        "conv2d",
+        {"K": 512, "C": 512, "OX": 7, "OY": 7, **CONV3},
+        {
+            "spatial": {"D1": [["C", 16]], "D2": [["C", 16]]},
+            "temporal": [["OX", 7], ["RY", 3], ["RX", 3], ["OY", 7], ["K", 512], ["C", 2]],
+        },
+        {"I": 9 * 9, "W": 3 * 3, "O": 7},
+    ),
+    # temporal K 8, C 128, RX 3, RY 3, OY 28, OX 2 (16 x 2 = 32 > 28: partial); W under K,
+    # C: 3 x 3; I under K, C, RX: 2 columns x (28 + 3 - 1) rows; O under K: 2 x 28 (old: 185)
+    "zigzag-resnet-res3-3x3-latency": (
+        "conv2d",
+        {"K": 128, "C": 128, "OX": 28, "OY": 28, **CONV3},
+        {
+            "spatial": {"D1": [["OX", 16]], "D2": [["K", 16]]},
+            "temporal": [["OX", 2], ["OY", 28], ["RY", 3], ["RX", 3], ["C", 128], ["K", 8]],
+        },
+        {"W": 3 * 3, "I": 2 * 30, "O": 2 * 28},
+    ),
+    # temporal OX 2, OY 8, C 128, K 8, OY 7, OX 2; I under OX, OY, C: 2 x 7; O under OX,
+    # OY: K's 8 x 2 x 7; W under OX, OY, C, K: 1 (old: 134)
+    "zigzag-mobilenet-pw3-energy": (
+        "pointwise",
+        {"K": 128, "C": 128, "OX": 56, "OY": 56},
+        {
+            "spatial": {"D1": [["K", 16]], "D2": [["OX", 16]]},
+            "temporal": [["OX", 2], ["OY", 7], ["K", 8], ["C", 128], ["OY", 8], ["OX", 2]],
+        },
+        {"I": 2 * 7, "O": 8 * 2 * 7, "W": 1},
+    ),
+    # ox in tiles of 4 (the buffer keeps I and O under it); the PEs take 8 c and a 2 x 7
+    # block of ox, oy; rf: I under ox's tile: 8 x 2 x 7, O under it and k: 2 x 7, W under
+    # those and c: 1 (old: 134, W over c's 8)
+    "accelforge-mobilenet-pw3-energy": (
+        "pointwise",
+        {"K": 128, "C": 128, "OX": 56, "OY": 56},
+        [
+            {"kind": "Storage", "tensors": ["W", "O", "I"], "component": "dram"},
+            {"kind": "Storage", "tensors": ["W"], "component": "buffer"},
+            {"kind": "Temporal", "rank_variable": "ox", "tile_shape": 4},
+            {"kind": "Storage", "tensors": ["I", "O"], "component": "buffer"},
+            {
+                "kind": "Spatial",
+                "rank_variable": "c",
+                "tile_shape": 8,
+                "name": "d1",
+                "component": "PE",
+            },
+            {
+                "kind": "Spatial",
+                "rank_variable": "oy",
+                "tile_shape": 7,
+                "name": "d0",
+                "component": "PE",
+            },
+            {
+                "kind": "Spatial",
+                "rank_variable": "ox",
+                "tile_shape": 2,
+                "name": "d0",
+                "component": "PE",
+            },
+            {"kind": "Storage", "tensors": ["I"], "component": "rf"},
+            {"kind": "Temporal", "rank_variable": "k", "tile_shape": 1},
+            {"kind": "Storage", "tensors": ["O"], "component": "rf"},
+            {"kind": "Temporal", "rank_variable": "c", "tile_shape": 1},
+            {"kind": "Storage", "tensors": ["W"], "component": "rf"},
+            {"kind": "Temporal", "rank_variable": "ox", "tile_shape": 1},
+            {"kind": "Temporal", "rank_variable": "oy", "tile_shape": 1},
+            {"kind": "Compute", "einsum": "pointwise", "component": "MAC"},
+        ],
+        {"I": 8 * 2 * 7, "O": 2 * 7, "W": 1},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PEER_BESTS))
+def test_places_peer_bests_fit_at_each_tensors_place(name: str, tmp_path: Path) -> None:
+    # The register file's need is each tensor's tile at its own place, added up at the same
+    # moment: what the peer found fits, as the peer says.
+    workload_name, params, answer, shares = PEER_BESTS[name]
+    workload, architecture = load_workload(workload_name), load_architecture(ACCELERATOR)
+    problem = Specs(workload, architecture, None, params)
+    if name.startswith("zigzag"):
+        documents = write_zigzag(problem)
+        links = documents["mapping"][0]["memory_operand_links"]
+        documents["mapping"] = zigzag_best({**answer, "links": links})
+        paths = [tmp_path / part for part in ZIGZAG_FILES]
+        for path in paths:
+            path.write_text(ZIGZAG_UNITS + dump(documents[path.stem]))
+        imported = read_zigzag(*paths)
+        tensors = {v: k for k, v in zigzag_operands(workload).items()}
+    else:
+        path = tmp_path / ACCELFORGE_FILE
+        path.write_text(ACCELFORGE_UNITS + dump(accelforge_best(write_accelforge(problem), answer)))
+        imported = read_accelforge(path)
+        tensors = {}
+    found = PeerSearch("peer", "energy", 0.0, 1, None, None, {}, imported, "", tensors)
+    assert evaluate_best(found, workload, architecture, params)["fits"]
+    flow = DataflowSpec.from_mapping(found.dataflow())
+    memory = evaluate_memory(Problem.from_specs(Specs(workload, architecture, flow, params)))
+    assert {r.tensor: r.footprint for r in memory.records if r.level == "rf"} == shares
+    assert memory.summary("rf").footprint == sum(shares.values()) <= 128

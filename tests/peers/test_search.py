@@ -1,8 +1,9 @@
 """The peers' own searches run from tenet: the input files written without a mapping are what
 each peer expects, a canned best of each peer reads back into a dataflow that tenet evaluates
 (figures by hand), ZigZag's allocation of loops to memories is the peer's, a time budget
-stops the peer. Tests marked ``peers`` run both searches on a small GEMM and check the
-imported best against the peer's own counts."""
+stops the peer. Tests marked ``peers`` run both searches on a small GEMM, by latency and by
+energy, and round-trip each best: imported, counted against the peer's own counts, exported
+back by tenet's writers and evaluated by the peer again, its DRAM figures tenet's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import islpy as isl
 import pytest
 
+from tenet import load_specs
 from tenet.peers import (
     ACCELFORGE_UNITS,
     ZIGZAG_UNITS,
@@ -27,10 +29,18 @@ from tenet.peers.compare import (
     _run,
     compare_accelforge,
     compare_zigzag,
+    run_accelforge,
     run_zigzag,
 )
-from tenet.peers.files import dump
-from tenet.peers.search import ACCELFORGE_FILE, ZIGZAG_FILES, accelforge_best, zigzag_best
+from tenet.peers.files import dump, write_specs
+from tenet.peers.search import (
+    ACCELFORGE_FILE,
+    ZIGZAG_FILES,
+    Objective,
+    accelforge_best,
+    zigzag_best,
+)
+from tenet.peers.specs import Imported
 from tenet.peers.zigzag import (
     LayerMapping,
     allocate,
@@ -41,7 +51,7 @@ from tenet.peers.zigzag import (
     write_zigzag,
 )
 from tenet.spec import ArchitectureSpec, Specs, load_workload
-from tests.peers.test_roundtrip import _check_rows
+from tests.peers.test_roundtrip import _check_rows, _elements
 
 GEMM = {"M": 32, "N": 32, "K": 32}
 
@@ -264,12 +274,20 @@ def test_search_without_peer() -> None:
         search_zigzag(None, load_workload("gemm"), SMALL, GEMM)
 
 
+def _specs_back(imported: Imported, directory: Path) -> Specs:
+    """The specs of an imported best as tenet writes them (``tenet import``) and reads them."""
+    write_specs(directory, imported.documents())
+    parts = ("workload", "architecture", "dataflow")
+    return load_specs(*(str(directory / f"{k}.yaml") for k in parts))
+
+
 @pytest.mark.peers
-def test_search_zigzag_small(peers_python: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("objective", ["latency", "energy"])
+def test_search_zigzag_small(peers_python: str, tmp_path: Path, objective: Objective) -> None:
     workload = load_workload("gemm")
     # One spatial mapping (ZigZag's most utilising) keeps the search short.
     found = search_zigzag(
-        peers_python, workload, SMALL, GEMM, objective="latency", spatial_mappings=1
+        peers_python, workload, SMALL, GEMM, objective=objective, spatial_mappings=1
     )
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
@@ -292,16 +310,34 @@ def test_search_zigzag_small(peers_python: str, tmp_path: Path) -> None:
     rows = compare_zigzag(peers_python, *paths)
     _check_rows(found.imported, rows)
     figures = evaluate_best(found, workload, SMALL, GEMM)
+    assert figures["fits"]
     dram = [r for r in rows if r.level == "dram"]
     assert figures["traffic_dram_elements"] == sum(r.reads + r.writes for r in dram)
     if all((r.reads, r.writes) == (r.reads_peer, r.writes_peer) for r in dram):
         assert figures["traffic_dram_elements"] == sum(r.reads_peer + r.writes_peer for r in dram)
+    # Exported back (tenet's specs of the best, written by tenet's exporter): ZigZag keeps
+    # the same loops in the same memories and moves the same data, DRAM's as tenet counts it.
+    back = tmp_path / "back"
+    write_specs(back, write_zigzag(_specs_back(found.imported, tmp_path / "specs")), ZIGZAG_UNITS)
+    exported = [str(back / name) for name in ZIGZAG_FILES]
+    again = run_zigzag(peers_python, *exported)
+    assert (again["levels"], again["loops"], again["moves"]) == (
+        peer["levels"],
+        peer["loops"],
+        peer["moves"],
+    )
+    dram_back = [r for r in compare_zigzag(peers_python, *exported) if r.level == "dram"]
+    assert [(r.tensor, r.reads_peer, r.writes_peer) for r in dram_back] == [
+        (r.tensor, r.reads_peer, r.writes_peer) for r in dram
+    ]
+    assert figures["traffic_dram_elements"] == sum(r.reads + r.writes for r in dram_back)
 
 
 @pytest.mark.peers
-def test_search_accelforge_small(peers_python: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("objective", ["latency", "energy"])
+def test_search_accelforge_small(peers_python: str, tmp_path: Path, objective: Objective) -> None:
     workload = load_workload("gemm")
-    found = search_accelforge(peers_python, workload, SMALL, GEMM, objective="latency")
+    found = search_accelforge(peers_python, workload, SMALL, GEMM, objective=objective)
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
     (path,) = found.write(tmp_path)
@@ -316,6 +352,20 @@ def test_search_accelforge_small(peers_python: str, tmp_path: Path) -> None:
     figures = evaluate_best(found, workload, SMALL, GEMM)
     assert figures["latency_cycles"] == found.latency
     assert figures["fits"]
+    # Exported back (tenet's specs of the best, written by tenet's exporter): AccelForge
+    # counts the same actions at every level, DRAM's as tenet counts them.
+    exported = tmp_path / "exported.yaml"
+    specs = _specs_back(found.imported, tmp_path / "specs")
+    exported.write_text(ACCELFORGE_UNITS + dump(write_accelforge(specs)))
+    original, again = (
+        run_accelforge(peers_python, str(path)),
+        run_accelforge(peers_python, str(exported)),
+    )
+    assert _elements(str(exported), again["actions"]) == _elements(str(path), original["actions"])
+    assert again["energy"] == pytest.approx(original["energy"], rel=1e-3)
+    dram = [r for r in compare_accelforge(peers_python, str(exported)) if r.level == "dram"]
+    assert all((r.reads, r.writes) == (r.reads_peer, r.writes_peer) for r in dram), dram
+    assert figures["traffic_dram_elements"] == sum(r.reads_peer + r.writes_peer for r in dram)
 
 
 @pytest.mark.peers

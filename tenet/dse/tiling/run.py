@@ -88,7 +88,10 @@ def decode_metrics(data: Mapping[str, Any]) -> MemoryMetrics:
         Fraction(data["latency"]),
         data["bottleneck"],
         data["energy"],
-        tuple(CapacityViolation(**v) for v in data["violations"]),
+        tuple(
+            CapacityViolation(**{**v, "shares": tuple(map(tuple, v.get("shares", ())))})
+            for v in data["violations"]
+        ),
         data.get("energy_operands", 0.0),
         data.get("energy_links", 0.0),
     )
