@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow test-shared test-browser browser peers test-peers lint install bench
+.PHONY: demo test test-slow test-shared test-browser browser peers scalesim test-peers lint install bench
 
 $(BIN)/tenet: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,11 +56,24 @@ $(PEERS)/bin/python:
 	$(PEERS)/bin/python -m pip install --quiet --upgrade pip
 	$(PEERS)/bin/python -m pip install --quiet $(PEER_PACKAGES) || { rm -rf $(PEERS); exit 1; }
 
-peers: $(PEERS)/bin/python
+# SCALE-Sim in an environment of its own, .scalesim/: scalesim 3.0.0 fails with numpy 2.4 or
+# later, which AccelForge's environment may hold.
+SCALESIM := .scalesim
+SCALESIM_PACKAGES := scalesim==3.0.0 'numpy<2.4'
 
-# Round trips through the peers: the tests marked peers, with the environment made by make peers.
+$(SCALESIM)/bin/python:
+	$(PYTHON) -m venv $(SCALESIM)
+	$(SCALESIM)/bin/python -m pip install --quiet --upgrade pip
+	$(SCALESIM)/bin/python -m pip install --quiet $(SCALESIM_PACKAGES) || { rm -rf $(SCALESIM); exit 1; }
+
+scalesim: $(SCALESIM)/bin/python
+
+peers: $(PEERS)/bin/python $(SCALESIM)/bin/python
+
+# Round trips through the peers: the tests marked peers, with the environments make peers makes.
 test-peers: install peers
-	TENET_PEERS_PYTHON=$(CURDIR)/$(PEERS)/bin/python $(BIN)/python -m pytest -q -m peers
+	TENET_PEERS_PYTHON=$(CURDIR)/$(PEERS)/bin/python \
+	TENET_SCALESIM_PYTHON=$(CURDIR)/$(SCALESIM)/bin/python $(BIN)/python -m pytest -q -m peers
 
 lint: install
 	$(BIN)/ruff check tenet tests benchmarks

@@ -36,7 +36,7 @@ from tenet.mapping import to_stamps
 from tenet.metrics.memory import tensor_relations
 from tenet.model.problem import Problem
 from tenet.model.tiling import tile_levels
-from tenet.spec import load_architecture, load_network, load_workload
+from tenet.spec import Specs, load_architecture, load_network, load_workload
 
 TOP = 10
 TOP_MAPPINGS = 3
@@ -51,13 +51,7 @@ RESNET_FIVE = ("conv1", "conv2_1b", "conv3_1c", "conv4_1b", "conv5_1b", "conv4_2
 
 
 def _evaluate(space: DesignSpace, candidates: list[Candidate]) -> list[dict[str, Any]]:
-    context = Context.make(
-        space.workload_spec,
-        space.architecture_spec,
-        space.params,
-        tuple(space.workload_spec.reductions),
-        "links",
-    )
+    context = Context.make(space.specs, tuple(space.specs.workload.reductions), "links")
     tasks = [(c.index, c.name, *c.mapping.stamp_texts) for c in candidates]
     rows = []
     for start in range(0, len(tasks), 16):
@@ -177,7 +171,7 @@ def _headline(workload: str, arch: str, params: dict[str, int], bandwidths: list
     base = load_architecture(arch)
     for elements in bandwidths:
         spec = base.model_copy(update={"bandwidth": elements * base.bits_per_element})
-        space = DesignSpace(load_workload(workload), spec, params, SpaceOptions())
+        space = DesignSpace(Specs(load_workload(workload), spec, None, params), SpaceOptions())
         candidates = list(space)
         chosen = {c.index: c for c in rank_mappings(space, candidates, TOP)}
         chosen.update({c.index: c for c in candidates if c.data_centric})

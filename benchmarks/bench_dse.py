@@ -18,7 +18,7 @@ from tenet.dse.explore import Exploration, explore
 from tenet.dse.ranking.objectives import rank
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import DesignSpace, SpaceOptions
-from tenet.spec import WorkloadSpec, load_architecture, load_workload
+from tenet.spec import Specs, WorkloadSpec, load_architecture, load_workload
 from tenet.vocab import Neighbourhood
 
 CONV_PARAMS = {"K": 128, "C": 64, "OX": 112, "OY": 112, "RX": 3, "RY": 3}
@@ -28,7 +28,7 @@ WORKERS = 2
 
 def _rates(workload: WorkloadSpec, params: dict[str, int]) -> None:
     arch = load_architecture(ARRAY)
-    space = DesignSpace(workload, arch, params, SpaceOptions())
+    space = DesignSpace(Specs(workload, arch, None, params), SpaceOptions())
     space.extents, space.directions, space.symmetries  # noqa: B018  (isl set-up, not timed)
     start = cpu_seconds()
     generated = sum(1 for p, s in space.spaces() for _ in space.space_mappings(p, s))

@@ -38,7 +38,6 @@ from tenet.peers.compare import (
     peer_python,
 )
 from tenet.peers.specs import Imported
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,8 +65,7 @@ def _oracle_check(imported: Imported, rows: Comparison) -> str:
     instances."""
     if prod(loop.size for _, loop in imported.nest.loops()) > ORACLE_POINTS:
         return f"over {ORACLE_POINTS} instances: not walked"
-    work = WorkloadSpec.from_mapping(imported.workload)
-    arch = ArchitectureSpec.from_mapping(imported.architecture)
+    work, arch = imported.specs.workload, imported.specs.architecture
     checked = 0
     for row in rows:
         if not (row.reason or row.reason_accesses) or row.level == imported.nest.levels[0].level:
@@ -78,8 +76,9 @@ def _oracle_check(imported: Imported, rows: Comparison) -> str:
             update={"levels": tuple(lv for lv in arch.levels if lv.name in kept)}
         )
         tiles = {k: v for k, v in tensor_tiles(nest, row.tensor).items() if k in kept}
-        flow = DataflowSpec.from_mapping({**imported.dataflow, "tiles": tiles, "places": {}})
-        flow = flow.model_copy(update={"tensors": (row.tensor,)})
+        flow = imported.specs.require_dataflow().model_copy(
+            update={"tiles": tiles, "places": {}, "tensors": (row.tensor,)}
+        )
         figures, _ = reference_memory(work, arch_t, flow)
         ref = figures[(row.level, row.tensor)]
         if (ref.fills, ref.writebacks) != (row.fills, row.writebacks):

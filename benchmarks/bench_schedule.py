@@ -41,8 +41,7 @@ def _space(workload: str, arch: str, params: dict[str, int]) -> pd.DataFrame:
     """Every point of the design space with skews {-1, 0, 1}, evaluated in this process by
     the function the design-space workers run (so that its CPU time is this process's)."""
     space = DesignSpace.build(workload, arch, params, SpaceOptions(skew=(-1, 0, 1)))
-    spec = space.workload_spec
-    context = Context.make(spec, space.architecture_spec, dict(space.params), spec.reductions)
+    context = Context.make(space.specs, space.specs.workload.reductions)
     tasks = [(c.index, c.name, *c.mapping.stamp_texts) for c in space]
     return pd.DataFrame(evaluate_tasks(context.text, tasks))
 

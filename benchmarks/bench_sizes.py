@@ -17,7 +17,7 @@ from tenet.metrics.evaluate import evaluate
 from tenet.metrics.sizes import figures
 from tenet.metrics.symbolic import symbolic_metrics
 from tenet.model import Architecture, Dataflow, Problem, Workload
-from tenet.spec import load_architecture, load_dataflow, load_workload
+from tenet.spec import Specs, load_architecture, load_dataflow, load_workload
 
 ARRAY = "systolic-2d-16x16"
 CASES = [
@@ -47,7 +47,7 @@ def _case(workload: str, dataflow: str, choices: dict[str, tuple[int, ...]], bou
     rng = random.Random(1)
     sizes = [{n: rng.choice(v) for n, v in choices.items()} for _ in range(SIZES)]
     start = time.process_time()
-    formulas = symbolic_metrics(w, a, d, bound)
+    formulas = symbolic_metrics(Specs(w, a, d, bound))
     once = time.process_time() - start
     pieces = sum(len(f.pieces()) for f in formulas.formulas.values())
     start = time.process_time()
@@ -56,7 +56,7 @@ def _case(workload: str, dataflow: str, choices: dict[str, tuple[int, ...]], bou
     per_size = (time.process_time() - start) / len(sizes)
     start = time.process_time()
     for s in sizes:
-        p = {**w.params, **d.params, **bound, **s}
+        p = Specs(w, a, d, bound).with_params(s).bound
         problem = Problem(
             Workload.from_spec(w, p), Architecture.from_spec(a, p), Dataflow.from_spec(d, p)
         )

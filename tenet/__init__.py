@@ -3,21 +3,9 @@ exactly with isl and barvinok."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from tenet import maestro
-from tenet.api import (
-    analyze,
-    analyze_experiment,
-    analyze_symbolic,
-    assess,
-    assess_experiment,
-    check,
-    load_experiment,
-    load_problem,
-    load_specs,
-)
-from tenet.counting import count
 from tenet.errors import (
     CountingError,
     DataflowError,
@@ -31,11 +19,6 @@ from tenet.errors import (
     VersionError,
 )
 from tenet.lazy import lazy_exports
-from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
-from tenet.metrics.assessment import Assessment
-from tenet.metrics.row import ROW_FIELDS, bound_field, mapping_row
-from tenet.model import Architecture, Dataflow, Problem, Workload
-from tenet.zoo import architecture, dataflow, network, workload
 
 __all__ = [
     "ROW_FIELDS",
@@ -68,6 +51,7 @@ __all__ = [
     "assess",
     "assess_experiment",
     "check",
+    "clock_figures",
     "count",
     "dataflow",
     "evaluate",
@@ -81,11 +65,60 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from tenet import maestro
+    from tenet.api import (
+        analyze,
+        analyze_experiment,
+        analyze_symbolic,
+        assess,
+        assess_experiment,
+        check,
+        load_experiment,
+        load_problem,
+        load_specs,
+    )
+    from tenet.counting import count
     from tenet.dse.explore import explore
     from tenet.dse.run.execution import ExecutionOptions
+    from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
+    from tenet.metrics.assessment import Assessment
+    from tenet.metrics.clock import clock_figures
+    from tenet.metrics.row import ROW_FIELDS, bound_field, mapping_row
+    from tenet.model import Architecture, Dataflow, Problem, Workload
+    from tenet.zoo import architecture, dataflow, network, workload
 
-#: Re-exports imported on first use (they need pandas, slow to import for every command).
-_lazy = lazy_exports("tenet", {"explore": "dse.explore", "ExecutionOptions": "dse.run.execution"})
+#: Every re-export but the errors is imported on first use: the command line starts without
+#: isl, pydantic or pandas, and each command imports what it uses.
+_lazy = lazy_exports(
+    "tenet",
+    {
+        **dict.fromkeys(
+            [
+                "analyze",
+                "analyze_experiment",
+                "analyze_symbolic",
+                "assess",
+                "assess_experiment",
+                "check",
+                "load_experiment",
+                "load_problem",
+                "load_specs",
+            ],
+            "api",
+        ),
+        "count": "counting",
+        "explore": "dse.explore",
+        "ExecutionOptions": "dse.run.execution",
+        **dict.fromkeys(["Metrics", "OriginalReport", "TensorMetrics", "evaluate"], "metrics"),
+        "Assessment": "metrics.assessment",
+        "clock_figures": "metrics.clock",
+        "ROW_FIELDS": "metrics.row",
+        "mapping_row": "metrics.row",
+        "bound_field": "metrics.row",
+        **dict.fromkeys(["Architecture", "Dataflow", "Problem", "Workload"], "model"),
+        **dict.fromkeys(["architecture", "dataflow", "network", "workload"], "zoo"),
+    },
+)
 
 
 def _version() -> str:
@@ -99,8 +132,10 @@ def _version() -> str:
 
 
 def __getattr__(name: str) -> Any:
-    """Import a lazy re-export (or read the version) on first use."""
+    """Import a lazy re-export, the ``maestro`` package, or read the version, on first use."""
     if name == "__version__":
         globals()[name] = _version()
         return globals()[name]
+    if name == "maestro":
+        return importlib.import_module("tenet.maestro")
     return _lazy(name)

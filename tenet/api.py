@@ -8,19 +8,18 @@ from typing import TYPE_CHECKING, TypedDict
 from tenet.metrics.assessment import Assessment, assess_problem
 from tenet.metrics.evaluate import Metrics
 from tenet.metrics.symbolic import SymbolicMetrics, symbolic_metrics
-from tenet.model import Problem
+from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Legality, check_dataflow
-from tenet.model.problem import bind_specs
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
+    Specs,
     WorkloadSpec,
     load_architecture,
     load_dataflow,
     load_workload,
     read_experiment,
 )
-from tenet.spec.params import check_param_names, check_params, check_sizes, param_names
 from tenet.vocab import Neighbourhood, Source, TensorName
 
 if TYPE_CHECKING:
@@ -77,19 +76,28 @@ class AssessKeywords(ProblemKeywords, total=False):
 def load_specs(
     workload: Source | WorkloadSpec,
     architecture: Source | ArchitectureSpec,
-    dataflow: Source | DataflowSpec,
-) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
-    """Load the three specs of a problem, each a spec, a file (YAML or TENET text) or a zoo
-    name; the dataflow's array parameters default to the architecture's extents.
+    dataflow: Source | DataflowSpec | None = None,
+    params: Mapping[str, int] | None = None,
+) -> Specs:
+    """Load the specs of a problem, each a spec, a file (YAML or TENET text) or a zoo name
+    (no ``dataflow``: the mapping is still to be chosen), with the size parameters ``params``;
+    the dataflow's array parameters default to the architecture's extents.
+
+    Raises
+    ------
+    SpecError
+        A spec that cannot be read, or a size that is not positive or that none of the specs
+        has.
 
     Examples
     --------
-    >>> w, a, d = load_specs("gemm", "systolic-2d-8x8", "gemm-os-systolic")
-    >>> w.name, a.name, d.name
-    ('gemm', 'systolic-2d-8x8', 'gemm-os-systolic')
+    >>> s = load_specs("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"K": 2})
+    >>> s.what, s.bound["K"]
+    ('gemm on systolic-2d-8x8 with gemm-os-systolic', 2)
     """
     w, a = load_workload(workload), load_architecture(architecture)
-    return w, a, load_dataflow(dataflow, architecture=a)
+    d = None if dataflow is None else load_dataflow(dataflow, architecture=a)
+    return Specs(w, a, d, dict(params or {})).checked()
 
 
 def load_problem(
@@ -113,26 +121,10 @@ def load_problem(
     ('gemm', 'systolic-2d-8x8')
     """
     return Problem.from_specs(
-        *_checked(workload, architecture, dataflow, params),
-        params,
+        load_specs(workload, architecture, dataflow, params),
         tensors=tuple(tensors) if tensors is not None else None,
         neighbourhood=neighbourhood,
     )
-
-
-def _checked(
-    workload: Source | WorkloadSpec,
-    architecture: Source | ArchitectureSpec,
-    dataflow: Source | DataflowSpec,
-    params: Mapping[str, int] | None,
-) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
-    """Load the three specs and refuse size parameters they do not have."""
-    w, a, d = load_specs(workload, architecture, dataflow)
-    if params:
-        check_sizes(params, source=None)
-        what = f"{w.name} on {a.name} with {d.name}"
-        check_param_names(params, param_names(w, a, d), what, source=None)
-    return w, a, d
 
 
 def check(
@@ -151,9 +143,12 @@ def check(
     >>> check("gemm", "systolic-2d-8x8", "gemm-os-systolic", params=sizes).legal
     True
     """
-    params = options.get("params")
+    specs = load_specs(workload, architecture, dataflow, options.get("params"))
+    bound = specs.bound
     return check_dataflow(
-        *bind_specs(*_checked(workload, architecture, dataflow, params), params),
+        Workload.from_spec(specs.workload, bound),
+        Architecture.from_spec(specs.architecture, bound),
+        Dataflow.from_spec(specs.require_dataflow(), bound),
         reductions=options.get("reductions"),
         instances_per_step=options.get("instances_per_step"),
     )
@@ -162,10 +157,8 @@ def check(
 def load_experiment(path: Source, **options: Unpack[ProblemKeywords]) -> Problem:
     """Build the :class:`Problem` of a TENET ``experiment_N`` file; ``options`` as in
     :func:`load_problem`."""
-    experiment = read_experiment(path)
-    return load_problem(
-        experiment.workload, experiment.architecture, experiment.dataflow, **options
-    )
+    specs = read_experiment(path).specs
+    return load_problem(specs.workload, specs.architecture, specs.require_dataflow(), **options)
 
 
 def analyze(
@@ -210,10 +203,8 @@ def analyze_symbolic(
     >>> s.at(M=8, N=8, K=8)["volume_unique[A.read]"]
     64
     """
-    specs = load_specs(workload, architecture, dataflow)
-    what = f"{specs[0].name} on {specs[1].name} with {specs[2].name}"
-    check_params(options.get("params"), *specs, what=what)
-    return symbolic_metrics(*specs, options.get("params"), options.get("neighbourhood", "window"))
+    specs = load_specs(workload, architecture, dataflow, options.get("params"))
+    return symbolic_metrics(specs, options.get("neighbourhood", "window"))
 
 
 def assess(

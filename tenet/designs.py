@@ -6,14 +6,13 @@ FILE``), TENET experiment files are one each."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tenet import spec
-from tenet.api import load_problem
 from tenet.errors import SpecError
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.evaluate import Metrics
@@ -34,29 +33,22 @@ __all__ = [
 
 @dataclass(frozen=True)
 class DesignPoint:
-    """One design point: three specs, the size parameters bound on top of their defaults, and
-    the label it carries in tables and plots (``None`` until :func:`label_designs`)."""
+    """One design point: its specs (with the size parameters given) and the label it carries
+    in tables and plots (``None`` until :func:`label_designs`)."""
 
-    workload: spec.WorkloadSpec
-    architecture: spec.ArchitectureSpec
-    dataflow: spec.DataflowSpec
-    params: Mapping[str, int] = field(default_factory=dict)
+    specs: spec.Specs
     label: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str]:
         """Return (label, workload, architecture, dataflow) names, the key columns of the
         report tables (:data:`tenet.report.DESIGN_COLUMNS`)."""
-        return (
-            self.label or self.dataflow.name,
-            self.workload.name,
-            self.architecture.name,
-            self.dataflow.name,
-        )
+        workload, architecture, dataflow = _names(self)
+        return (self.label or dataflow, workload, architecture, dataflow)
 
     def problem(self) -> Problem:
         """Build the checked :class:`~tenet.model.Problem` of this design point."""
-        return load_problem(self.workload, self.architecture, self.dataflow, self.params)
+        return Problem.from_specs(self.specs.checked())
 
     def evaluate(self) -> Metrics:
         """Count every metric of this design point exactly (named by its label)."""
@@ -70,48 +62,48 @@ def design_point(
     params: Mapping[str, int] | None = None,
     label: str | None = None,
 ) -> DesignPoint:
-    """Load a design point from specs, files (YAML or TENET text) or zoo names.
+    """Load a design point from specs, files (YAML or TENET text) or zoo names; a named
+    dataflow is sized to the array as everywhere (:func:`tenet.load_specs`).
 
     Examples
     --------
     >>> p = design_point("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 8, "N": 8, "K": 4})
     >>> p.key
     ('gemm-os-systolic', 'gemm', 'systolic-2d-8x8', 'gemm-os-systolic')
+    >>> design_point("gemm", "systolic-2d-16x16", "gemm-os-systolic").specs.dataflow.name
+    'gemm-os-systolic:rows=16,cols=16'
     """
-    return DesignPoint(
-        spec.load_workload(workload),
-        spec.load_architecture(architecture),
-        spec.load_dataflow(dataflow),
-        dict(params or {}),
-        label,
-    )
+    w, a = spec.load_workload(workload), spec.load_architecture(architecture)
+    specs = spec.Specs(w, a, spec.load_dataflow(dataflow, architecture=a), dict(params or {}))
+    return DesignPoint(specs, label)
 
 
 def experiment_point(
     path: Source, params: Mapping[str, int] | None = None, label: str | None = None
 ) -> DesignPoint:
     """Load the design point of a TENET ``experiment_N`` file."""
-    experiment = spec.read_experiment(path)
-    return DesignPoint(
-        experiment.workload,
-        experiment.architecture,
-        experiment.dataflow,
-        dict(params or {}),
-        label,
-    )
+    return DesignPoint(spec.read_experiment(path).specs.with_params(params or {}), label)
+
+
+def _names(point: DesignPoint) -> tuple[str, str, str]:
+    """The names of the workload, the architecture and the dataflow of ``point``."""
+    s = point.specs
+    return s.workload.name, s.architecture.name, s.require_dataflow().name
 
 
 def _with_params(point: DesignPoint) -> str:
-    name = f"{point.workload.name}: {point.dataflow.name} @ {point.architecture.name}"
-    if not point.params:
+    workload, architecture, dataflow = _names(point)
+    name = f"{workload}: {dataflow} @ {architecture}"
+    params = point.specs.params
+    if not params:
         return name
-    return f"{name} ({','.join(f'{k}={v}' for k, v in sorted(point.params.items()))})"
+    return f"{name} ({','.join(f'{k}={v}' for k, v in sorted(params.items()))})"
 
 
 _LABELS: tuple[Callable[[DesignPoint], str], ...] = (
-    lambda p: p.dataflow.name,
-    lambda p: f"{p.dataflow.name} @ {p.architecture.name}",
-    lambda p: f"{p.workload.name}: {p.dataflow.name} @ {p.architecture.name}",
+    lambda p: "{2}".format(*_names(p)),
+    lambda p: "{2} @ {1}".format(*_names(p)),
+    lambda p: "{0}: {2} @ {1}".format(*_names(p)),
     _with_params,
 )
 
@@ -130,7 +122,7 @@ def label_designs(points: Sequence[DesignPoint]) -> list[DesignPoint]:
     Examples
     --------
     >>> a = design_point("gemm", "systolic-2d-8x8", "gemm-os-systolic")
-    >>> for p in label_designs([a, replace(a, params={"K": 8})]):
+    >>> for p in label_designs([a, replace(a, specs=a.specs.with_params({"K": 8}))]):
     ...     print(p.label)
     gemm: gemm-os-systolic @ systolic-2d-8x8
     gemm: gemm-os-systolic @ systolic-2d-8x8 (K=8)
@@ -228,21 +220,20 @@ def load_designs(path: Source) -> list[DesignPoint]:
     folder = Path(path).parent
     points = []
     for k, entry in enumerate(listing.designs):
-        params = {**listing.params, **entry.params}
         try:
             if entry.experiment is not None:
-                point = experiment_point(_reference(entry.experiment, folder), params, entry.label)
+                point = experiment_point(_reference(entry.experiment, folder), label=entry.label)
             else:
                 point = design_point(
                     _reference(entry.workload or "", folder),
                     _reference(entry.architecture or "", folder),
                     _reference(entry.dataflow or "", folder),
-                    params,
-                    entry.label,
+                    label=entry.label,
                 )
         except SpecError as exc:
             if exc.source is not None:
                 raise
             raise SpecError(exc.reason, source=str(path), location=f"designs.{k}") from exc
-        points.append(point)
+        given = point.specs.with_params(listing.params).with_params(entry.params)
+        points.append(replace(point, specs=given))
     return points

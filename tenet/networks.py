@@ -8,24 +8,27 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from tenet.api import load_problem
+from tenet.api import load_problem, load_specs
 from tenet.errors import SpecError
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.cache import CountCache
+from tenet.metrics.clock import clock_figures
 from tenet.metrics.evaluate import Metrics
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
+from tenet.report.tables import axis_label
 from tenet.spec import (
     ArchitectureSpec,
     LayerSpec,
     NetworkSpec,
+    Specs,
     load_architecture,
     load_dataflow,
     load_network,
 )
-from tenet.vocab import column
+from tenet.vocab import EnergyUnit, column
 from tenet.zoo import fits
 
 if TYPE_CHECKING:
@@ -59,6 +62,10 @@ class NetworkResult:
     name: str
     architecture: str
     layers: tuple[LayerResult, ...]
+    energy_unit: EnergyUnit = "MAC"
+    """The unit of the energies: the architecture's energy table's."""
+    clock_mhz: float | None = None
+    """The architecture's clock frequency (MHz), if it gives one."""
 
     @property
     def macs(self) -> int:
@@ -91,11 +98,10 @@ class NetworkResult:
         )
         return Fraction(occupied, offered) if offered else Fraction(0)
 
-    def table(self) -> pd.DataFrame:
-        """Return one row per layer (metrics of one occurrence) and a ``total`` row (weighted
-        by the counts)."""
-        import pandas as pd
-
+    def rows(self) -> list[dict[str, Any]]:
+        """Return one record per layer (metrics of one occurrence) and a ``total`` one
+        (weighted by the counts), named as the columns of :meth:`table`; with a clock, each
+        one's runtime, throughput and average power."""
         rows = [
             {
                 "layer": r.layer.name,
@@ -107,6 +113,7 @@ class NetworkResult:
                 "latency_cycles": r.metrics.latency,
                 "volume_unique_elements": sum(t.volume_unique for t in r.metrics.tensors),
                 "energy": r.metrics.energy,
+                "energy_unit": r.metrics.energy_unit,
             }
             for r in self.layers
         ]
@@ -121,9 +128,22 @@ class NetworkResult:
                 "latency_cycles": self.latency,
                 "volume_unique_elements": self.volume_unique,
                 "energy": self.energy,
+                "energy_unit": self.energy_unit,
             }
         )
-        return pd.DataFrame(rows).set_index("layer")
+        return [row | self._clock(row) for row in rows]
+
+    def _clock(self, row: Mapping[str, Any]) -> dict[str, float]:
+        """The figures of a row at the architecture's clock, named as columns."""
+        latency, macs, energy = row[column("latency")], row["macs"], row["energy"]
+        figures = clock_figures(latency, macs, energy, self.energy_unit, self.clock_mhz)
+        return {column(k): v for k, v in figures.items()}
+
+    def table(self) -> pd.DataFrame:
+        """Return :meth:`rows` as a table indexed by ``layer``."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows()).set_index("layer")
 
 
 def choose_dataflow(layer: LayerSpec, dataflows: Sequence[str], architecture: str) -> str:
@@ -175,19 +195,28 @@ def evaluate_network(
     arch = load_architecture(architecture)
     arch_name = str(architecture) if not isinstance(architecture, ArchitectureSpec) else arch.name
     done: dict[tuple[str, tuple[tuple[str, int], ...], str], Metrics] = {}
+    chosen: dict[str, str] = {}  # per workload: its dataflow
+    loaded: dict[tuple[str, str], Specs] = {}
     results = []
     for layer in progress(spec.layers, len(spec.layers)):
-        name = choose_dataflow(layer, dataflows, arch_name)
+        if layer.workload not in chosen:
+            chosen[layer.workload] = choose_dataflow(layer, dataflows, arch_name)
+        name = chosen[layer.workload]
         key = (layer.workload, tuple(sorted(layer.params.items())), name)
         if key not in done:
-            problem = load_problem(layer.workload, arch, name, params=layer.params)
+            if (layer.workload, name) not in loaded:
+                loaded[layer.workload, name] = load_specs(layer.workload, arch, name)
+            specs = loaded[layer.workload, name]
+            problem = load_problem(
+                specs.workload, specs.architecture, specs.require_dataflow(), params=layer.params
+            )
             done[key] = (
                 cache.evaluate(problem)
                 if cache is not None
                 else assess_problem(problem, figures=["metrics"]).metrics
             )
         results.append(LayerResult(layer, name, done[key]))
-    return NetworkResult(spec.name, arch.name, tuple(results))
+    return NetworkResult(spec.name, arch.name, tuple(results), arch.energy.unit, arch.clock_mhz)
 
 
 def network_report(
@@ -202,8 +231,8 @@ def network_report(
     layers = table[table["layer"] != "total"]
     title = f"{result.name} on {result.architecture}"
     panels = [
-        (column("latency"), "latency, cycles"),
-        ("energy", "energy, table's unit"),
+        (column("latency"), axis_label(column("latency"))),
+        ("energy", axis_label("energy", layers)),
         (column("utilisation"), "PE utilisation"),
     ]
     axes = plot_layers(layers, panels=panels, title=title, by="layer")

@@ -36,6 +36,8 @@ __all__ = [
     "ENERGY_UNIT_LABELS",
     "ENERGY_L1",
     "ENERGY_L2",
+    "ENERGY",
+    "ENERGY_DELAY",
 ]
 
 STATEMENT = "S"
@@ -88,6 +90,12 @@ ENERGY_MAC, ENERGY_L1, ENERGY_L2 = 1.0, 1.68, 18.61
 access, relative to one MAC (MAESTRO's ``l1_energy_multiplier`` and ``l2_energy_multiplier``):
 the zoo's and the default energy table."""
 
+ENERGY = "the architecture's energy unit (energy_unit: MAC-relative or pJ)"
+"""The unit of an energy in :data:`UNITS`: each architecture's own (:func:`unit_label` names it
+given the ``energy_unit``)."""
+ENERGY_DELAY = "the architecture's energy unit times cycles"
+"""The unit of an energy-delay product in :data:`UNITS`."""
+
 UNITS: dict[str, str] = {
     "volume_total": "elements",
     "volume_unique": "elements",
@@ -113,7 +121,7 @@ UNITS: dict[str, str] = {
     "accesses_l1_write": "accesses",
     "accesses_l2_read": "accesses",
     "accesses_l2_write": "accesses",
-    "energy": "energy units of the architecture (one MAC = 1 in the zoo)",
+    "energy": ENERGY,
     "transactions": "transactions (lines)",
     "conflicts_bank": "bank accesses",
     "cycles": "cycles",
@@ -123,12 +131,16 @@ UNITS: dict[str, str] = {
     "latency_ingress_layout": "cycles",
     "latency_egress_layout": "cycles",
     "pe_count": "PEs",
-    "edp": "energy units times cycles (one MAC = 1 in the zoo)",
+    "edp": ENERGY_DELAY,
     "traffic_dram": "elements",
     "latency_array": "cycles",
-    "energy_array": "energy units of the architecture (one MAC = 1 in the zoo)",
-    "edp_array": "energy units times cycles (one MAC = 1 in the zoo)",
+    "energy_array": ENERGY,
+    "edp_array": ENERGY_DELAY,
     "bound_latency": "cycles",
+    "clock_mhz": "MHz",
+    "runtime": "s",
+    "throughput": "MAC/s",
+    "power_avg": "W",
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -172,6 +184,10 @@ DESCRIPTIONS: dict[str, str] = {
     "energy_array": "the array's energy (MACs, PE buffer, scratchpad) a search ranks by",
     "edp_array": "the array's energy times the array's latency",
     "bound_latency": "a proven lower bound of the memory-aware latency over the searched space",
+    "clock_mhz": "the architecture's clock frequency",
+    "runtime": "the latency in seconds at the architecture's clock",
+    "throughput": "MACs per second: MACs over the runtime",
+    "power_avg": "average power: energy (in pJ) over the runtime",
 }
 """One line per metric of :data:`UNITS` (same keys): what it counts."""
 
@@ -210,6 +226,8 @@ FIELDS: dict[str, str] = {
     "fits": "whether every tile of every memory level fits its capacity",
     "row": "a mapping's memory-aware figures and full dataflow, as the searches print them",
     "memory_model": "what latency and energy are: array (no memory levels), untiled or tiled",
+    "layer": "a network's layer entry (network/layer in a search), or the network's total",
+    "count": "how many identical layers a network's entry stands for (the total: all of them)",
 }
 """Keys of the JSON output that are not metrics: identifiers and groups."""
 
@@ -217,26 +235,33 @@ UNIT_SUFFIXES: dict[str, str] = {
     "elements": "_elements",
     "cycles": "_cycles",
     "elements/cycle": "_elements_per_cycle",
+    "s": "_seconds",
+    "MAC/s": "_macs_per_second",
+    "W": "_watts",
 }
 """Unit -> the suffix of a metric's column in tables that carry units in their column names
 (report tables, design-space rows): ``latency`` -> ``latency_cycles``. Energies keep their
 name: their unit is the architecture's, in the ``energy_unit`` column beside them."""
 
 
-def unit_label(metric: str) -> str:
+def unit_label(metric: str, energy_unit: str | None = None) -> str:
     """Return the unit printed after a figure of ``metric`` in text output (empty for a
-    ratio, a name without a unit, or a count its name says: ``macs``).
+    ratio, a name without a unit, or a count its name says: ``macs``); an energy's is that
+    of ``energy_unit`` (the architecture's ``MAC`` or ``pJ``; unknown: "energy units").
 
     Examples
     --------
     >>> unit_label("latency"), unit_label("utilisation"), unit_label("energy")
     ('cycles', '', 'energy units')
+    >>> unit_label("energy", "pJ"), unit_label("edp", "MAC"), unit_label("runtime")
+    ('pJ', 'MAC-relative x cycles', 's')
     """
     unit = UNITS.get(metric, "ratio")
     if unit == "ratio" or unit.lower() == metric:
         return ""
-    if unit in (UNITS["energy"], UNITS["edp"]):
-        return "energy units" if unit == UNITS["energy"] else "energy units x cycles"
+    if unit in (ENERGY, ENERGY_DELAY):
+        energy = ENERGY_UNIT_LABELS.get(energy_unit or "", "energy units")
+        return energy if unit == ENERGY else f"{energy} x cycles"
     return unit
 
 

@@ -129,7 +129,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     ((*DSE, "-c", "foo<<3"), "error: --constraint: constraint 'foo<<3' names"),
     ((*DSE, "-c", "latency"), "error: constraint 'latency' is not 'NAME OP VALUE'"),
     ((*DSE, "--pareto", "foo,bar", "--plot", "x.png"), "error: --pareto: unknown objective 'foo'"),
-    ((*DSE, "--pareto", "latency,energy"), "error: --pareto needs --plot FILE"),
+    ((*DSE, "--pareto", "latency,energy"), "error: --pareto without --plot: the front"),
     ((*DSE, "--address", "tcp://127.0.0.1:1"), "error: --address needs --engine dask"),
     ((*DSE, "--time-budget", "-1"), "--time-budget: expected seconds >= 0, got -1"),
     # sizes
@@ -219,8 +219,11 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("import", "zigzag", "-w", "bin.yaml", *ZIGZAG), "error: bin.yaml: a binary file"),
     (("import", "accelforge", "bin.m", "-o", "imported"), "error: bin.m: not UTF-8 text"),
     # options that exclude each other
-    ((*EVAL, "--symbolic", "--latex", "--format", "json"), "error: --latex writes LaTeX: give"),
-    ((*EVAL, "--latex"), "error: --latex needs --symbolic"),
+    (
+        (*EVAL, "--symbolic", "--latex", "--format", "json"),
+        "error: --latex with --format csv/json: the",
+    ),
+    ((*EVAL, "--latex"), "error: --latex without --symbolic: LaTeX"),
     # the other commands added with the peers, layouts, networks and schedules
     (
         ("layout-rank", "-w", "gemm", "-a", "systolic-2d:rows=2,cols=2", "-p", "m=2"),
@@ -248,7 +251,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     ),
     (
         ("sweep", "-w", "gemm", "-a", "systolic-2d-8x8", "--layers-plot", "x.png"),
-        "error: --layers-plot needs --network and one --arch",
+        "error: --layers-plot without --network: it draws a network's layers",
     ),
     (
         ("export", "zigzag", "-w", "gemm", "-a", "simba", "-d", "gemm-os", "-o", "/proc/x"),

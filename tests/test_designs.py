@@ -20,7 +20,7 @@ SKEWED_SPEC = DataflowSpec.from_mapping(SKEWED)
 
 def test_designs_file_resolves_paths_beside_it(spec_files: dict[str, Path]) -> None:
     points = load_designs(spec_files["designs"])
-    assert [(p.architecture.name, p.dataflow.name) for p in points] == [
+    assert [(p.specs.architecture.name, p.specs.dataflow.name) for p in points] == [
         ("systolic-2x2", "os-skewed"),
         ("systolic-2x2", "os-unskewed"),
         ("multicast-2x2", "os-unskewed"),
@@ -46,7 +46,7 @@ def test_designs_labels_keep_given_ones_and_use_dataflow_names_when_unique() -> 
 
 def test_designs_labels_add_size_parameters_last() -> None:
     a = design_point(GEMM_SPEC, ARCH_SPEC, SKEWED_SPEC)
-    labels = [p.label for p in label_designs([a, replace(a, params={"N": 2})])]
+    labels = [p.label for p in label_designs([a, replace(a, specs=a.specs.with_params({"N": 2}))])]
     assert labels == [
         "gemm-2x2x4: os-skewed @ systolic-2x2",
         "gemm-2x2x4: os-skewed @ systolic-2x2 (N=2)",
@@ -78,7 +78,7 @@ def test_designs_file_reads_tenet_experiments(tmp_path: Path, tenet_data: Path) 
     path = tmp_path / "d.yaml"
     path.write_text(yaml.safe_dump({"designs": [{"experiment": str(experiment)}]}))
     [point] = load_designs(path)
-    assert (point.workload.name, point.architecture.name, point.dataflow.name) == (
+    assert point.key[1:] == (
         "conv2d",
         "lineral",
         "conv2d_kp",

@@ -47,6 +47,7 @@ def test_every_report_column_is_a_vocabulary_column(metrics: Metrics) -> None:
         tensor, _, rest = name.partition("_")
         assert (
             name in keys
+            or name in FIELDS
             or metric_of_column(name) is not None
             or (tensor in {"A", "B", "C"} and metric_of_column(rest) is not None)
         ), name
@@ -63,6 +64,7 @@ def _is_vocabulary_name(name: str) -> bool:
 
 def test_every_design_space_column_is_a_vocabulary_name() -> None:
     from tenet.dse.layers import LAYER_COLUMNS
+    from tenet.dse.network import NETWORK_COLUMNS
     from tenet.dse.ranking.layout import LAYOUT_COLUMN
     from tenet.dse.ranking.objectives import ALIASES, OBJECTIVES
     from tenet.dse.report import REPORTED_COLUMNS
@@ -73,6 +75,7 @@ def test_every_design_space_column_is_a_vocabulary_name() -> None:
         *ROW_COLUMNS,
         *REPORTED_COLUMNS,
         *LAYER_COLUMNS,
+        *NETWORK_COLUMNS,
         LAYOUT_COLUMN,
         *ALIASES.values(),
         *(o.column for o in OBJECTIVES.values()),
@@ -117,8 +120,10 @@ def test_every_comparison_column_is_a_vocabulary_name() -> None:
     ).layers[0]
     hardware = Hardware(num_pes=4, noc_latency=0)
     low = lower(layer, hardware)
-    m = analyze(low.workload, low.architecture, low.dataflow)
+    m = analyze(low.specs.workload, low.specs.architecture, low.specs.dataflow)
     rows = comparison_rows(m, estimate(layer, hardware), low.tensors)
     assert set(COLUMNS) <= set(FIELDS)
     assert {r.quantity for r in rows} <= set(UNITS)
-    assert all(r.unit == UNITS[r.quantity] for r in rows)
+    # the energy in the unit of the lowered architecture's table: MAESTRO's, relative to a MAC
+    assert all(r.unit == UNITS[r.quantity] for r in rows if r.quantity != "energy")
+    assert {r.unit for r in rows if r.quantity == "energy"} == {"MAC-relative"}

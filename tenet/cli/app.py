@@ -5,6 +5,7 @@ unexpected)."""
 from __future__ import annotations
 
 import functools
+import importlib
 import signal
 import sqlite3
 import sys
@@ -14,12 +15,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar, cast
 
 import click
-from tqdm import tqdm
 
-from tenet.cli.checks import check_writable, describe_error, writable_path
+from tenet.cli.checks import KEPT, check_writable, describe_error, writable_path
 from tenet.errors import TenetError
 from tenet.files import write_atomically
-from tenet.spec import check_sizes
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
 
 __all__ = [
@@ -67,13 +66,10 @@ output_option = click.option(
 )
 
 
-_KEY = "tenet.cli.options."
-
-
 def keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
     """Click callback of an option whose value goes into a record rather than to the command
     (declared with ``expose_value=False``): keep ``value`` aside for :func:`kept`."""
-    ctx.meta[_KEY + str(param.name)] = value
+    ctx.meta[KEPT + str(param.name)] = value
     return value
 
 
@@ -88,7 +84,7 @@ def keep_after(
 def kept(name: str) -> Any:
     """Return the value kept by :func:`keep` for the option ``name`` of the running command
     (of the type its declaration gives it)."""
-    return click.get_current_context().meta[_KEY + name]
+    return click.get_current_context().meta[KEPT + name]
 
 
 def kept_option(
@@ -170,6 +166,8 @@ def parse_params(values: Sequence[str]) -> dict[str, int]:
             sep = ""
         if not sep or not name.strip():
             raise click.BadParameter(f"expected NAME=INTEGER, got {value!r}", param_hint="--param")
+    from tenet.spec import check_sizes  # (the specs' models: imported by commands only)
+
     check_sizes(params)
     return params
 
@@ -206,6 +204,8 @@ def progress(
     a line per finished item (``each``), or one line when all are done, once the command has
     run for :data:`QUIET_SECONDS`."""
     if sys.stderr.isatty():
+        from tqdm import tqdm
+
         return cast("Iterable[Item]", tqdm(items, total=total, desc=desc, file=sys.stderr))
     return _progress_lines(items, total, desc, each)
 
@@ -294,6 +294,8 @@ class working:  # noqa: N801  (a statement: ``with working("counting"): ...``)
 
     def __enter__(self) -> working:
         if sys.stderr.isatty():
+            from tqdm import tqdm
+
             self.bar = tqdm(desc=self.desc, file=sys.stderr, bar_format="{desc}: {elapsed}")
             self.beat = _Heartbeat(self.bar.refresh, every=1.0)
         else:
@@ -307,7 +309,130 @@ class working:  # noqa: N801  (a statement: ``with working("counting"): ...``)
             self.bar.close()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": (
+        "evaluate",
+        "Check that a dataflow is a legal schedule; name a witness for each violation.",
+    ),
+    "compare": (
+        "maestro",
+        "Compare exact counts with MAESTRO-style estimates, quantity by quantity; with --with, "
+        "tenet's per-level fills and writebacks with AccelForge's or ZigZag's.",
+    ),
+    "deps": (
+        "schedule",
+        "Print the dependence polyhedra of a workload and, where uniform, their distances.",
+    ),
+    "dse": (
+        "dse",
+        "Search the affine space-time mappings of a workload on an array; print the best (and, "
+        "with --tile, the best tiling of each).",
+    ),
+    "eval": (
+        "evaluate",
+        "Evaluate TENET EXPERIMENTS files, or one --workload/--arch/--dataflow triple.",
+    ),
+    "eval-network": (
+        "network",
+        "Evaluate every layer of NETWORK (zoo name, YAML or ONNX file) and print a per-layer "
+        "table with the totals (layers weighted by their count).",
+    ),
+    "export": (
+        "peers",
+        "Write a tenet problem in a peer's format, when a per-level loop nest expresses its "
+        "dataflow (skewed or modulo placements are refused, with the reason).",
+    ),
+    "import": (
+        "peers",
+        "Read a peer's specs (AccelForge, ZigZag) into tenet specs: DIR/workload.yaml, "
+        "DIR/architecture.yaml and DIR/dataflow.yaml, which ``tenet eval`` reads.",
+    ),
+    "layout": (
+        "layout",
+        "Count where each tensor element lives in a banked scratchpad and what its fetches "
+        "cost: transactions, bank conflicts, line misses, use distance and the layout-aware "
+        "ingress latency; with --search, find layouts that lower that latency.",
+    ),
+    "layout-rank": (
+        "layout",
+        "Explore the design space of --workload on --arch, keep the --top points by "
+        "--objective, and rank them by the layout-aware ingress latency.",
+    ),
+    "maestro": (
+        "maestro",
+        "Estimate every layer of a MAESTRO MAPPING file with MAESTRO's data-centric model.",
+    ),
+    "plot": ("plot", "Draw KIND for design points into an image file."),
+    "report": (
+        "report",
+        "Write one self-contained HTML page on the searches stored in STORE (the --store file "
+        "of tenet dse or tenet sweep): inputs, sortable tables, plots and dataflows.",
+    ),
+    "schedule": (
+        "schedule",
+        "Find a Pluto-style schedule of a workload: its dependences, each hyperplane's (u, w, "
+        "c), the permutable bands, the schedule as an isl map, the time hyperplanes and, with "
+        "--arch, the space-time mappings made from them (sizes from -p over the defaults).",
+    ),
+    "schema": (
+        "schema",
+        "Print the JSON Schema of a KIND spec file (workload, architecture, dataflow, network, "
+        "layout): its keys, their types, defaults and meanings, and the template header.",
+    ),
+    "sweep": (
+        "dse",
+        "Search every workload (or network layer) on every array; print the best of each.",
+    ),
+    "table": (
+        "table",
+        "Tabulate several design points side by side (the paper's table layout).",
+    ),
+    "tile": (
+        "tile",
+        "Search tile sizes (nested divisors) and loop orders per memory level, under the "
+        "capacities, for the least latency, energy or EDP; print the best tiling, its tile "
+        "stamps and its exact figures per level and tensor (docs/memory.md).",
+    ),
+    "zoo": (
+        "zoo",
+        "List the zoo's archs, workloads, dataflows (with the workloads and arrays each is made "
+        "for) or networks.",
+    ),
+}
+"""Each command: the module of ``tenet.cli`` that declares it, and its help's first sentence
+(what ``tenet --help`` lists without importing the module)."""
+
+
+class LazyGroup(click.Group):
+    """The root group: each command's module is imported when the command runs (or shows its
+    help), so that ``tenet --help`` and every command start without the others' imports."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            importlib.import_module(f"tenet.cli.{COMMANDS[cmd_name][0]}")
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        width = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [(name, _shortened(text, width)) for name, (_, text) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(sorted(rows))
+
+
+def _shortened(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters at a word, ending with ``...``, as click cuts a
+    command's help in a listing."""
+    if len(text) <= width:
+        return text
+    import textwrap
+
+    return textwrap.shorten(text, max(width, 3), placeholder="...", break_on_hyphens=False)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
@@ -379,7 +504,7 @@ def _resume_hint(args: Sequence[str]) -> str:
         store = None
     if store is not None:
         return f"finished results are kept in {store}; run the same command again to resume"
-    command = next((cli.commands[a] for a in args if a in cli.commands), None)
+    command = next((cli.commands[a] for a in args if a in cli.commands), None)  # (the one run)
     options = {o for p in (command.params if command else []) for o in getattr(p, "opts", [])}
     if "--store" in options:
         return "nothing kept; with --store FILE, finished results are kept and a run resumes"

@@ -1,17 +1,21 @@
-"""Checks made before a command starts working (output paths, and the options a search uses
-only once it is done), and the one-line message for each error that reaches ``main`` from the
-system rather than from tenet's own checks."""
+"""Checks made before a command starts working (output paths, options that another option
+leaves without effect, and the options a search uses only once it is done), and the one-line
+message for each error that reaches ``main`` from the system rather than from tenet's own
+checks."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from tenet.errors import SpecError
 
@@ -19,6 +23,10 @@ if TYPE_CHECKING:
     from tenet.dse import Constraint, ExecutionOptions
 
 __all__ = [
+    "KEPT",
+    "REFUSALS",
+    "Refusal",
+    "refuses",
     "check_before_work",
     "check_folder",
     "check_writable",
@@ -136,8 +144,6 @@ def check_before_work(
 
     store = execution.store if isinstance(execution.store, str) else None
     if pareto is not None:
-        if plot is None:
-            raise click.UsageError("--pareto needs --plot FILE")
         x, _, y = pareto.partition(",")
         for name in (x.strip(), y.strip() or "energy"):
             try:
@@ -161,3 +167,91 @@ def check_before_work(
                 )
         constraints.append(parsed)
     return constraints
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An ``option`` that ``other`` leaves without effect: given together (``values``: when
+    ``other`` takes one of them) the command refuses them in one line before it starts; with
+    ``missing``, ``option`` needs ``other`` (with one of ``values``) instead."""
+
+    option: str
+    """The option refused, by its long name (or an argument's name)."""
+    other: str
+    """The option (or argument) that makes it meaningless, or that it needs."""
+    why: str
+    """What happens to ``option`` there, in a few words."""
+    values: tuple[str, ...] = ()
+    missing: bool = False
+
+    def condition(self) -> str:
+        """Return when the option is refused: ``with --strategy joint``, ``without --plot``."""
+        other = self.other if not self.values else f"{self.other} {'/'.join(self.values)}"
+        return f"{'without' if self.missing else 'with'} {other}"
+
+    def message(self) -> str:
+        """Return the line the command prints when it refuses the option."""
+        return f"{self.option} {self.condition()}: {self.why}"
+
+
+KEPT = "tenet.cli.options."
+"""The prefix of the keys under which options kept for a record keep their values in the
+context's ``meta`` (:func:`tenet.cli.app.keep`)."""
+
+REFUSALS: dict[str, tuple[Refusal, ...]] = {}
+"""The refusals of each command, by its name (``tenet tile`` -> ``tile``)."""
+
+
+def refuses(*rules: Refusal) -> Callable[[click.Command], click.Command]:
+    """Make a command refuse each of ``rules`` (:class:`Refusal`) before it starts, with exit
+    status 2 and one line, and list them at the end of its help."""
+
+    def attach(command: click.Command) -> click.Command:
+        callback = command.callback
+        assert callback is not None and command.name is not None
+
+        @functools.wraps(callback)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            check_refusals(click.get_current_context(), rules)
+            return callback(*args, **kwargs)
+
+        command.callback = checked
+        listing = "\n".join(f"  {r.option} {r.condition()}: {r.why}" for r in rules)
+        command.epilog = f"\b\nRefused, each where it would have no effect:\n{listing}"
+        REFUSALS[command.name] = rules
+        return command
+
+    return attach
+
+
+def _parameter(ctx: click.Context, name: str) -> click.Parameter:
+    """The parameter of the running command called ``name`` (an option's name or an
+    argument's)."""
+    for param in ctx.command.params:
+        if name in getattr(param, "opts", []) or name.lower() == param.name:
+            return param
+    raise KeyError(name)
+
+
+def _given(ctx: click.Context, param: click.Parameter) -> bool:
+    """Whether the command line (or the environment) gives ``param``."""
+    source = ctx.get_parameter_source(param.name or "")
+    given = source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    return given and _value(ctx, param) not in (None, ())
+
+
+def _value(ctx: click.Context, param: click.Parameter) -> object:
+    """The value of ``param``, given to the command or kept for a record."""
+    name = param.name or ""
+    return ctx.params[name] if name in ctx.params else ctx.meta.get(KEPT + name)
+
+
+def check_refusals(ctx: click.Context, rules: Sequence[Refusal]) -> None:
+    """Refuse the first of ``rules`` that the running command's options break."""
+    for rule in rules:
+        if not _given(ctx, _parameter(ctx, rule.option)):
+            continue
+        other = _parameter(ctx, rule.other)
+        holds = str(_value(ctx, other)) in rule.values if rule.values else _given(ctx, other)
+        if holds != rule.missing:
+            raise click.UsageError(rule.message(), ctx)

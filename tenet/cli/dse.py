@@ -19,7 +19,7 @@ from tenet.cli.app import (
     parse_params,
     progress,
 )
-from tenet.cli.checks import check_before_work
+from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
     Decorator,
     OutputOptions,
@@ -46,7 +46,14 @@ from tenet.dse import (
     space_options,
 )
 from tenet.errors import SpecError
-from tenet.spec import WorkloadSpec, load_architecture, load_network, load_workload, strict_json
+from tenet.spec import (
+    NetworkSpec,
+    WorkloadSpec,
+    load_architecture,
+    load_network,
+    load_workload,
+    strict_json,
+)
 from tenet.vocab import STRATEGIES, Neighbourhood, Strategy
 
 if TYPE_CHECKING:
@@ -244,8 +251,6 @@ def _sizes_line(exploration: Exploration) -> str:
 
 def _plot(results: pd.DataFrame, pareto: str | None, plot: str | None) -> None:
     if plot is None:
-        if pareto is not None:
-            raise click.UsageError("--pareto needs --plot FILE")
         return
     x, _, y = (pareto or "latency,energy").partition(",")
     from tenet.dse import draw_pareto
@@ -283,9 +288,11 @@ def _search(
     request: SearchRequest,
     scheduled: pd.DataFrame | None = None,
     tiled: Callable[[Sweep, pd.DataFrame, str], str] | None = None,
+    network: NetworkSpec | None = None,
 ) -> Sweep:
     """Search, print the best rows (with ``tiled``, what it makes of the search, the best
-    rows and the heading instead), plot and report."""
+    rows and the heading instead; with the ``network`` of the items, its layer entries and
+    total), plot and report."""
     from tenet.dse import sweep
 
     r = request
@@ -335,23 +342,60 @@ def _search(
             f"best {max(shown, len(ours))} by the array's {objective} from the schedule and "
             "from the space"
         )
-    if tiled is None:
+    if tiled is not None:
+        r.out.write(tiled(result, best, head))
+    elif network is None:
         r.out.write(_render(best, r.out.fmt, head))
     else:
-        r.out.write(tiled(result, best, head))
+        firsts = result.ranked(objective, 1, constraints, mapping_rows=True)
+        text = _render(best, r.out.fmt, head)
+        r.out.write(_with_network(text, firsts, network, objective, r.out.fmt))
     _plot(constrained(result.results, constraints), r.pareto, r.plot)
-    _report(result.results, items, archs, r)
+    _report(result.results, items, archs, r, network)
     return result
 
 
+def _with_network(
+    text: str, best: pd.DataFrame, network: NetworkSpec, objective: str, fmt: str
+) -> str:
+    """``text`` (the rows printed in ``fmt``) followed by each layer entry of ``network`` with
+    its count and best mapping by ``objective`` (of ``best``) and the network's total: JSON
+    as ``{"rows": ..., "network": ...}``."""
+    from tenet.dse import layer_counts, network_totals
+
+    totals = network_totals(best, layer_counts(network))
+    if fmt == "json":
+        rows = json.loads(text)
+        return strict_json({"rows": rows, "network": json.loads(totals.to_json(orient="records"))})
+    if fmt == "csv":
+        return f"{text}\n\n{_render_columns(totals, fmt)}"
+    head = (
+        f"{network.name}: each layer entry's best mapping by {objective} and the network "
+        "(layers weighted by their count)"
+    )
+    return f"{text}\n\n{head}\n{_render_columns(totals, fmt)}"
+
+
 def _report(
-    results: pd.DataFrame, items: Sequence[SweepItem], archs: Sequence[str], r: SearchRequest
+    results: pd.DataFrame,
+    items: Sequence[SweepItem],
+    archs: Sequence[str],
+    r: SearchRequest,
+    network: NetworkSpec | None = None,
 ) -> None:
-    """Write the HTML report of a search to ``r.report``, if asked."""
+    """Write the HTML report of a search to ``r.report``, if asked (with the ``network``,
+    its layer entries and total); keep the network's layer entries in the results store."""
+    from tenet.dse import layer_counts, record_network
+
+    if network is not None and isinstance(r.execution.store, str):
+        record_network(r.execution.store, network)
     if r.report is None:
         return
     from tenet.dse import design_report
     from tenet.report import write_report
+
+    if network is not None:
+        results = results.assign(count=results["workload"].map(dict(layer_counts(network))))
 
     names = [
         item[0] if isinstance(item, tuple) else getattr(item, "name", str(item)) for item in items
@@ -368,6 +412,17 @@ def _report(
     click.echo(f"wrote {write_report(report, r.report)}", err=True)
 
 
+_SEARCH_REFUSALS = (
+    Refusal("--top-k", "--strategy", "no point is built", values=("exhaustive",)),
+    Refusal("--pareto", "--plot", "the front is drawn into --plot", missing=True),
+)
+"""What ``tenet dse`` and ``tenet sweep`` refuse alike."""
+
+
+@refuses(
+    *_SEARCH_REFUSALS,
+    Refusal("--reuse", "--from-schedule", "only a schedule chains reuse", missing=True),
+)
 @cli.command("dse")
 @click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
 @click.option("--arch", "-a", required=True, help="Architecture: YAML, TENET .p or zoo name.")
@@ -409,11 +464,9 @@ def dse_command(
     if tile_levels:
         from tenet.dse import check_tile_levels
 
-        check_tile_levels(load_architecture(arch), tile_levels)
+        check_tile_levels(load_architecture(arch), tile_levels, spec, request.params)
     reductions = (*spec.reductions, *reduction)
     scheduled = None
-    if reuse and not from_schedule:
-        raise click.UsageError("--reuse needs --from-schedule")
     if from_schedule:
         from tenet.dse import explore_schedule
 
@@ -477,18 +530,28 @@ def _tile_best(
     return text
 
 
-def _workload_list(workloads: Sequence[str], network: str | None) -> list[SweepItem]:
-    items: list[SweepItem] = list(workloads)
-    if network is not None:
-        spec = load_network(network)
-        items += [
-            (f"{spec.name}/{layer.name}", layer.workload, layer.params) for layer in spec.layers
-        ]
-    if not items:
-        raise click.UsageError("give at least one --workload or a --network")
-    return items
+def _layers_of(spec: NetworkSpec) -> list[tuple[str, str, Mapping[str, int]]]:
+    """The network's layer entries as workloads of a sweep: (label, workload, sizes)."""
+    return [(f"{spec.name}/{layer.name}", layer.workload, layer.params) for layer in spec.layers]
 
 
+@refuses(
+    Refusal("--layers-plot", "--network", "it draws a network's layers", missing=True),
+    *(
+        Refusal(option, "--layers-plot", why)
+        for option, why in (
+            ("--workload", "it draws the network's layers only"),
+            ("--store", "the per-layer search is not stored"),
+            ("--time-budget", "every layer is searched whole"),
+            ("--top", "one best mapping per layer is shown"),
+            ("--constraint", "the best mapping of each layer is not filtered"),
+            ("--pareto", "no front is drawn"),
+            ("--plot", "the plot is the per-layer one"),
+            ("--every-figure", "every figure is counted"),
+        )
+    ),
+    *_SEARCH_REFUSALS,
+)
 @cli.command("sweep")
 @click.option("--workload", "-w", "workloads", multiple=True, help="Workload (repeatable).")
 @click.option("--network", "-n", help="Every layer of this network (zoo name or YAML).")
@@ -507,20 +570,26 @@ def sweep_command(
     layers_plot: str | None,
 ) -> None:
     """Search every workload (or network layer) on every array; print the best of each."""
-    if layers_plot is None:
-        _search(_workload_list(workloads, network), archs, None, request)
+    spec = load_network(network) if network is not None else None
+    if layers_plot is not None:
+        assert spec is not None  # refused without --network
+        _layers(spec, archs, layers_plot, request)
         return
-    _layers(network, archs, layers_plot, request)
+    items: list[SweepItem] = [*workloads, *(_layers_of(spec) if spec is not None else [])]
+    if not items:
+        raise click.UsageError("give at least one --workload or a --network")
+    # the network's total is of its layers alone: not with other workloads
+    _search(items, archs, None, request, network=spec if not workloads else None)
 
 
-def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: SearchRequest) -> None:
-    if network is None or len(archs) != 1:
-        raise click.UsageError("--layers-plot needs --network and one --arch")
+def _layers(spec: NetworkSpec, archs: tuple[str, ...], plot: str, request: SearchRequest) -> None:
+    if len(archs) != 1:
+        raise click.UsageError("--layers-plot needs one --arch")
     from tenet.dse import LAYER_COLUMNS, layer_table, sweep
     from tenet.report import plot_layers
 
-    spec = load_network(network)
-    items = [(f"{spec.name}/{layer.name}", layer.workload, layer.params) for layer in spec.layers]
+    layers = _layers_of(spec)
+    items: list[SweepItem] = list(layers)
     result = sweep(
         items,
         list(archs),
@@ -536,13 +605,14 @@ def _layers(network: str | None, archs: tuple[str, ...], plot: str, request: Sea
     best = result.best(request.objective)
     table = layer_table(
         best,
-        {label: (w, p) for label, w, p in items},
+        {label: (w, p) for label, w, p in layers},
         archs[0],
         progress=lambda rows, total: progress(rows, total=total, desc="layers: DRAM traffic"),
     )
-    request.out.write(_render_columns(table[LAYER_COLUMNS], request.out.fmt))
+    text = _render_columns(table[LAYER_COLUMNS], request.out.fmt)
+    request.out.write(_with_network(text, table, spec, request.objective, request.out.fmt))
     save_plot(plot_layers(table, title=f"{spec.name} on {archs[0]}")[0], plot, "--layers-plot")
-    _report(result.results, items, archs, request)
+    _report(result.results, items, archs, request, spec)
 
 
 def _render_columns(table: pd.DataFrame, fmt: str) -> str:

@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
-from tenet import assess, assess_experiment, check
+from tenet import assess, assess_experiment, check, clock_figures, load_specs
 from tenet.cli.app import cli, neighbourhood_option, progress, working
+from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import (
     TENET_FILES,
     TENET_FILES_LONG,
@@ -20,11 +21,18 @@ from tenet.cli.options import (
 from tenet.errors import DataflowError
 from tenet.report import assessment_text
 from tenet.spec import load_workload, strict_json
-from tenet.vocab import Neighbourhood
+from tenet.vocab import Neighbourhood, column
 
 __all__ = ["eval_command", "check_command"]
 
 
+@refuses(
+    Refusal("--latex", "--symbolic", "LaTeX is written of the formulas", missing=True),
+    Refusal("--latex", "--format", "the LaTeX formulas are text", values=("csv", "json")),
+    Refusal("--symbolic", "EXPERIMENTS", "the formulas need a workload/arch/dataflow triple"),
+    Refusal("--symbolic", "--format", "the formulas are text or JSON", values=("csv",)),
+    Refusal("--tensor", "--symbolic", "the formulas count every tensor"),
+)
 @cli.command("eval")
 @click.argument("experiments", nargs=-1, type=click.Path())
 @problem_options(TENET_FILES_LONG, required=False)
@@ -58,13 +66,7 @@ def eval_command(
         raise click.UsageError("give experiment files or --workload/--arch/--dataflow, not both")
     if not experiments and not all(triple):
         raise click.UsageError("give experiment files, or all of --workload, --arch, --dataflow")
-    if latex and not symbolic:
-        raise click.UsageError("--latex needs --symbolic")
-    if latex and out.fmt != "table":
-        raise click.UsageError(f"--latex writes LaTeX: give it or --format {out.fmt}, not both")
     if symbolic:
-        if experiments:
-            raise click.UsageError("--symbolic needs --workload/--arch/--dataflow")
         from tenet import analyze_symbolic
 
         with working("counting the formulas"):
@@ -80,25 +82,50 @@ def eval_command(
             for e in progress(experiments)
         ]
     else:
+        specs = load_specs(*problem.names(), params)
+        dataflow = specs.require_dataflow()
         results = [
-            assess(*problem.names(), params=params, tensors=tensors, neighbourhood=neighbourhood)
+            assess(
+                specs.workload,
+                specs.architecture,
+                dataflow,
+                params=params,
+                tensors=tensors,
+                neighbourhood=neighbourhood,
+            )
         ]
     # the triple's mapping row (its memory-aware figures and full dataflow, as the searches
-    # print them; in CSV, on every tensor's line); TENET experiments have no dataflow spec
+    # print them; in CSV, on every tensor's line); TENET experiments have no dataflow spec;
+    # with the architecture's clock, the figures in seconds beside the cycles
     rows: list[dict[str, Any] | None] = [None] * len(results)
+    clock_mhz = None
     if not experiments:
-        rows = [results[0].row()]
+        clock_mhz = specs.architecture.clock_mhz
+        row = results[0].row()
+        rows = [row | _clock(row, results[0].metrics.macs, clock_mhz)]
     if out.fmt == "json":
         payload: Any = [
-            {**r.to_dict(), **({} if row is None else {"row": row})}
-            for r, row in zip(results, rows, strict=True)
+            r.to_dict()
+            | clock_figures(m.latency, m.macs, m.energy, m.energy_unit, clock_mhz)
+            | ({} if row is None else {"row": row})
+            for r, m, row in zip(results, (r.metrics for r in results), rows, strict=True)
         ]
         out.write(strict_json(payload if experiments and len(experiments) > 1 else payload[0]))
     else:
         csv = out.fmt == "csv"
         out.write(
-            "\n\n".join(assessment_text(r, csv, row) for r, row in zip(results, rows, strict=True))
+            "\n\n".join(
+                assessment_text(r, csv, row, clock_mhz)
+                for r, row in zip(results, rows, strict=True)
+            )
         )
+
+
+def _clock(row: dict[str, Any], macs: int, clock_mhz: float | None) -> dict[str, float]:
+    """A mapping row's figures at the clock, named as its columns (``runtime_seconds``...;
+    none without a clock)."""
+    latency, energy, unit = row[column("latency")], row["energy"], row["energy_unit"]
+    return {column(k): v for k, v in clock_figures(latency, macs, energy, unit, clock_mhz).items()}
 
 
 @cli.command("check")

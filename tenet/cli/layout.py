@@ -10,6 +10,7 @@ from typing import cast
 import click
 
 from tenet.cli.app import choice_option, cli, neighbourhood_option
+from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import (
     YAML_FILES,
     OutputOptions,
@@ -49,6 +50,10 @@ def _objective(name: str) -> str:
     return name
 
 
+@refuses(
+    Refusal("--depth", "--search", "only the exhaustive search has a depth", ("exhaustive",), True),
+    Refusal("--plot-tensor", "--plot", "nothing is drawn", missing=True),
+)
 @cli.command("layout")
 @problem_options(YAML_FILES)
 @click.option("--layout", "layout_file", type=click.Path(), help="Layout file (layouts: ...).")
@@ -98,6 +103,7 @@ def layout_command(
     lp = replace(given, scratchpad=geometry.apply(given.scratchpad))
     found = None
     if method != "none":
+        lp.evaluate()  # the given layouts first: sizes too large for any layout end here
         found = search_layout(lp, cast(Search, method), depth=depth)  # one of SEARCHES
         lp = lp.with_layouts(found.layouts())
     metrics = lp.evaluate()

@@ -9,6 +9,7 @@ import click
 
 from tenet import load_problem
 from tenet.cli.app import choice_option, cli, progress
+from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import (
     OutputOptions,
     ProblemOptions,
@@ -101,6 +102,17 @@ def maestro_command(
     out.write(text)
 
 
+@refuses(
+    Refusal("--interconnect", "--workload", "the relation-centric dataflow has its own links"),
+    Refusal("--layer", "MAPPING", "only a MAPPING has layers", missing=True),
+    Refusal("--dataflow", "--with", "the peer's mapping is the dataflow"),
+    Refusal("--param", "--with", "the peer's workload gives the sizes"),
+    Refusal("--hw", "--with", "the peer's specs give the hardware"),
+    Refusal("--layer", "--with", "the peer's spec is one layer"),
+    Refusal("--interconnect", "--with", "the peer's specs give the links"),
+    Refusal("--plot", "--with", "the peer's figures are printed, not plotted"),
+    Refusal("--peer-python", "--with", "no peer runs", missing=True),
+)
 @cli.command("compare")
 @click.argument("mapping", required=False, type=click.Path())
 @click.option("--hw", "hardware", type=click.Path(), help="MAESTRO hardware file.")
@@ -123,11 +135,26 @@ def maestro_command(
 @click.option(
     "--with",
     "peer",
-    type=click.Choice(["accelforge", "zigzag"]),
+    type=click.Choice(["accelforge", "zigzag", "scalesim"]),
     help="Run this peer and print its fills and writebacks beside tenet's: MAPPING is an "
-    "AccelForge spec, or ZigZag's mapping with -w workload and -a accelerator.",
+    "AccelForge spec, ZigZag's mapping with -w workload and -a accelerator, or SCALE-Sim's "
+    "config with -t topology (its cycles, SRAM and DRAM traffic per layer).",
 )
-@click.option("--peer-python", help="Python of the peers' environment (or TENET_PEERS_PYTHON).")
+@click.option(
+    "--peer-python",
+    help="Python of the peer's environment (or TENET_PEERS_PYTHON; SCALE-Sim: "
+    "TENET_SCALESIM_PYTHON).",
+)
+@click.option("--topology", "-t", type=click.Path(), help="SCALE-Sim topology CSV.")
+@click.option(
+    "--input-type",
+    "-i",
+    "kind",
+    type=click.Choice(["gemm", "conv"]),
+    default="conv",
+    show_default=True,
+    help="SCALE-Sim topology rows: GEMMs (name, M, N, K) or convolutions.",
+)
 @output_options()
 def compare_command(
     out: OutputOptions,
@@ -139,14 +166,20 @@ def compare_command(
     plot_path: str | None,
     peer: str | None,
     peer_python: str | None,
+    topology: str | None,
+    kind: str,
 ) -> None:
     """Compare exact counts with MAESTRO-style estimates, quantity by quantity; with --with,
-    tenet's per-level fills and writebacks with AccelForge's or ZigZag's.
+    tenet's per-level fills and writebacks with AccelForge's or ZigZag's, or each layer's
+    cycles, SRAM and DRAM traffic with SCALE-Sim's.
 
     Give the dataflow in MAESTRO's notation (MAPPING with --hw; every layer, or --layer), in
     the relation-centric one (--workload/--arch/--dataflow; the directives are synthesised,
     --hw optionally sets the NoC), or in both (then they are compared with each other).
     """
+    if peer == "scalesim":
+        _compare_with_scalesim(mapping, topology, kind, layer, peer_python, out)
+        return
     if peer is not None:
         _compare_with_peer(peer, mapping, problem.workload, problem.architecture, peer_python, out)
         return
@@ -216,3 +249,37 @@ def _compare_with_peer(
         out.write(records_table([asdict(r) for r in rows]).to_csv(index=False).rstrip())
     else:
         out.write(render(rows, peer))
+
+
+def _compare_with_scalesim(
+    config: str | None,
+    topology: str | None,
+    kind: str,
+    layer: str | None,
+    python: str | None,
+    out: OutputOptions,
+) -> None:
+    """Run SCALE-Sim on a config and topology; print tenet's figures per layer beside its."""
+    import json
+    from dataclasses import asdict
+
+    from tenet.peers import compare_scalesim, render_scalesim, scalesim_python
+
+    if config is None or topology is None:
+        raise click.UsageError("--with scalesim needs MAPPING (the config) and -t TOPOLOGY")
+    comparisons = compare_scalesim(
+        scalesim_python(python),
+        config,
+        topology,
+        "gemm" if kind == "gemm" else "conv",
+        [layer] if layer else None,
+    )
+    if layer and not comparisons:
+        raise SpecError(f"no layer {layer!r} in the topology", source=topology)
+    if out.fmt == "json":
+        out.write(json.dumps([asdict(c) for c in comparisons], indent=2))
+    elif out.fmt == "csv":
+        rows = [{"layer": c.layer, **asdict(r)} for c in comparisons for r in c.rows]
+        out.write(records_table(rows).to_csv(index=False).rstrip())
+    else:
+        out.write(render_scalesim(comparisons))

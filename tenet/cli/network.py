@@ -6,10 +6,11 @@ from collections.abc import Iterable
 
 import click
 
+from tenet import clock_figures
 from tenet.cli.app import cli, progress
 from tenet.cli.options import OutputOptions, output_options, written_file
 from tenet.networks import evaluate_network, network_report
-from tenet.report import write_report
+from tenet.report import records_csv, records_text, write_report
 from tenet.spec import LayerSpec, strict_json
 
 __all__ = ["eval_network_command"]
@@ -51,7 +52,8 @@ def eval_network_command(
 
     counts = CountCache(cache) if cache is not None else None
     result = evaluate_network(network, arch, list(dataflows), progress=_bar, cache=counts)
-    table = result.table()
+    rows = result.rows()  # (records: printed without pandas)
+    total = {k: v for k, v in rows[-1].items() if k not in ("layer", "workload", "dataflow")}
     if out.fmt == "json":
         payload = {
             "network": result.name,
@@ -59,16 +61,16 @@ def eval_network_command(
             "layers": [
                 {"dataflow": r.dataflow, "count": r.layer.count, **r.metrics.to_dict()}
                 | {"name": r.layer.name, "workload": r.layer.workload}
-                for r in result.layers
+                | clock_figures(m.latency, m.macs, m.energy, m.energy_unit, result.clock_mhz)
+                for r, m in ((r, r.metrics) for r in result.layers)
             ],
-            "total": table.loc["total"].drop(["workload", "dataflow"]).to_dict(),
+            "total": total,
         }
         out.write(strict_json(payload))
     elif out.fmt == "csv":
-        out.write(table.to_csv().rstrip("\n"))
+        out.write(records_csv(rows))
     else:
-        title = f"{result.name} on {result.architecture}"
-        out.write(f"{title}\n{table.to_string(float_format=lambda x: f'{x:.4g}')}")
+        out.write(f"{result.name} on {result.architecture}\n{records_text(rows)}")
     if report is not None:
         inputs = {"network": network, "architecture": arch, "dataflows": ", ".join(dataflows)}
         written = write_report(network_report(result, arch, inputs), report)

@@ -366,7 +366,7 @@ def collect_designs(
     file, experiments, then the -w/-a/-d points (each option given once applies to all)."""
     params = parse_params(param)
     points = [
-        replace(p, params={**p.params, **params})
+        replace(p, specs=p.specs.with_params(params))
         for p in (designs.load_designs(designs_file) if designs_file else [])
     ]
     points += [designs.experiment_point(e, params) for e in experiments]

@@ -1,7 +1,9 @@
-"""``tenet import`` and ``tenet export``: AccelForge and ZigZag specs to tenet specs and back."""
+"""``tenet import`` and ``tenet export``: AccelForge, ZigZag and SCALE-Sim specs to tenet specs
+and back."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +15,7 @@ from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options, writt
 
 if TYPE_CHECKING:
     from tenet.mapping import LoopNest
-    from tenet.peers import ProblemSpecs
+    from tenet.spec import Specs
 
 
 __all__ = ["import_group", "export_group"]
@@ -32,8 +34,9 @@ SPECS_FOLDER = click.option(
 
 @cli.group("import")
 def import_group() -> None:
-    """Read a peer's specs (AccelForge, ZigZag) into tenet specs: DIR/workload.yaml,
-    DIR/architecture.yaml and DIR/dataflow.yaml, which ``tenet eval`` reads."""
+    """Read a peer's specs (AccelForge, ZigZag, SCALE-Sim) into tenet specs: DIR/workload.yaml,
+    DIR/architecture.yaml and DIR/dataflow.yaml (SCALE-Sim: one such folder per layer), which
+    ``tenet eval`` reads."""
 
 
 def _written(directory: str, paths: list[Path]) -> None:
@@ -72,6 +75,30 @@ def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str)
     _written(directory, write_specs(directory, imported.documents(), header))
 
 
+@import_group.command("scalesim")
+@click.option("--config", "-c", required=True, type=click.Path(), help="SCALE-Sim config file.")
+@click.option("--topology", "-t", required=True, type=click.Path(), help="SCALE-Sim topology CSV.")
+@click.option(
+    "--input-type",
+    "-i",
+    "kind",
+    type=click.Choice(["gemm", "conv"]),
+    default="conv",
+    show_default=True,
+    help="The topology's rows: GEMMs (name, M, N, K) or convolutions, as SCALE-Sim's -i.",
+)
+@SPECS_FOLDER
+def import_scalesim(config: str, topology: str, kind: str, directory: str) -> None:
+    """Read a SCALE-Sim config and topology into tenet specs: one folder DIRECTORY/<layer> per
+    layer, on the config's array and SRAMs with its schedule (os, ws, is)."""
+    from tenet.peers import read_scalesim, write_specs
+
+    header = f"# Read by tenet import from {config}, {topology}.\n"
+    for layer in read_scalesim(config, topology, "gemm" if kind == "gemm" else "conv"):
+        folder = f"{directory}/{layer.layer.name}"
+        _written(folder, write_specs(folder, layer.documents(), header))
+
+
 def _header(source: str, nest: LoopNest) -> str:
     text = f"# Read by tenet import from {source}.\n"
     if nest.above:
@@ -93,11 +120,21 @@ def export_group() -> None:
     dataflow (skewed or modulo placements are refused, with the reason)."""
 
 
-def _specs(problem: ProblemOptions) -> ProblemSpecs:
+def _specs(problem: ProblemOptions) -> Specs:
     from tenet import load_specs
-    from tenet.peers import ProblemSpecs
 
-    return ProblemSpecs(*load_specs(*problem.names()), problem.params())
+    return load_specs(*problem.names(), problem.params())
+
+
+def _energy_note(specs: Specs) -> str:
+    """A comment saying that the energies written are not pJ, when the architecture's energy
+    table is relative to one MAC."""
+    if specs.architecture.energy.unit == "pJ":
+        return ""
+    return (
+        "# The energies of this architecture are relative to one MAC (MAC = 1), not pJ: they\n"
+        "# are written as they are, where the peer reads pJ.\n"
+    )
 
 
 @export_group.command("accelforge")
@@ -107,8 +144,9 @@ def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
     """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
     from tenet.peers import ACCELFORGE_UNITS, dump, write_accelforge
 
-    doc = write_accelforge(_specs(problem))
-    write_output(ACCELFORGE_UNITS + dump(doc).rstrip(), output)
+    specs = _specs(problem)
+    doc = write_accelforge(specs)
+    write_output(ACCELFORGE_UNITS + _energy_note(specs) + dump(doc).rstrip(), output)
 
 
 @export_group.command("zigzag")
@@ -118,6 +156,30 @@ def export_zigzag(problem: ProblemOptions, directory: str) -> None:
     """Write ZigZag's workload.yaml, accelerator.yaml and mapping.yaml into DIRECTORY."""
     from tenet.peers import ZIGZAG_UNITS, write_specs, write_zigzag
 
-    docs = write_zigzag(_specs(problem))
-    paths = write_specs(directory, docs, ZIGZAG_UNITS)
+    specs = _specs(problem)
+    paths = write_specs(directory, write_zigzag(specs), ZIGZAG_UNITS + _energy_note(specs))
     click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
+
+
+def _writing(text: str) -> Callable[[Path], object]:
+    return lambda tmp: tmp.write_text(text)
+
+
+@export_group.command("scalesim")
+@problem_options(YAML_FILES)
+@SPECS_FOLDER
+def export_scalesim(problem: ProblemOptions, directory: str) -> None:
+    """Write SCALE-Sim's scale.cfg, topology.csv and layout.csv into DIRECTORY: the array, an
+    SRAM per operand and the schedule (os, ws, is) of a problem on SCALE-Sim's systolic array."""
+    from tenet.files import write_atomically
+    from tenet.peers import write_scalesim
+
+    inputs = write_scalesim(_specs(problem))
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [write_atomically(folder / name, _writing(text)) for name, text in inputs.files.items()]
+    click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
+    click.echo(
+        f"python -m scalesim.scale -c {folder}/scale.cfg -t {folder}/topology.csv "
+        f"-l {folder}/layout.csv -i {inputs.kind} -p {folder}/results"
+    )

@@ -10,6 +10,7 @@ import click
 
 from tenet import report
 from tenet.cli.app import cli, progress, working
+from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import design_inputs, save_plot, written_file
 from tenet.designs import DesignPoint, evaluate_designs
 from tenet.errors import TenetError
@@ -71,6 +72,11 @@ def _at_least(flag: str, least: int, default: int, text: str) -> Callable[[Comma
     )
 
 
+@refuses(
+    Refusal("--log", "KIND", "only the reuse plot has a reuse-factor axis", ("reuse",), True),
+    Refusal("--max-points", "KIND", "only the space-time diagram has points", ("spacetime",), True),
+    Refusal("--by", "KIND", "the space-time diagram draws one design point", ("spacetime",)),
+)
 @cli.command("plot")
 @click.argument("kind", type=click.Choice(KINDS))
 @design_inputs

@@ -9,7 +9,15 @@ from tenet import designs
 from tenet.cli.app import cli, output_option, progress, write_output
 from tenet.cli.options import design_inputs
 from tenet.designs import DesignPoint
-from tenet.report import FORMATS, Format, comparison_table, format_of, render_table, reuse_table
+from tenet.report import (
+    FORMATS,
+    Format,
+    clock_columns,
+    comparison_table,
+    format_of,
+    render_table,
+    reuse_table,
+)
 
 __all__ = ["table_command"]
 
@@ -41,5 +49,9 @@ def table_command(
     """
     chosen: Format = fmt or (format_of(output) if output else "markdown")
     results = designs.evaluate_designs(points, progress)
-    table = comparison_table(results) if kind == "comparison" else reuse_table(results)
+    if kind == "comparison":  # (the points in the order of the results)
+        clocks = [p.specs.architecture.clock_mhz for p in points]
+        table = clock_columns(comparison_table(results), clocks)
+    else:
+        table = reuse_table(results)
     write_output(render_table(table, chosen), output)

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from tenet.cli.app import choice_option, cli, progress
-from tenet.cli.checks import check_before_work
+from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
     OutputOptions,
     ProblemOptions,
@@ -51,6 +51,17 @@ def _summary(found: TilingSearch, seconds: float, objective: MemoryObjective) ->
     }
 
 
+@refuses(
+    Refusal(
+        "--aligned", "--strategy", "the joint search tiles by nested divisors", values=("joint",)
+    ),
+    Refusal("--places", "--strategy", "only the joint search places tensors", ("joint",), True),
+    Refusal("--bypass", "--strategy", "only the joint search chooses bypasses", ("joint",), True),
+    Refusal("--top-k", "--strategy", "no tiling is built", values=("exhaustive", "joint")),
+    Refusal("--top-k", "--level", "the tilings of given levels are all counted"),
+    Refusal("--top-k", "--dim", "the tilings of given loops are all counted"),
+    Refusal("--top-k", "--aligned", "the tilings of an alignment are all counted"),
+)
 @cli.command("tile")
 @problem_options(
     (
@@ -129,7 +140,12 @@ def tile_command(
         else None
     )
     if strategy == "joint":
+        from tenet import load_problem
+        from tenet.dse import check_tiling
+
         workload, arch, dataflow = problem.names()
+        # the space a tiling search takes, checked before the branch and bound starts
+        check_tiling(load_problem(workload, arch, dataflow, problem.params()), space)
         certificate = joint_search(
             workload,
             arch,
@@ -147,9 +163,14 @@ def tile_command(
         )
         _write_certificate(out, certificate, time.process_time() - start)
         return
+    from tenet import load_specs
+
+    specs = load_specs(*problem.names(), problem.params())
     found = run_tiling(
-        *problem.names(),
-        problem.params(),
+        specs.workload,
+        specs.architecture,
+        specs.require_dataflow(),
+        specs.params,
         space,
         objective=objective,
         execution=replace(

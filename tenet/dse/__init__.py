@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from tenet.dse.explore import NOT_SEARCHED, Exploration, Sweep, sweep
     from tenet.dse.joint.run import Certificate, joint_search
     from tenet.dse.layers import LAYER_COLUMNS, layer_table
+    from tenet.dse.network import layer_counts, network_totals, record_network
     from tenet.dse.ranking.headline import compare_data_centric
     from tenet.dse.ranking.layout import LAYOUT_COLUMN, rank_by_layout
     from tenet.dse.ranking.objectives import (
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from tenet.dse.tiling.run import (
         TILING_AUTO_LIMIT,
         check_tile_levels,
+        check_tiling,
         run_tiling,
         tile_mappings,
     )
@@ -70,6 +72,7 @@ __all__ = [
     "TilingSpace",
     "by_source",
     "check_tile_levels",
+    "check_tiling",
     "compare_data_centric",
     "constrained",
     "design_report",
@@ -77,6 +80,9 @@ __all__ = [
     "explore_schedule",
     "joint_search",
     "layer_table",
+    "layer_counts",
+    "network_totals",
+    "record_network",
     "objective",
     "parse_constraint",
     "rank",
@@ -102,6 +108,9 @@ _HOME = {
     "joint_search": "joint.run",
     "LAYER_COLUMNS": "layers",
     "layer_table": "layers",
+    "layer_counts": "network",
+    "network_totals": "network",
+    "record_network": "network",
     "compare_data_centric": "ranking.headline",
     "LAYOUT_COLUMN": "ranking.layout",
     "rank_by_layout": "ranking.layout",
@@ -133,6 +142,7 @@ _HOME = {
     "TILING_AUTO_LIMIT": "tiling.run",
     "run_tiling": "tiling.run",
     "check_tile_levels": "tiling.run",
+    "check_tiling": "tiling.run",
     "tile_mappings": "tiling.run",
     "TilingSearch": "tiling.search",
     "TilingSpace": "tiling.search",

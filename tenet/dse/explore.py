@@ -23,7 +23,7 @@ from tenet.dse.run.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
 from tenet.dse.space.design import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.tiling.constructive import choose_strategy, rank_mappings
 from tenet.metrics.design import CUTOFF_OBJECTIVES, Cutoff
-from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
+from tenet.spec import ArchitectureSpec, Specs, WorkloadSpec, load_architecture, load_workload
 from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood, Source, Strategy
 
@@ -73,7 +73,7 @@ class Exploration:
     """Whether every design point has a row (False after a time budget ran out)."""
     planned: int | None = None
     """Design points the search was to evaluate (None: not known, the space was not built)."""
-    specs: tuple[WorkloadSpec, ArchitectureSpec, Mapping[str, int]] | None = None
+    specs: Specs | None = None
     """The workload, the architecture and the size parameters explored (None: not built)."""
 
     def ranked(
@@ -94,7 +94,8 @@ class Exploration:
         ranked = self.ranked(by, top, constraints)
         if self.specs is None:
             return ranked
-        return with_mapping_rows(ranked, untiled_figures(*self.specs))
+        s = self.specs
+        return with_mapping_rows(ranked, untiled_figures(s.workload, s.architecture, s.bound))
 
     def unsearched(self) -> pd.DataFrame:
         """Return one row standing for the design points a time budget left out, named and
@@ -297,27 +298,29 @@ def _explore(
     strategy: Strategy = "exhaustive",
     top_k: int = 10,
 ) -> Exploration:
-    bound = {**workload.params, **params}
-    space = DesignSpace(workload, architecture, bound, options)
+    specs = Specs(workload, architecture, None, params)
+    space = DesignSpace(specs, options)
     candidates = list(space)
     how = choose_strategy(strategy, len(candidates))
     if how == "constructive":
         candidates = rank_mappings(space, candidates, top_k)
     chosen = tuple(workload.reductions if reductions is None else reductions)
-    context = Context.make(workload, architecture, bound, chosen, neighbourhood)
+    context = Context.make(specs, chosen, neighbourhood)
     arguments: dict[str, Any] = {
         "context": context.text,
         "options": options.model_dump(mode="json"),
     }
     if how == "constructive":
         arguments["strategy"] = f"constructive:{top_k}"
+    if label is not None:  # a network's layers each have their run, repeated ones too
+        arguments["label"] = label
     run = run_key(arguments if best is None else {**arguments, "best": list(best)})
     store = session.store
     recorded = {
         "workload": workload.name,
         "architecture": architecture.name,
         "label": label or workload.name,
-        "params": dict(bound),
+        "params": specs.bound,
         "strategy": how if how != "constructive" else f"constructive:{top_k}",
     }
     store.resume(run, recorded, {c.index: c.name for c in candidates})
@@ -351,7 +354,7 @@ def _explore(
         results,
         len(results) == len(candidates),
         len(candidates),
-        (workload, architecture, bound),
+        specs,
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenet.dse.network import network_totals
 from tenet.dse.ranking.objectives import objective as objective_of
 from tenet.dse.ranking.objectives import rank
 from tenet.dse.ranking.pareto import draw_pareto
@@ -17,6 +18,7 @@ from tenet.dse.run.store import ResultStore
 from tenet.errors import SpecError
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
+from tenet.report.tables import axis_label
 from tenet.vocab import column
 
 if TYPE_CHECKING:
@@ -76,8 +78,11 @@ def stored_results(path: str | Path) -> tuple[dict[str, str], pd.DataFrame]:
         frames = []
         params: dict[str, str] = {}
         strategies: set[str] = set()
+        counts: dict[str, int] = {}
         for run, arguments, _ in store.runs():
-            if "search" in arguments:
+            if "network" in arguments:  # a network's layer entries (record_network)
+                counts.update({str(label): int(n) for label, n in arguments["layers"]})
+            if "search" in arguments or "network" in arguments:
                 continue
             rows = store.rows(run)
             rows.insert(0, "architecture", str(arguments.get("architecture", "")))
@@ -94,6 +99,8 @@ def stored_results(path: str | Path) -> tuple[dict[str, str], pd.DataFrame]:
     if not frames:
         raise SpecError("the results store holds no design-space run", source=str(path))
     results = pd.concat(frames, ignore_index=True)
+    if counts:
+        results["count"] = results["workload"].map(counts).astype("Int64")
     inputs = {
         "results store": str(path),
         "explorations": str(len(frames)),
@@ -109,11 +116,18 @@ def stored_results(path: str | Path) -> tuple[dict[str, str], pd.DataFrame]:
 
 
 def _network_title(workloads: list[str], architecture: str) -> str:
-    """``net on arch`` when every workload is a layer ``net/...`` of one network."""
+    """``net on arch`` when every workload is a layer ``net/...`` of one network, ``w on
+    arch`` for one workload."""
     networks = {w.split("/")[0] for w in workloads if "/" in w}
     if len(networks) == 1 and all("/" in w for w in workloads):
         return f"{networks.pop()} on {architecture}"
-    return f"{len(workloads)} workloads on {architecture}"
+    return f"{_workloads(workloads)} on {architecture}"
+
+
+def _workloads(workloads: list[str]) -> str:
+    """The one workload's name, else how many there are."""
+    distinct = list(dict.fromkeys(workloads))
+    return distinct[0] if len(distinct) == 1 else f"{len(distinct)} workloads"
 
 
 def _figures(results: pd.DataFrame, best: pd.DataFrame, by: str) -> list[tuple[str, Figure]]:
@@ -128,8 +142,8 @@ def _figures(results: pd.DataFrame, best: pd.DataFrame, by: str) -> list[tuple[s
         figures.append(("Design points and their Pareto front", ax.figure))  # type: ignore[arg-type]
         return figures
     panels = [
-        (column("latency"), "latency, cycles"),
-        (column("energy"), "energy, table's unit"),
+        (column("latency"), axis_label(column("latency"))),
+        (column("energy"), axis_label(column("energy"), best)),
         (column("utilisation"), "PE utilisation"),
     ]
     goal = objective_of(by)
@@ -153,7 +167,9 @@ def design_report(
     """Return the report of the design points ``results`` (rows of one or several
     explorations, with ``workload`` and ``architecture`` columns): the best mapping of each
     exploration by ``objective``, every design point when there is one exploration, the
-    plots, and the dataflow of each best mapping."""
+    plots, and the dataflow of each best mapping; with a ``count`` column (a network's
+    layers), each layer entry with its count and the network's total
+    (:func:`tenet.dse.network.network_totals`)."""
     import pandas as pd
 
     groups = list(results.groupby(["workload", "architecture"], sort=False))
@@ -162,6 +178,12 @@ def design_report(
     best = pd.concat([rank(rows, objective, 1) for _, rows in groups], ignore_index=True)
     shown = [c for c in REPORTED_COLUMNS if c in results.columns]
     tables = [(f"Best mapping of each exploration by {objective}", best[shown])]
+    if "count" in results.columns:  # a network's layers: each entry, and the network
+        entries = results.drop_duplicates("workload").dropna(subset=["count"])
+        labels, counts = entries["workload"].astype(str), entries["count"].astype(int)
+        counted = list(zip(labels, counts, strict=True))
+        heading = "Network: each layer entry's best mapping, and the total weighted by counts"
+        tables.append((heading, network_totals(best, counted)))
     if len(groups) == 1 and len(results) <= MOST_POINTS:
         every = rank(results, objective)
         tables.append((f"Every evaluated design point, best {objective} first", every[shown]))
@@ -180,6 +202,7 @@ def design_report(
         title = f"{workloads[0]} on {architectures[0]}"
     elif title is None and len(architectures) == 1:
         title = _network_title(workloads, architectures[0])
-    heading = title or f"{len(workloads)} workloads on {len(architectures)} architectures"
+    many = f"{len(architectures)} architectures" if len(architectures) > 1 else architectures[0]
+    heading = title or f"{_workloads(workloads)} on {many}"
     figures = _figures(results, best, objective) if len(best) else []
     return Report(heading, dict(inputs), tables, figures, mappings)

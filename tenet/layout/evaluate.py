@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from tenet.api import load_problem, load_specs
+from tenet.api import load_specs
 from tenet.files import write_atomically
 from tenet.layout.metrics import LayoutMetrics, build_layouts, evaluate_layout
 from tenet.layout.relation import Layout
@@ -87,8 +87,9 @@ def load_layout_problem(
     >>> lp.layouts["B"].address_text, lp.scratchpad.banks
     ('8 * (i1) + i0', 16)
     """
-    w, a, d = load_specs(workload, architecture, dataflow)
-    problem = load_problem(w, a, d, params, neighbourhood=neighbourhood)
+    specs = load_specs(workload, architecture, dataflow, params)
+    problem = Problem.from_specs(specs, neighbourhood=neighbourhood)
+    d = specs.require_dataflow()
     built = build_layouts(problem, d.layout, source=d.source, prefix="layout")
     if layout is not None:
         spec = load_layout_file(layout)
@@ -105,4 +106,5 @@ def load_layout_problem(
             for t, lay in build_layouts(problem, layouts, prefix="layouts").items()
             if t in layouts
         }
-    return LayoutProblem(problem, built, scratchpad or a.scratchpad or ScratchpadSpec())
+    scratchpad = scratchpad or specs.architecture.scratchpad or ScratchpadSpec()
+    return LayoutProblem(problem, built, scratchpad)

@@ -74,7 +74,8 @@ def _exact(
     layer: Layer, hardware: Hardware, interconnect: Interconnect
 ) -> tuple[Metrics, dict[str, str]]:
     low = lower(layer, hardware, interconnect)
-    return analyze(low.workload, low.architecture, low.dataflow), dict(low.tensors)
+    s = low.specs
+    return analyze(s.workload, s.architecture, s.require_dataflow()), dict(low.tensors)
 
 
 def compare_layer(

@@ -22,7 +22,7 @@ from tenet.errors import InfeasibleError
 from tenet.isl_utils import parse_map, parse_set
 from tenet.maestro.directives import Hardware, Layer
 from tenet.maestro.levels import OUTPUT_OF, OVERLAP, Level, build_levels, full_dims
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec
 from tenet.vocab import ENERGY_L1, ENERGY_L2, ENERGY_MAC
 
 __all__ = [
@@ -51,15 +51,11 @@ def _param(dim: str) -> str:
 
 @dataclass(frozen=True)
 class LoweredLayer:
-    """A MAESTRO layer in relation-centric form: the three specs and the size parameters.
+    """A MAESTRO layer in relation-centric form: its specs (the layer's sizes are the
+    workload's defaults) and ``tensors``, MAESTRO's tensor names (input, filter, output) to
+    the workload's."""
 
-    ``tensors`` maps MAESTRO's tensor names (input, filter, output) to the workload's.
-    """
-
-    workload: WorkloadSpec
-    architecture: ArchitectureSpec
-    dataflow: DataflowSpec
-    params: dict[str, int]
+    specs: Specs
     tensors: dict[str, str]
 
 
@@ -300,9 +296,9 @@ def lower(
     ...     " Dataflow { SpatialMap(1,1) M; TemporalMap(8,8) N; TemporalMap(16,16) K;"
     ...     " Cluster(8, P); SpatialMap(1,1) N; TemporalMap(1,1) K; } } }")
     >>> low = lower(net.layers[0], Hardware(num_pes=64))
-    >>> low.dataflow.space_stamp
+    >>> low.specs.dataflow.space_stamp
     '{ S[m, n, k] -> PE[(m) mod 8, (n) mod 8] }'
-    >>> low.dataflow.time_stamp
+    >>> low.specs.dataflow.time_stamp
     '{ S[m, n, k] -> T[floor((m)/8), floor((n)/8), k] }'
     """
     levels = build_levels(layer, hardware)
@@ -316,11 +312,7 @@ def lower(
     workload = _workload(layer, dims, sizes)
     architecture = _architecture(f"maestro-{prod(units)}pe", units, hardware, interconnect)
     return LoweredLayer(
-        workload=workload,
-        architecture=architecture,
-        dataflow=dataflow,
-        params=dict(workload.params),
-        tensors={t: t for t in ("input", "filter", "output")},
+        Specs(workload, architecture, dataflow), {t: t for t in ("input", "filter", "output")}
     )
 
 

@@ -204,7 +204,7 @@ def _same_schedule(
     problem: Problem, layer: Layer, hardware: Hardware, role: dict[int, str]
 ) -> bool:
     """Whether ``layer`` lowered places MACs on the same PEs and orders them the same way."""
-    low = lower(layer, hardware, "none")
+    lowered = lower(layer, hardware, "none").specs.require_dataflow()
     domain = problem.workload.domain
     names = [str(domain.get_dim_name(isl.dim_type.set, k)) for k in range(len(role))]
     by_role = {role[k]: names[k] for k in range(len(role))}
@@ -213,8 +213,8 @@ def _same_schedule(
     )
     theirs_space = problem.theta_space
     theirs_time = problem.theta_time
-    mine_space = rename.apply_range(isl.Map(low.dataflow.space_stamp)).intersect_domain(domain)
-    mine_time = rename.apply_range(isl.Map(low.dataflow.time_stamp)).intersect_domain(domain)
+    mine_space = rename.apply_range(isl.Map(lowered.space_stamp)).intersect_domain(domain)
+    mine_time = rename.apply_range(isl.Map(lowered.time_stamp)).intersect_domain(domain)
 
     def same(a: isl.Map) -> isl.Map:
         return a.apply_range(a.reverse())

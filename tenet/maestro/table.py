@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tenet.maestro.estimate import MaestroEstimate
 from tenet.metrics.evaluate import Metrics
-from tenet.vocab import UNITS
+from tenet.vocab import UNITS, unit_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,7 +118,7 @@ def comparison_rows(
     ...     ).layers[0]
     >>> hw = Hardware(num_pes=4, noc_latency=0)
     >>> low = lower(layer, hw)
-    >>> m = tenet.analyze(low.workload, low.architecture, low.dataflow)
+    >>> m = tenet.analyze(low.specs.workload, low.specs.architecture, low.specs.dataflow)
     >>> rows = comparison_rows(m, estimate(layer, hw), low.tensors)
     >>> [(r.quantity, r.unit, r.exact, r.estimate) for r in rows[:2]]
     [('macs', 'MACs', 64, 64), ('latency', 'cycles', 16, 16)]
@@ -128,7 +128,8 @@ def comparison_rows(
 
     def add(quantity: str, tensor: str, exact: float, est: float, why: str) -> None:
         rel = _relative(exact, est)
-        unit = UNITS[quantity]
+        energy = quantity == "energy"
+        unit = unit_label(quantity, metrics.energy_unit) if energy else UNITS[quantity]
         rows.append(
             ComparisonRow(label, quantity, tensor, unit, exact, est, rel, why if rel else "")
         )

@@ -25,6 +25,7 @@ from tenet.mapping.stamps import (
     tensor_tiles,
     tile_maps,
     to_stamps,
+    with_mapping,
 )
 from tenet.mapping.tiling import tiled_nest, tiling_key
 from tenet.mapping.tuples import TupleMapping
@@ -38,6 +39,7 @@ __all__ = [
     "tile_maps",
     "place_maps",
     "dataflow_spec",
+    "with_mapping",
     "tensor_tiles",
     "LoopDigit",
     "from_stamps",

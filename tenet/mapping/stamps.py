@@ -21,8 +21,17 @@ import islpy as isl
 from tenet.isl_utils import parse_map
 from tenet.mapping.nest import Loop, LoopNest
 from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.specs import Specs
 
-__all__ = ["Stamps", "to_stamps", "tile_maps", "place_maps", "tensor_tiles", "dataflow_spec"]
+__all__ = [
+    "Stamps",
+    "to_stamps",
+    "tile_maps",
+    "place_maps",
+    "tensor_tiles",
+    "dataflow_spec",
+    "with_mapping",
+]
 
 
 @dataclass(frozen=True)
@@ -183,3 +192,19 @@ def place_maps(nest: LoopNest) -> list[tuple[str, str, isl.Map]]:
         for level, per in to_stamps(nest).places.items()
         for tensor, text in per.items()
     ]
+
+
+def with_mapping(specs: Specs, nest: LoopNest, name: str, source: str | None = None) -> Specs:
+    """Return ``specs`` with the dataflow of ``nest`` (:func:`dataflow_spec`) named ``name``.
+
+    Examples
+    --------
+    >>> from tenet.mapping import LevelLoops, Loop
+    >>> from tenet.spec import load_architecture, load_workload
+    >>> nest = LoopNest(("i", "j", "k"), (2, 2, 3), (
+    ...     LevelLoops("dram", (Loop("i", 2),)), LevelLoops("glb", (Loop("j", 2), Loop("k", 3)))))
+    >>> s = with_mapping(Specs(load_workload("gemm"), load_architecture("simba")), nest, "n")
+    >>> s.what
+    'gemm on simba with n'
+    """
+    return specs.with_dataflow(dataflow_spec(nest, name, source))

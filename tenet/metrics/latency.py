@@ -112,9 +112,15 @@ def occupancy(problem: Problem) -> Occupancy:
 
     Piecewise-constant occupancies (every rectangular quasi-affine dataflow) are counted
     without enumeration; otherwise the occupied points are walked (up to
-    :data:`ENUMERATION_LIMIT`, else :class:`CountingError`).
+    :data:`ENUMERATION_LIMIT`, else :class:`CountingError`). The dataflow's idle ``steps``
+    (no instance runs) add one cycle each.
     """
-    return _by_pieces(problem) or _by_points(problem)
+    found = _by_pieces(problem) or _by_points(problem)
+    steps = problem.dataflow.steps
+    if steps is None:
+        return found
+    idle = count(steps.subtract(problem.timestamps))
+    return Occupancy(found.latency_compute + idle, found.instances_per_step_max)
 
 
 def transfer_latency(volume: int, bits_per_element: int, bandwidth: int, latency: int) -> int:

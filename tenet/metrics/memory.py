@@ -14,10 +14,11 @@ import islpy as isl
 
 from tenet.counting import constant_pieces, count
 from tenet.errors import CountingError, UnknownTensorError
-from tenet.isl_utils import witness
+from tenet.isl_utils import coalesce, point_text
 from tenet.metrics.latency import occupancy
 from tenet.model.memory import MemoryLevel, mapped_levels
 from tenet.model.problem import Problem
+from tenet.model.spacetime import identity, neighbours
 from tenet.model.tiling import TiledLevel, tensor_tile_levels, tile_levels
 from tenet.vocab import Retention, TensorName
 
@@ -78,7 +79,8 @@ class LevelSummary:
 
 @dataclass(frozen=True)
 class CapacityViolation:
-    """A tile that does not fit its level, as a legality violation with a witness."""
+    """A tile that does not fit its level, as a legality violation with a witness: for a
+    level's need, the moment's key (``docs/memory.md``) and what each tensor holds then."""
 
     level: str
     tensor: TensorName | None
@@ -86,14 +88,17 @@ class CapacityViolation:
     capacity: int
     witness: str
     kind: str = "capacity"
+    shares: tuple[tuple[TensorName, int], ...] = ()
+    """Each tensor's elements held at the witness, at its own place (a level's need only)."""
 
     @property
     def message(self) -> str:
-        """One line: which tile, how many elements against how many."""
+        """One line: which tile, how many elements against how many, and whose."""
         what = f"{self.tensor} in " if self.tensor else ""
+        held = ", ".join(f"{tensor} {n}" for tensor, n in self.shares)
         return (
             f"tile {self.witness} needs {self.need} elements of {what}{self.level}, "
-            f"which holds {self.capacity}"
+            f"which holds {self.capacity}" + (f" ({held})" if held else "")
         )
 
 
@@ -205,7 +210,10 @@ def decode_metrics(data: Mapping[str, Any]) -> MemoryMetrics:
         Fraction(data["latency"]),
         data["bottleneck"],
         data["energy"],
-        tuple(CapacityViolation(**v) for v in data["violations"]),
+        tuple(
+            CapacityViolation(**{**v, "shares": tuple(map(tuple, v.get("shares", ())))})
+            for v in data["violations"]
+        ),
         data.get("energy_operands", 0.0),
         data.get("energy_links", 0.0),
     )
@@ -235,26 +243,26 @@ def _maximum(per_key: isl.PwQPolynomial) -> int:
     return int(value.to_python())
 
 
-def _first_over(domain: isl.Set, poly: isl.QPolynomial, limit: int) -> str | None:
-    """Return the first point of ``domain`` where ``poly`` exceeds ``limit``, as text."""
-    found: list[str] = []
+def _first_over(domain: isl.Set, poly: isl.QPolynomial, limit: int) -> isl.Point | None:
+    """Return the first point of ``domain`` where ``poly`` exceeds ``limit``."""
+    found: list[isl.Point] = []
 
     def visit(point: isl.Point) -> None:
         if not found and poly.eval(point).to_python() > limit:
-            found.append(witness(isl.Set.from_point(point)))
+            found.append(point)
 
     domain.foreach_point(visit)
     return found[0] if found else None
 
 
-def _witness(per_key: isl.PwQPolynomial, limit: int) -> str:
+def _over(per_key: isl.PwQPolynomial, limit: int) -> isl.Point:
     """Return a key whose count exceeds ``limit`` (a piece's points are listed only when its
     count is not a constant)."""
     pieces = constant_pieces(per_key)
     if pieces is not None:
         for domain, value in pieces:
             if value > limit:
-                return witness(domain)
+                return domain.sample_point()
     for domain, poly in per_key.get_pieces():
         if _maximum(isl.PwQPolynomial.alloc(domain, poly)) > limit:
             found = _first_over(domain, poly, limit)
@@ -278,6 +286,7 @@ def _per_key_count(held: isl.Map) -> isl.PwQPolynomial:
 
 @dataclass(frozen=True)
 class _Traffic:
+    held: isl.Map
     footprint: isl.PwQPolynomial
     fills: int
     writebacks: int
@@ -315,6 +324,7 @@ def _traffic(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
     from_neighbour = new.intersect(tiled.supply.apply_range(held))
     fills_neighbour = count(from_neighbour)
     return _Traffic(
+        held,
         _per_key_count(held),
         count(new),
         count(leaving_dirty),
@@ -369,6 +379,7 @@ def _refetched(tiled: TiledLevel, read: isl.Map, write: isl.Map) -> _Traffic:
         )
     brought = held.intersect(needed)
     return _Traffic(
+        held,
         _per_key_count(held),
         count(brought),
         count(written),
@@ -435,28 +446,25 @@ def evaluate_memory(
     footprints: dict[str, int] = {levels[0].name: sum(r.footprint for r in records)}
     own = tensor_tile_levels(problem, tiles, places, levels)
     traffic_of = _traffic if retention == "keep" else _refetched
-    for k, tiled in enumerate(tile_levels(problem, tiles, levels)):
+    for k, tiled in enumerate(tile_levels(problem, tiles, levels=levels)):
         level = tiled.level
-        finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
-        total: isl.PwQPolynomial | None = None
+        placed = {t: own[t][k] if t in own else tiled for t in relations if level.holds(t)}
+        moments = _moments(tiled, placed.values())
+        shares: dict[TensorName, isl.PwQPolynomial] = {}
         level_records: list[LevelTensor] = []
         for tensor, (read, write) in relations.items():
-            if not level.holds(tensor):
+            if tensor not in placed:
                 continue
-            placed = own[tensor][k] if tensor in own else tiled
-            traffic = traffic_of(placed, read, write)
+            traffic = traffic_of(placed[tensor], read, write)
             moved += traffic.energy_links
-            on_level = _on_level_keys(finest, placed, read.union(write), traffic.footprint)
+            shares[tensor] = _at_moments(moments, placed[tensor], traffic.held, traffic.footprint)
             footprint = _maximum(traffic.footprint)
             limit = level.capacity_of(tensor) if level.split else None
             fits = limit is None or footprint <= limit
             if not fits:
                 assert limit is not None
-                violations.append(
-                    CapacityViolation(
-                        level.name, tensor, footprint, limit, _witness(traffic.footprint, limit)
-                    )
-                )
+                witness = point_text(_over(traffic.footprint, limit))
+                violations.append(CapacityViolation(level.name, tensor, footprint, limit, witness))
             level_records.append(
                 LevelTensor(
                     level.name,
@@ -472,14 +480,16 @@ def evaluate_memory(
                     traffic.writes_parent,
                 )
             )
-            total = on_level if total is None else total.add(on_level)
+        total = _total(shares)
         need = _maximum(total) if total is not None else 0
         footprints[level.name] = need
         if not level.split and level.capacity is not None and need > level.capacity:
             assert total is not None
+            point = _over(total, level.capacity)
+            held = tuple((t, int(per.eval(point).to_python())) for t, per in shares.items())
             violations.append(
                 CapacityViolation(
-                    level.name, None, need, level.capacity, _witness(total, level.capacity)
+                    level.name, None, need, level.capacity, point_text(point), shares=held
                 )
             )
             level_records = [replace(r, fits=False) for r in level_records]
@@ -511,44 +521,74 @@ def level_needs(
     fits = True
     kept = _levels(problem, keep)
     own = tensor_tile_levels(problem, tiles, places, kept)
-    for k, tiled in enumerate(tile_levels(problem, tiles, kept)):
+    for k, tiled in enumerate(tile_levels(problem, tiles, levels=kept)):
         level = tiled.level
         if levels is not None and level.name not in levels:
             continue
-        finest = _finest(tiled, [own[t][k] for t in own if level.holds(t)])
-        total: isl.PwQPolynomial | None = None
+        placed = {t: own[t][k] if t in own else tiled for t in relations if level.holds(t)}
+        moments = _moments(tiled, placed.values())
+        shares: dict[TensorName, isl.PwQPolynomial] = {}
         for tensor, (read, write) in relations.items():
-            if not level.holds(tensor):
+            if tensor not in placed:
                 continue
-            placed = own[tensor][k] if tensor in own else tiled
-            accessed = read.union(write)
-            per_key = _per_key_count(placed.key_of.reverse().apply_range(accessed))
+            held = placed[tensor].key_of.reverse().apply_range(read.union(write))
+            per_key = _per_key_count(held)
             if level.split and _maximum(per_key) > (level.capacity_of(tensor) or 0):
                 fits = False
-            per_key = _on_level_keys(finest, placed, accessed, per_key)
-            total = per_key if total is None else total.add(per_key)
+            shares[tensor] = _at_moments(moments, placed[tensor], held, per_key)
+        total = _total(shares)
         needs[level.name] = _maximum(total) if total is not None else 0
         if not level.split and level.capacity is not None and needs[level.name] > level.capacity:
             fits = False
     return needs, fits
 
 
-def _finest(tiled: TiledLevel, placed: Sequence[TiledLevel]) -> TiledLevel:
-    """Return the finest tiles of a level among its own (``tiled``) and its tensors' places:
-    the one under the most loops (the places of a nest are prefixes of one loop order)."""
-    return max([tiled, *placed], key=lambda t: t.tile_of.dim(isl.dim_type.out))
+def _refines(fine: TiledLevel, coarse: TiledLevel) -> bool:
+    """Whether every tile of ``fine`` lies inside one tile of ``coarse``."""
+    return bool(fine.tile_of.reverse().apply_range(coarse.tile_of).is_single_valued())
 
 
-def _on_level_keys(
-    finest: TiledLevel, placed: TiledLevel, accessed: isl.Map, per_key: isl.PwQPolynomial
+def _moments(tiled: TiledLevel, placed: Collection[TiledLevel]) -> TiledLevel:
+    """Return the moments of a level (``tiled``) whose tensors sit on the tiles ``placed``
+    (their own places or the level's tiles): the tiles of the tensors' tilings that refine
+    every other (the finest, when the places nest, as a loop nest's do), else one tile per
+    combination of the tensors' tiles that some instance runs in (``docs/memory.md``)."""
+    distinct = list({id(p): p for p in placed}.values())
+    if len(distinct) <= 1:
+        return distinct[0] if distinct else tiled
+    by_depth = sorted(distinct, key=lambda p: -p.tile_of.dim(isl.dim_type.out))
+    for fine in by_depth:
+        if all(other is fine or _refines(fine, other) for other in distinct):
+            return fine
+    combined = distinct[0].tile_of
+    for other in distinct[1:]:
+        combined = combined.flat_range_product(other.tile_of)
+    name = tiled.tile_of.get_tuple_name(isl.dim_type.out)
+    return replace(tiled, tile_of=coalesce(combined.set_tuple_name(isl.dim_type.out, name)))
+
+
+def _at_moments(
+    moments: TiledLevel, placed: TiledLevel, held: isl.Map, per_key: isl.PwQPolynomial
 ) -> isl.PwQPolynomial:
-    """Return a tensor's elements held per key of the level's finest tiles (``finest``) when
-    the tensor sits at another place (``placed``, with ``per_key`` its count per own key):
-    what its buffer holds while each finest tile runs, so the tensors add up per key."""
-    if placed is finest:
+    """Return a tensor's elements held per key of the level's ``moments``: at each moment,
+    every buffer of the tensor (one per PE at a per-PE level) holds its own tile of that
+    moment (``placed``: the tensor's tiles, ``held`` its key -> elements, ``per_key`` their
+    count), whether or not that PE runs an instance then."""
+    if placed is moments:
         return per_key
-    to_placed = finest.key_of.reverse().apply_range(placed.key_of)
-    return _per_key_count(to_placed.apply_range(placed.key_of.reverse()).apply_range(accessed))
+    to_own = moments.tile_of.reverse().apply_range(placed.tile_of)
+    if moments.level.per_pe:
+        to_own = neighbours(identity(moments.active_pes), to_own, exclude_self=False)
+    return _per_key_count(to_own.apply_range(held))
+
+
+def _total(shares: Mapping[TensorName, isl.PwQPolynomial]) -> isl.PwQPolynomial | None:
+    """Return the sum of the tensors' counts per key of a level's moments (a key that holds
+    nothing of a tensor adds nothing for it)."""
+    total: isl.PwQPolynomial | None = None
+    for per_key in shares.values():
+        total = per_key if total is None else total.add(per_key)
+    return total
 
 
 def _summarise(

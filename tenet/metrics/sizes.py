@@ -20,9 +20,7 @@ from collections.abc import Mapping, Sequence
 from tenet.metrics.evaluate import Metrics, evaluate
 from tenet.metrics.symbolic import AT_SIZES, symbolic_metrics
 from tenet.model.problem import Problem
-from tenet.spec.architecture import ArchitectureSpec
-from tenet.spec.dataflow import DataflowSpec
-from tenet.spec.workload import WorkloadSpec
+from tenet.spec.specs import Specs
 from tenet.vocab import Neighbourhood
 
 __all__ = ["PIECES_MAX", "SIZES_MIN", "SYMBOLS_MAX", "figures", "figures_at_sizes"]
@@ -61,14 +59,12 @@ def figures(metrics: Metrics) -> dict[str, int]:
 
 
 def figures_at_sizes(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    dataflow: DataflowSpec,
+    specs: Specs,
     sizes: Sequence[Mapping[str, int]],
     neighbourhood: Neighbourhood = "window",
 ) -> tuple[list[dict[str, int]], bool]:
-    """Return the :func:`figures` of ``dataflow`` at each of ``sizes`` (over the workload's
-    and the dataflow's values), and whether they came from formulas.
+    """Return the :func:`figures` of the dataflow of ``specs`` at each of ``sizes`` (given on
+    top of its size parameters), and whether they came from formulas.
 
     The sizes that differ between entries are symbols, the others bound; the formulas are
     used when there are at least :data:`SIZES_MIN` entries, at most :data:`SYMBOLS_MAX` symbols
@@ -76,29 +72,25 @@ def figures_at_sizes(
 
     Examples
     --------
-    >>> from tenet.spec import load_workload, load_architecture, load_dataflow
-    >>> w, a = load_workload("gemm"), load_architecture("systolic-2d-8x8")
-    >>> d = load_dataflow("gemm-os-systolic", architecture=a)
-    >>> rows, symbolic = figures_at_sizes(w, a, d, [{"M": 8, "N": 8, "K": k} for k in (3, 5, 9)])
+    >>> from tenet.spec import load_architecture, load_dataflow, load_workload
+    >>> a = load_architecture("systolic-2d-8x8")
+    >>> s = Specs(load_workload("gemm"), a, load_dataflow("gemm-os-systolic", a))
+    >>> rows, symbolic = figures_at_sizes(s, [{"M": 8, "N": 8, "K": k} for k in (3, 5, 9)])
     >>> symbolic, [row["macs"] for row in rows]
     (True, [192, 320, 576])
     """
-    every = [{**workload.params, **dataflow.params, **dict(s)} for s in sizes]
+    given = [specs.with_params(s) for s in sizes]
+    every = [g.bound for g in given]
     names = sorted({n for s in every for n in s})
     varying = [n for n in names if len({s.get(n) for s in every}) > 1]
     bound = {n: every[0][n] for n in names if n not in varying and n in every[0]}
     if len(every) >= SIZES_MIN and len(varying) <= SYMBOLS_MAX:
-        formulas = symbolic_metrics(workload, architecture, dataflow, bound, neighbourhood)
+        formulas = symbolic_metrics(specs.with_params(bound), neighbourhood)
         if sum(len(f.pieces()) for f in formulas.formulas.values()) <= PIECES_MAX:
             rows = []
             for s in every:
                 values = formulas.at(**{n: s[n] for n in formulas.symbols})
                 rows.append({k: v for k, v in values.items() if "volume_held" not in k})
             return rows, True
-    direct = []
-    for s in every:
-        problem = Problem.from_specs(
-            workload, architecture, dataflow, s, neighbourhood=neighbourhood
-        )
-        direct.append(figures(evaluate(problem)))
+    direct = [figures(evaluate(Problem.from_specs(g, neighbourhood=neighbourhood))) for g in given]
     return direct, False

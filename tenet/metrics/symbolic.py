@@ -15,23 +15,20 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import reduce
 from typing import Any
 
 import islpy as isl
 
 from tenet.errors import CountingError
-from tenet.isl_utils import parameters_of, parse_map, parse_set
+from tenet.isl_utils import parameters_of, parse_map
 from tenet.metrics.latency import occupancy, transfer_latency
 from tenet.metrics.volume import reused
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.problem import Problem
-from tenet.model.workload import Workload
-from tenet.spec import load_architecture, load_dataflow, load_workload
-from tenet.spec.architecture import ArchitectureSpec
-from tenet.spec.dataflow import DataflowSpec
-from tenet.spec.workload import WorkloadSpec
+from tenet.model.tiling import check_place_tensors
+from tenet.model.workload import parametric_workload
+from tenet.spec import Specs, load_architecture, load_dataflow, load_workload
 from tenet.vocab import Neighbourhood
 
 __all__ = ["Formula", "SymbolicMetrics", "symbolic_metrics", "SYMBOLIC", "AT_SIZES"]
@@ -146,8 +143,7 @@ class SymbolicMetrics:
     name: str
     symbols: tuple[str, ...]
     formulas: dict[str, Formula]
-    specs: tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]
-    bound: dict[str, int]
+    specs: Specs
     neighbourhood: Neighbourhood
 
     def __getitem__(self, name: str) -> Formula:
@@ -159,7 +155,7 @@ class SymbolicMetrics:
 
         Examples
         --------
-        >>> m = symbolic_metrics(*_gemm_example())
+        >>> m = symbolic_metrics(_gemm_example())
         >>> m.at(M=5, N=3, K=7)["volume_unique[A.read]"]
         70
 
@@ -167,13 +163,8 @@ class SymbolicMetrics:
         right within it: 5 * 7 elements, twice.
         """
         values = {name: f.at(sizes) for name, f in self.formulas.items()}
-        workload, architecture, dataflow = self.specs
         problem = Problem.from_specs(
-            workload,
-            architecture,
-            dataflow,
-            {**self.bound, **sizes},
-            neighbourhood=self.neighbourhood,
+            self.specs.with_params(sizes), neighbourhood=self.neighbourhood
         )
         timing = occupancy(problem)
         arch = problem.architecture
@@ -216,63 +207,39 @@ class SymbolicMetrics:
         return "\n\n".join(f"\\[\n{f.latex()}\n\\]" for f in self.formulas.values())
 
 
-def _keep(obj: Any, values: Mapping[str, int]) -> Any:
-    """Bind the parameters of ``obj`` that ``values`` gives; leave the others symbolic."""
-    names = parameters_of(obj)
-    fixed = {n: values[n] for n in names if n in values}
-    if not fixed:
-        return obj
-    ctx = obj.get_ctx()
-    for name, value in fixed.items():
-        k = obj.find_dim_by_name(isl.dim_type.param, name)
-        obj = obj.fix_val(isl.dim_type.param, k, isl.Val(str(int(value)), ctx))
-        obj = obj.project_out(isl.dim_type.param, k, 1)
-    return obj
-
-
-def _workload(spec: WorkloadSpec, values: Mapping[str, int]) -> Workload:
-    domain = _keep(parse_set(spec.domain, source=spec.source), values)
-    target: dict[str, dict[str, isl.Map]] = {"read": {}, "write": {}}
-    for tensor, access in spec.accesses.items():
-        for kind, texts in (("read", access.read), ("write", access.write)):
-            if texts:
-                maps = [_keep(parse_map(t, source=spec.source), values) for t in texts]
-                target[kind][tensor] = reduce(isl.Map.union, maps).intersect_domain(domain)
-    return Workload(
-        spec.name, domain, target["read"], target["write"], tuple(spec.reductions), spec.source
-    )
-
-
 def _card(obj: isl.Set | isl.Map) -> isl.PwQPolynomial:
     return (obj.wrap() if isinstance(obj, isl.Map) else obj).card()
 
 
-def symbolic_metrics(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    dataflow: DataflowSpec,
-    params: Mapping[str, int] | None = None,
-    neighbourhood: Neighbourhood = "window",
-) -> SymbolicMetrics:
+def symbolic_metrics(specs: Specs, neighbourhood: Neighbourhood = "window") -> SymbolicMetrics:
     """Count every quantity of :data:`SYMBOLIC` as a formula in the workload's size
-    parameters; those in ``params`` (and the dataflow's) are bound instead. The formulas hold
-    at the sizes where the dataflow keeps every instance inside the array (elsewhere they are
-    0, and :meth:`SymbolicMetrics.at` raises the placement error of those sizes).
+    parameters; those that the specs' dataflow or size parameters give
+    (not :attr:`Specs.defaulted <tenet.spec.Specs.defaulted>`) are bound instead. The
+    formulas hold at the sizes where the dataflow keeps every instance inside the array
+    (elsewhere they are 0, and :meth:`SymbolicMetrics.at` raises the placement error of those
+    sizes).
 
     Examples
     --------
-    >>> m = symbolic_metrics(*_gemm_example())
+    >>> m = symbolic_metrics(_gemm_example())
     >>> m.symbols
     ('M', 'N', 'K')
     >>> print(m["macs"])
     macs =
       M * N * K    if M > 0 and N > 0 and K > 0
     """
-    bound = {**dataflow.params, **(params or {})}
-    every = {**workload.params, **bound}
-    w = _workload(workload, bound)
+    dataflow = specs.require_dataflow()
+    check_place_tensors(
+        [(level, tensor) for level, per in dataflow.places.items() for tensor in per],
+        list(specs.workload.accesses),
+        dataflow.source,
+    )
+    every = specs.bound
+    w = parametric_workload(
+        specs.workload, {n: v for n, v in every.items() if n not in specs.defaulted}
+    )
     symbols = tuple(parameters_of(w.domain))
-    arch = Architecture.from_spec(architecture, every)
+    arch = Architecture.from_spec(specs.architecture, every)
     flow = Dataflow(
         dataflow.name,
         parse_map(dataflow.space_stamp, every),
@@ -313,13 +280,12 @@ def symbolic_metrics(
         dataflow.name,
         symbols,
         formulas,
-        (workload, architecture, dataflow),
-        bound,
+        specs,
         neighbourhood,
     )
 
 
-def _gemm_example() -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
+def _gemm_example() -> Specs:
     """GEMM with sizes M, N, K on a 2x2 systolic array, output-stationary and skewed."""
     array = load_architecture("systolic-2d", rows=2, cols=2)
-    return load_workload("gemm"), array, load_dataflow("gemm-os-systolic", array)
+    return Specs(load_workload("gemm"), array, load_dataflow("gemm-os-systolic", array))

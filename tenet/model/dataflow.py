@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from tenet.isl_utils import parse_map
+from tenet.isl_utils import parse_map, parse_set
 from tenet.spec.dataflow import DataflowSpec
 
 __all__ = ["Dataflow"]
@@ -28,6 +28,8 @@ class Dataflow:
     """(level, tensor, tile stamp) of a tensor stored under other loops than its level's tiles."""
     keep: tuple[tuple[str, frozenset[str]], ...] = ()
     """(level, tensors) of each level that keeps only some of the tensors it may hold."""
+    steps: isl.Set | None = None
+    """Every step of the schedule, idle ones included (None: the instances' time-stamps)."""
     spec: DataflowSpec | None = None
     """The spec the dataflow was read from (its stamps as written)."""
 
@@ -60,6 +62,20 @@ class Dataflow:
             for tensor, text in per.items()
         )
         keep = tuple((level, frozenset(tensors)) for level, tensors in spec.keep.items())
+        steps = (
+            None
+            if spec.steps is None
+            else parse_set(spec.steps, params, source=spec.source, location=spec.where("steps"))
+        )
         return cls(
-            spec.name, maps[0], maps[1], spec.source, spec.tensors, tiles, places, keep, spec
+            spec.name,
+            maps[0],
+            maps[1],
+            spec.source,
+            spec.tensors,
+            tiles,
+            places,
+            keep,
+            steps,
+            spec,
         )

@@ -3,72 +3,23 @@ relations of the relation-centric notation (space-time map, data assignment, nei
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import overload
 
 import islpy as isl
 
 from tenet.errors import SpecError, UnknownTensorError
-from tenet.isl_utils import coalesce, tuple_signature
+from tenet.isl_utils import coalesce, tuple_signature, witness
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.memory import MemoryLevel, check_keep, mapped_levels
 from tenet.model.placement import placement_errors
 from tenet.model.spacetime import Neighbours
 from tenet.model.workload import Workload, check_statement
-from tenet.spec.architecture import ArchitectureSpec
-from tenet.spec.dataflow import DataflowSpec
-from tenet.spec.workload import WorkloadSpec
+from tenet.spec.specs import Specs
 from tenet.vocab import NEIGHBOURHOODS, Access, Neighbourhood, TensorName
 
-__all__ = ["Problem", "TensorAccess", "bind_specs"]
-
-
-@overload
-def bind_specs(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    dataflow: DataflowSpec,
-    params: Mapping[str, int] | None = None,
-) -> tuple[Workload, Architecture, Dataflow]: ...
-
-
-@overload
-def bind_specs(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    dataflow: None,
-    params: Mapping[str, int] | None = None,
-) -> tuple[Workload, Architecture, None]: ...
-
-
-def bind_specs(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    dataflow: DataflowSpec | None,
-    params: Mapping[str, int] | None = None,
-) -> tuple[Workload, Architecture, Dataflow | None]:
-    """Parse the specs of a problem (not yet checked together) with their size parameters
-    bound, in increasing priority, to the workload's defaults, the dataflow's values and
-    ``params``; without a dataflow, the workload and architecture its dataflows share.
-
-    Examples
-    --------
-    >>> from tenet.spec import load_architecture, load_dataflow, load_workload
-    >>> a = load_architecture("systolic-2d-8x8")
-    >>> d = load_dataflow("gemm-os-systolic", architecture=a)
-    >>> w, _, _ = bind_specs(load_workload("gemm"), a, d, {"K": 2})
-    >>> w.domain.count_val().to_python()  # M * N * K = 64 * 64 * 2
-    8192
-    """
-    bound = {**workload.params, **(dataflow.params if dataflow else {}), **(params or {})}
-    return (
-        Workload.from_spec(workload, bound),
-        Architecture.from_spec(architecture, bound),
-        Dataflow.from_spec(dataflow, bound) if dataflow is not None else None,
-    )
+__all__ = ["Problem", "TensorAccess"]
 
 
 @dataclass(frozen=True)
@@ -99,43 +50,44 @@ class Problem:
     dataflow: Dataflow
     tensors: tuple[TensorName, ...] | None = None
     neighbourhood: Neighbourhood = "window"
+    placed: bool = field(default=False, compare=False)
+    """Whether the dataflow is known to give every instance of the domain one PE of the array
+    and one time-stamp (a design-space candidate): its placement is then not checked again."""
 
     @classmethod
     def from_specs(
         cls,
-        workload: WorkloadSpec,
-        architecture: ArchitectureSpec,
-        dataflow: DataflowSpec,
-        params: Mapping[str, int] | None = None,
+        specs: Specs,
         *,
         tensors: tuple[TensorName, ...] | None = None,
         neighbourhood: Neighbourhood = "window",
     ) -> Problem:
-        """Return the checked problem of three specs, size parameters bound as
-        :func:`bind_specs` binds them."""
-        return cls(*bind_specs(workload, architecture, dataflow, params), tensors, neighbourhood)
+        """Return the checked problem of ``specs``, each spec parsed with the size parameters
+        :attr:`Specs.bound <tenet.spec.Specs.bound>` gives.
 
-    @classmethod
-    def placed(
-        cls,
-        workload: Workload,
-        architecture: Architecture,
-        dataflow: Dataflow,
-        neighbourhood: Neighbourhood = "window",
-    ) -> Problem:
-        """Return the problem of a dataflow already known to give every instance of the
-        domain one PE of the array and one time-stamp (a design-space candidate), without
-        checking the placement again."""
-        problem = object.__new__(cls)
-        for name, value in (
-            ("workload", workload),
-            ("architecture", architecture),
-            ("dataflow", dataflow),
-            ("tensors", None),
-            ("neighbourhood", neighbourhood),
-        ):
-            object.__setattr__(problem, name, value)
-        return problem
+        Raises
+        ------
+        SpecError
+            Specs without a dataflow, or that do not fit together.
+
+        Examples
+        --------
+        >>> from tenet.spec import Specs, load_architecture, load_dataflow, load_workload
+        >>> a = load_architecture("systolic-2d-8x8")
+        >>> d = load_dataflow("gemm-os-systolic", architecture=a)
+        >>> p = Problem.from_specs(Specs(load_workload("gemm"), a, d, {"K": 2}))
+        >>> p.workload.domain.count_val().to_python()  # M * N * K = 64 * 64 * 2
+        8192
+        """
+        dataflow = specs.require_dataflow()
+        bound = specs.bound
+        return cls(
+            Workload.from_spec(specs.workload, bound),
+            Architecture.from_spec(specs.architecture, bound),
+            Dataflow.from_spec(dataflow, bound),
+            tensors,
+            neighbourhood,
+        )
 
     def __post_init__(self) -> None:
         if self.neighbourhood not in NEIGHBOURHOODS:
@@ -145,7 +97,9 @@ class Problem:
                 location="neighbourhood",
             )
         self._check_tuples()
-        self._check_placement()
+        if not self.placed:
+            self._check_placement()
+        self._check_steps()
         selected = self.tensors if self.tensors is not None else self.dataflow.tensors
         for name in selected or ():
             if name not in self.workload.tensors:
@@ -190,6 +144,27 @@ class Problem:
         )
         if first is not None:
             raise first
+
+    def _check_steps(self) -> None:
+        steps, src = self.dataflow.steps, self.dataflow.source
+        if steps is None:
+            return
+        want = tuple_signature(self.dataflow.time_stamp, isl.dim_type.out)
+        got = tuple_signature(steps, isl.dim_type.set)
+        if got != want:
+            raise SpecError(
+                f"the steps are {got[0]} with {got[1]} indices, but the time-stamps are "
+                f"{want[0]} with {want[1]}",
+                source=src,
+                location="steps",
+            )
+        outside = self.timestamps.subtract(steps)
+        if not outside.is_empty():
+            raise SpecError(
+                f"time-stamp {witness(outside)} is not one of the steps",
+                source=src,
+                location="steps",
+            )
 
     # -- the dataflow -----------------------------------------------------------------------
     @cached_property

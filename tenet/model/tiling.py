@@ -9,7 +9,7 @@ takes data from the buffers of the PEs linked to it (:attr:`TiledLevel.supply`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -28,6 +28,7 @@ __all__ = [
     "tile_levels",
     "tensor_tile_levels",
     "tile_stamps",
+    "check_place_tensors",
     "loop_indices",
     "halo_tensors",
 ]
@@ -122,10 +123,13 @@ class TiledLevel:
 
 
 def tile_stamps(
-    problem: Problem, tiles: Sequence[tuple[str, isl.Map]] | None = None
+    problem: Problem,
+    tiles: Sequence[tuple[str, isl.Map]] | None = None,
+    placed: Mapping[str, str] | None = None,
 ) -> dict[str, isl.Map]:
     """Return the checked tile stamp of each tiled level, restricted to the domain: those of
-    the dataflow, or ``tiles`` (level name, stamp) when given.
+    the dataflow, or ``tiles`` (level name, stamp) when given; ``placed`` names the tensor
+    whose own place a level's stamp is (errors then name ``places.<level>.<tensor>``).
 
     Raises
     ------
@@ -141,7 +145,7 @@ def tile_stamps(
     src = dataflow.source
     stamps: dict[str, isl.Map] = {}
     for name, stamp in dataflow.tiles if tiles is None else tiles:
-        where = f"tiles.{name}"
+        where = f"places.{name}.{placed[name]}" if placed and name in placed else f"tiles.{name}"
         holds = "everything and has no tiles"
         inner_level(levels, name, holds, source=src, location=where)
         check_statement(stamp, statement, source=src, location=where)
@@ -166,10 +170,12 @@ def tile_stamps(
 def tile_levels(
     problem: Problem,
     tiles: Sequence[tuple[str, isl.Map]] | None = None,
+    placed: Mapping[str, str] | None = None,
     levels: Sequence[MemoryLevel] | None = None,
 ) -> tuple[TiledLevel, ...]:
     """Return the tiles of every level inside the outermost one, outermost first (tile stamps
-    of the dataflow, or ``tiles`` when given), each level holding what the dataflow keeps
+    of the dataflow, or ``tiles`` when given; ``placed``: the levels whose stamp is a tensor's
+    own place, with the tensor, for the errors), each level holding what the dataflow keeps
     there (:attr:`~tenet.model.problem.Problem.levels`), or what ``levels`` hold when given.
 
     Examples
@@ -182,7 +188,7 @@ def tile_levels(
     >>> [str(t.tiles) for t in tile_levels(p)]
     ['{ glb[] }']
     """
-    stamps = tile_stamps(problem, tiles)
+    stamps = tile_stamps(problem, tiles, placed)
     domain = problem.workload.domain
     composite = isl.Map.from_domain(domain)
     result: list[TiledLevel] = []
@@ -221,18 +227,39 @@ def tensor_tile_levels(
     """
     dataflow = problem.dataflow
     base, placed = (dataflow.tiles, dataflow.places) if tiles is None else (tiles, places)
+    check_place_tensors(
+        [(level, tensor) for level, tensor, _ in placed],
+        problem.workload.tensors,
+        dataflow.source,
+    )
     out: dict[str, tuple[TiledLevel, ...]] = {}
     for tensor in dict.fromkeys(tensor for _, tensor, _ in placed):
-        if tensor not in problem.workload.tensors:
-            raise SpecError(
-                f"no tensor {tensor!r} in the workload ({', '.join(problem.workload.tensors)})",
-                source=dataflow.source,
-                location=f"places.{next(lv for lv, t, _ in placed if t == tensor)}",
-            )
-        stamps = dict(base)
-        stamps.update({level: stamp for level, t, stamp in placed if t == tensor})
-        out[tensor] = tile_levels(problem, list(stamps.items()), levels)
+        own = {level: stamp for level, t, stamp in placed if t == tensor}
+        stamps = {**dict(base), **own}
+        out[tensor] = tile_levels(problem, list(stamps.items()), dict.fromkeys(own, tensor), levels)
     return out
+
+
+def check_place_tensors(
+    places: Iterable[tuple[str, str]], tensors: Collection[str], source: str | None
+) -> None:
+    """Refuse a place (level, tensor) of a dataflow read from ``source`` for a tensor that is
+    not one of the workload's ``tensors``, naming ``places.<level>.<tensor>``.
+
+    Examples
+    --------
+    >>> check_place_tensors([("glb", "Z")], ["A", "B"], "d.yaml")
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: d.yaml: places.glb.Z: no tensor 'Z' in the workload (A, B)
+    """
+    for level, tensor in places:
+        if tensor not in tensors:
+            raise SpecError(
+                f"no tensor {tensor!r} in the workload ({', '.join(tensors)})",
+                source=source,
+                location=f"places.{level}.{tensor}",
+            )
 
 
 def _subscripts(relation: isl.Map) -> list[set[int]]:

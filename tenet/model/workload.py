@@ -5,19 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import reduce
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import islpy as isl
 
 from tenet.errors import SpecError
-from tenet.isl_utils import Located, parse_map, parse_set, tuple_signature
+from tenet.isl_utils import Located, parameters_of, parse_map, parse_set, tuple_signature
 from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import Access, TensorName
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["Workload", "check_statement"]
+__all__ = ["Workload", "check_statement", "parametric_workload"]
+
+Relation = TypeVar("Relation", isl.Set, isl.Map)
 
 
 def check_statement(
@@ -133,3 +135,39 @@ class Workload:
                     location="reductions",
                 )
         return cls(spec.name, domain, reads, writes, tuple(spec.reductions), src)
+
+
+def _bind_some(obj: Relation, params: Mapping[str, int]) -> Relation:
+    """Fix the parameters of ``obj`` named in ``params`` and drop them; keep the others."""
+    for name in [n for n in parameters_of(obj) if n in params]:
+        k = parameters_of(obj).index(name)
+        obj = obj.fix_val(isl.dim_type.param, k, isl.Val(str(int(params[name])), obj.get_ctx()))
+        obj = obj.project_out(isl.dim_type.param, k, 1)
+    return obj
+
+
+def parametric_workload(spec: WorkloadSpec, params: Mapping[str, int] | None = None) -> Workload:
+    """Return the workload of ``spec`` with the size parameters in ``params`` bound and every
+    other one left symbolic (:meth:`Workload.from_spec` binds them all); a name in
+    ``params`` that the workload does not have is passed over.
+
+    Examples
+    --------
+    >>> from tenet.spec import load_workload
+    >>> w = parametric_workload(load_workload("gemm"), {"K": 4})
+    >>> w.domain
+    Set("[M, N] -> { S[i, j, k] : 0 <= i < M and 0 <= j < N and 0 <= k <= 3 }")
+    """
+    bound = params or {}
+    src = spec.source
+    domain = _bind_some(parse_set(spec.domain, source=src, location=spec.where("domain")), bound)
+    accesses: dict[str, dict[TensorName, isl.Map]] = {"read": {}, "write": {}}
+    for tensor, access in spec.accesses.items():
+        for kind, texts in (("read", access.read), ("write", access.write)):
+            where = spec.where(f"accesses.{tensor}.{kind}")
+            maps = [_bind_some(parse_map(t, source=src, location=where), bound) for t in texts]
+            if maps:
+                accesses[kind][tensor] = reduce(isl.Map.union, maps).intersect_domain(domain)
+    return Workload(
+        spec.name, domain, accesses["read"], accesses["write"], tuple(spec.reductions), src
+    )

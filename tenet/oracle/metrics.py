@@ -242,6 +242,9 @@ def reference_metrics(
     for (_, t), n in occupants.items():
         busiest[t] = max(busiest[t], n)
     compute = sum(busiest.values())
+    if dataflow.steps is not None:
+        bound = {**workload.params, **dataflow.params, **(params or {})}
+        compute += len(set(_points(parse_set(dataflow.steps, bound))) - set(busiest))
     arch = architecture
     unique_in = sum(r["volume_unique"] for r in rows if r["access"] == "read")
     unique_out = sum(r["volume_unique"] for r in rows if r["access"] == "write")

@@ -5,11 +5,12 @@ only), then walks each level's tiles in lexicographic order with a literal buffe
 set holding exactly the current tile's elements (one per PE for a per-PE level), following
 ``docs/memory.md`` word for word. A tensor with its own place at a level (the dataflow's
 ``places``) is walked on its own tiles there and at the levels inside (its place replaces the
-level's tile stamp in the concatenation); the tensors of a level add up, for its need, per tile
-of the finest of their tilings. A per-PE buffer's fill is looked up in the buffers of the
-PEs linked to it (at the link's delay, in tiles); the parent's reads and writes are grouped
-per tile when its network multicasts and reduces. Like :mod:`tenet.oracle.metrics`, it shares
-no code with ``tenet.model``, ``tenet.counting`` or ``tenet.metrics``.
+level's tile stamp in the concatenation). A level's need is the most its buffers hold at one
+moment: at each combination of the tensors' tiles that some instance runs in, every tensor's
+buffer (one per PE) holds its own tile. A per-PE buffer's fill is looked up in the buffers
+of the PEs linked to it (at the link's delay, in tiles); the parent's reads and writes are
+grouped per tile when its network multicasts and reduces. Like :mod:`tenet.oracle.metrics`,
+it shares no code with ``tenet.model``, ``tenet.counting`` or ``tenet.metrics``.
 """
 
 from __future__ import annotations
@@ -163,7 +164,6 @@ def reference_memory(
     }
     levels = _levels(architecture)
     senders = _senders(architecture, bound)
-    level_tiles = _tiles(instances, levels, stamps)
     tensor_tiles = {
         tensor: _tiles(
             instances,
@@ -190,16 +190,10 @@ def reference_memory(
         # the tensors the dataflow keeps at the level, else those the level may hold
         kept = dataflow.keep.get(level.name, level.tensors)
         held_by = [t for t in reads if kept is None or t in kept]
-        # The finest tiling of the level among its own and its tensors' places (the most
-        # tile coordinates; the level's own on a tie): the tensors add up per tile of it.
-        finest = max(
-            [level_tiles[level.name], *(tensor_tiles[t][level.name] for t in held_by)],
-            key=lambda tiling: max((len(t) for t in tiling.values()), default=0),
-        )
-        totals: dict[tuple[Point, Point], int] = defaultdict(int)
+        buffers: dict[str, dict[tuple[Point, Point], set[Point]]] = {}
         for tensor in held_by:
             tile = tensor_tiles[tensor][level.name]
-            figures[(level.name, tensor)], held = _walk(
+            figures[(level.name, tensor)], buffers[tensor] = _walk(
                 instances,
                 tile,
                 sorted(set(tile.values())),
@@ -210,14 +204,20 @@ def reference_memory(
                 senders if level.per_pe else {},
                 level,
             )
-            # What the tensor's buffer holds while each tile of the finest tiling runs.
-            keys: dict[tuple[Point, Point], set[tuple[Point, Point]]] = defaultdict(set)
-            for s in instances:
-                pe = pe_of[s] if level.per_pe else ()
-                keys[(pe, finest[s])].add((pe, tile[s]))
-            for key, own in keys.items():
-                totals[key] += len(set().union(*(held[k] for k in own)))
-        need[level.name] = max(totals.values(), default=0)
+        # A moment: the tile of every tensor at its own place, as some instance runs in them
+        # all; then every buffer of every tensor (one per PE) holds that tensor's tile.
+        moments = {tuple(tensor_tiles[t][level.name][s] for t in held_by) for s in instances}
+        need[level.name] = max(
+            (
+                sum(
+                    len(buffers[t].get((pe, tile), ()))
+                    for t, tile in zip(held_by, moment, strict=True)
+                )
+                for moment in moments
+                for pe in pes
+            ),
+            default=0,
+        )
     return figures, need
 
 

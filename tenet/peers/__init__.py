@@ -1,5 +1,6 @@
 """The peers' formats: per-level loop nests (Timeloop/AccelForge, ZigZag) as tenet relations,
-their spec files in and out, and counts side by side with theirs.
+SCALE-Sim's layers on its systolic schedules, their spec files in and out, and counts side by
+side with theirs.
 
 What the command line uses is re-exported here, each name imported on first use."""
 
@@ -13,26 +14,32 @@ if TYPE_CHECKING:
     from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
+    from tenet.peers.scalesim import read_scalesim
+    from tenet.peers.scalesim_compare import compare_scalesim, render_scalesim, scalesim_python
+    from tenet.peers.scalesim_export import write_scalesim
     from tenet.peers.search import PeerSearch, evaluate_best, search_accelforge, search_zigzag
-    from tenet.peers.specs import ProblemSpecs
     from tenet.peers.zigzag import ZIGZAG_UNITS, read_zigzag, write_zigzag
 
 __all__ = [
     "ACCELFORGE_UNITS",
     "ZIGZAG_UNITS",
     "PeerSearch",
-    "ProblemSpecs",
     "compare_accelforge",
+    "compare_scalesim",
     "compare_zigzag",
     "dump",
     "evaluate_best",
     "peer_python",
     "read_accelforge",
+    "read_scalesim",
     "read_zigzag",
     "render",
+    "render_scalesim",
+    "scalesim_python",
     "search_accelforge",
     "search_zigzag",
     "write_accelforge",
+    "write_scalesim",
     "write_specs",
     "write_zigzag",
 ]
@@ -48,11 +55,15 @@ _HOME = {
     "render": "compare",
     "dump": "files",
     "write_specs": "files",
+    "read_scalesim": "scalesim",
+    "write_scalesim": "scalesim_export",
+    "compare_scalesim": "scalesim_compare",
+    "render_scalesim": "scalesim_compare",
+    "scalesim_python": "scalesim_compare",
     "PeerSearch": "search",
     "evaluate_best": "search",
     "search_accelforge": "search",
     "search_zigzag": "search",
-    "ProblemSpecs": "specs",
     "read_zigzag": "zigzag",
     "write_zigzag": "zigzag",
 }

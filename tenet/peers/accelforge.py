@@ -17,6 +17,7 @@ from tenet.errors import NotALoopNestError, SpecError
 from tenet.mapping import LevelLoops, Loop, LoopNest
 from tenet.peers import specs
 from tenet.peers.files import need, need_known, read_peer_yaml
+from tenet.spec import Specs
 from tenet.spec.workload import WorkloadSpec
 
 __all__ = ["read_accelforge", "write_accelforge"]
@@ -172,7 +173,7 @@ def _architecture(doc: Any, src: str, width: int) -> tuple[dict[str, Any], list[
         "name": str(doc.get("name", Path(src).stem)),
         "pe": f"{{PE[{', '.join(f'p{k}' for k in range(len(sizes)))}]: {pe}}}",
         "bits_per_element": width,
-        "energy": {"mac": mac},
+        "energy": {"mac": mac, "unit": "pJ"},
         "levels": levels,
     }
     return document, [lv["name"] for lv in levels], [name for name, _ in fanouts]
@@ -305,7 +306,7 @@ def read_accelforge(path: str | Path) -> specs.Imported:
     return specs.imported(einsum.lower(), dims, extents, operands, arch, nest, src)
 
 
-def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
+def write_accelforge(problem: Specs) -> dict[str, Any]:
     """Return the AccelForge document of a tenet problem whose dataflow a loop nest expresses.
     Without a dataflow the document has no ``mapping``, for AccelForge's mapper
     (``Spec.map_workload_to_arch``), and each memory must keep the tensors its tenet level
@@ -365,7 +366,7 @@ def write_accelforge(problem: specs.ProblemSpecs) -> dict[str, Any]:
             "actions": [{"name": "compute", "energy": architecture.energy.mac, "throughput": 1}],
         }
     )
-    domain_dims, extents = problem.loops() if nest is None else (nest.dims, nest.extents)
+    domain_dims, extents = specs.domain_box(problem) if nest is None else (nest.dims, nest.extents)
     document = {
         "arch": {"nodes": arch_nodes},
         "workload": {
@@ -391,7 +392,7 @@ def _set_expression(tensors: list[str]) -> str:
     return " | ".join(tensors) or "Nothing"
 
 
-def _mapping_nodes(problem: specs.ProblemSpecs, nest: LoopNest) -> list[dict[str, Any]]:
+def _mapping_nodes(problem: Specs, nest: LoopNest) -> list[dict[str, Any]]:
     """Return AccelForge's mapping nodes of ``nest``, outermost first."""
     workload, architecture = problem.workload, problem.architecture
     per_pe = [lv for lv in architecture.levels if lv.per_pe]

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from math import ceil
 from typing import Any
 
-from tenet.api import load_problem
 from tenet.counting import count
 from tenet.errors import SpecError, TenetError
-from tenet.mapping import LoopNest, to_stamps
+from tenet.mapping import with_mapping
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.memory import LevelTensor, tensor_relations
 from tenet.model.problem import Problem
@@ -43,9 +42,6 @@ from tenet.peers.zigzag import (
     read_zigzag,
     read_zigzag_mapping,
 )
-from tenet.spec.architecture import ArchitectureSpec
-from tenet.spec.dataflow import DataflowSpec
-from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import Retention
 
 __all__ = [
@@ -216,21 +212,12 @@ def run_accelforge(python: str | None, spec: str) -> Any:
     return _run(python, _ACCELFORGE, [spec], "accelforge")
 
 
-def _problem(imported: Imported) -> Problem:
-    return load_problem(
-        WorkloadSpec.from_mapping(imported.workload),
-        ArchitectureSpec.from_mapping(imported.architecture),
-        DataflowSpec.from_mapping(imported.dataflow),
-    )
-
-
 def tenet_figures(
     imported: Imported, retention: Retention = "keep"
 ) -> dict[tuple[str, str], LevelTensor]:
     """Return tenet's exact figures of an imported mapping, per (level, tensor), under the
     ``retention`` rule (AccelForge's is ``refetch``)."""
-    problem = _problem(imported)
-    found = assess_problem(problem, imported.nest, figures=["memory"], retention=retention)
+    found = assess_problem(imported.problem, imported.nest, figures=["memory"], retention=retention)
     return {(r.level, r.tensor): r for r in found.memory.records}
 
 
@@ -263,7 +250,7 @@ def level_counters(
     fills, what the level inside writes into it (``writes_parent``, after reduction), and at
     the innermost level the MACs' results (from a shared level, reduced across the array).
     """
-    problem = _problem(imported)
+    problem = imported.problem
     macs, operands = _operands(problem)
     own = {
         tensor: (count(read), count(write))
@@ -283,11 +270,9 @@ def level_counters(
             else:
                 served, taken = operands.get(tensor, (0, 0))
             out[(level, tensor)] = (served + mine.writebacks, mine.fills + taken)
-    energies = {
-        lv["name"]: (float(lv.get("energy_read", 0)), float(lv.get("energy_write", 0)))
-        for lv in imported.architecture["levels"]
-    }
-    mac = float(imported.architecture.get("energy", {}).get("mac", 0))
+    architecture = imported.specs.architecture
+    energies = {lv.name: (lv.energy_read, lv.energy_write) for lv in architecture.levels}
+    mac = architecture.energy.mac
     energy = macs * mac + sum(
         reads * energies[level][0] + writes * energies[level][1]
         for (level, _), (reads, writes) in out.items()
@@ -299,9 +284,7 @@ def _energy_sums(imported: Imported, context: _Context, every: bool) -> float:
     """Return the energy of the MACs' reads of partial sums (pJ), as the peer charges them:
     before every MAC (``every``: ZigZag's word accesses) or every MAC but the first of each
     output element in each instance of the level (AccelForge)."""
-    energies = {
-        lv["name"]: float(lv.get("energy_read", 0)) for lv in imported.architecture["levels"]
-    }
+    energies = {lv.name: lv.energy_read for lv in imported.specs.architecture.levels}
     return sum(
         (context.macs - (0 if every else elements)) * energies[context.innermost[tensor]]
         for tensor, elements in context.outputs.items()
@@ -313,7 +296,7 @@ def _causes(imported: Imported) -> dict[tuple[str, str], str]:
     """Return, per (level, tensor), why consecutive tiles share data: a loop above the level
     over a dimension the tensor does not use, and/or overlapping windows (a loop above over a
     dimension of a subscript such as ``p + r``)."""
-    problem = _problem(imported)
+    problem = imported.problem
     halo, used = halo_tensors(problem), loop_indices(problem)
     nest = imported.nest
     flat = [loop for _, loop in nest.loops()]
@@ -354,7 +337,7 @@ def _context(
     figures: Mapping[tuple[str, str], LevelTensor],
     refetch: Mapping[tuple[str, str], tuple[int, int]] | None,
 ) -> _Context:
-    problem = _problem(imported)
+    problem = imported.problem
     macs, _ = _operands(problem)
     order = [lv.level for lv in imported.nest.levels]
     innermost = {t: max((lv for lv, u in figures if u == t), key=order.index) for _, t in figures}
@@ -500,12 +483,8 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
             total += len(loops)
             allocation.setdefault(name, {})[op] = total
     nest = nest_of_allocation(LayerMapping(layer, memories, spatial, temporal, links), allocation)
-    imported = Imported(
-        imported.workload,
-        imported.architecture,
-        {**imported.dataflow, **_stamps_of(nest)},
-        nest,
-    )
+    specs = imported.specs
+    imported = Imported(with_mapping(specs, nest, specs.require_dataflow().name), nest)
     mine = tenet_figures(imported)
     counters, energy = level_counters(imported, mine)
     context = _context(imported, mine, None)
@@ -545,17 +524,6 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
 
 def _pair(mine: tuple[int, int], theirs: tuple[int, int]) -> tuple[int, int, int, int]:
     return mine[0], theirs[0], mine[1], theirs[1]
-
-
-def _stamps_of(nest: LoopNest) -> dict[str, Any]:
-    """The stamps of ``nest`` as the keys of a dataflow document."""
-    stamps = to_stamps(nest)
-    return {
-        "space_stamp": stamps.space_stamp,
-        "time_stamp": stamps.time_stamp,
-        "tiles": stamps.tiles,
-        "places": stamps.places,
-    }
 
 
 def _widths(spec: Mapping[str, Any], source: str) -> tuple[dict[str, float], int]:

@@ -20,8 +20,9 @@ from tenet.metrics.assessment import assess_problem
 from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
 from tenet.peers.compare import PeerError, _run, need_python
 from tenet.peers.files import dump
-from tenet.peers.specs import Imported, ProblemSpecs
+from tenet.peers.specs import Imported
 from tenet.peers.zigzag import ZIGZAG_UNITS, read_zigzag, write_zigzag, zigzag_operands
+from tenet.spec import Specs
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -76,7 +77,7 @@ class PeerSearch:
         workload's tensor names."""
         if self.imported is None:
             raise PeerError(f"{self.peer} gave no mapping: {self.reason}")
-        flow = dict(self.imported.dataflow)
+        flow = self.imported.specs.require_dataflow().document()
         if "places" in flow:
             flow["places"] = {
                 level: {self.tensors.get(t, t): stamp for t, stamp in per.items()}
@@ -249,7 +250,7 @@ def search_zigzag(
     PeerError
         ``python`` is None (the peer is not installed).
     """
-    problem = ProblemSpecs(workload, architecture, None, dict(params or {}))
+    problem = Specs(workload, architecture, None, dict(params or {})).checked()
     documents = write_zigzag(problem)
     with tempfile.TemporaryDirectory() as tmp:
         paths = [Path(tmp) / name for name in ZIGZAG_FILES]
@@ -304,7 +305,7 @@ def search_accelforge(
     PeerError
         ``python`` is None (the peer is not installed).
     """
-    problem = ProblemSpecs(workload, architecture, None, dict(params or {}))
+    problem = Specs(workload, architecture, None, dict(params or {})).checked()
     document = write_accelforge(problem)
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / ACCELFORGE_FILE

@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,24 +23,22 @@ from tenet.mapping import (
     equivalence,
     from_stamps,
     normal_form,
-    to_stamps,
+    with_mapping,
 )
-from tenet.spec.architecture import ArchitectureSpec, LevelSpec
-from tenet.spec.dataflow import DataflowSpec
-from tenet.spec.params import check_params
-from tenet.spec.workload import WorkloadSpec
+from tenet.model.problem import Problem
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec
+from tenet.spec.architecture import LevelSpec
 
 __all__ = [
     "Imported",
     "Operand",
     "workload_document",
-    "dataflow_document",
     "imported",
     "number",
     "bound_pe_extents",
     "capacity_elements",
     "projection",
-    "ProblemSpecs",
+    "domain_box",
     "recover_nest",
     "kept_tensors",
 ]
@@ -56,19 +55,22 @@ class Operand:
 
 @dataclass(frozen=True)
 class Imported:
-    """A peer's specs as tenet documents (workload, architecture, dataflow) and its nest."""
+    """A peer's problem as tenet specs (the dataflow that of the nest) and its loop nest."""
 
-    workload: dict[str, Any]
-    architecture: dict[str, Any]
-    dataflow: dict[str, Any]
+    specs: Specs
     nest: LoopNest
 
+    @cached_property
+    def problem(self) -> Problem:
+        """The checked problem of the specs."""
+        return Problem.from_specs(self.specs)
+
     def documents(self) -> dict[str, dict[str, Any]]:
-        """Return the three documents by file stem."""
+        """Return the three specs as documents (the keys each was given), by file stem."""
         return {
-            "workload": self.workload,
-            "architecture": self.architecture,
-            "dataflow": self.dataflow,
+            "workload": self.specs.workload.document(),
+            "architecture": self.specs.architecture.document(),
+            "dataflow": self.specs.require_dataflow().document(),
         }
 
 
@@ -94,24 +96,6 @@ def workload_document(
     }
 
 
-def dataflow_document(nest: LoopNest, name: str, source: str | None = None) -> dict[str, Any]:
-    """Return the tenet dataflow document of ``nest``."""
-    r = to_stamps(nest, source)
-    out: dict[str, Any] = {
-        "version": 1,
-        "name": name,
-        "space_stamp": r.space_stamp,
-        "time_stamp": r.time_stamp,
-    }
-    if r.tiles:
-        out["tiles"] = r.tiles
-    if r.places:
-        out["places"] = r.places
-    if r.keep:
-        out["keep"] = {level: list(tensors) for level, tensors in r.keep.items()}
-    return out
-
-
 _OPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -131,9 +115,9 @@ def imported(
     nest: LoopNest,
     source: str,
 ) -> Imported:
-    """Return a peer's problem as tenet documents: the workload of ``operands`` over ``dims``,
-    ``architecture``, and the dataflow of ``nest`` named after ``source``'s file, with the
-    tensors each level keeps when it bypasses some (``keep``)."""
+    """Return a peer's problem as tenet specs: the workload of ``operands`` over ``dims``,
+    ``architecture`` (a document), and the dataflow of ``nest`` named after ``source``'s file,
+    with the tensors each level keeps when it bypasses some (``keep``)."""
     tensors = {op.name for op in operands}
     nest = replace(
         nest,
@@ -142,10 +126,9 @@ def imported(
             for lv in nest.levels
         ),
     )
-    workload = workload_document(name, dims, extents, operands)
-    return Imported(
-        workload, architecture, dataflow_document(nest, Path(source).stem, source), nest
-    )
+    workload = WorkloadSpec.from_mapping(workload_document(name, dims, extents, operands))
+    given = Specs(workload, ArchitectureSpec.from_mapping(architecture))
+    return Imported(with_mapping(given, nest, Path(source).stem, source), nest)
 
 
 def number(value: Any, source: str, where: str) -> float | None:
@@ -175,39 +158,13 @@ def number(value: Any, source: str, where: str) -> float | None:
         ) from exc
 
 
-@dataclass(frozen=True)
-class ProblemSpecs:
-    """A tenet problem as the peers' writers take it: its three specs and size parameters.
-    Without a dataflow (``None``) the writers leave the mapping to the peer's search."""
-
-    workload: WorkloadSpec
-    architecture: ArchitectureSpec
-    dataflow: DataflowSpec | None
-    params: Mapping[str, int] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        what = f"{self.workload.name} on {self.architecture.name}"
-        given: list[WorkloadSpec | ArchitectureSpec | DataflowSpec] = [
-            self.workload,
-            self.architecture,
-        ]
-        if self.dataflow is not None:
-            what += f" with {self.dataflow.name}"
-            given.append(self.dataflow)
-        check_params(self.params, *given, what=what)
-
-    @property
-    def bound(self) -> dict[str, int]:
-        """Every size parameter: the workload's defaults, the dataflow's values, ``params``."""
-        flow = self.dataflow.params if self.dataflow is not None else {}
-        return {**self.workload.params, **flow, **self.params}
-
-    def loops(self) -> tuple[tuple[str, ...], tuple[int, ...]]:
-        """Return the loop dimensions of the workload's domain (a box) and their extents."""
-        return box(bind_params(parse_set(self.workload.domain), self.bound))
+def domain_box(problem: Specs) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Return the loop dimensions of the workload's domain (a box, its size parameters bound)
+    and their extents."""
+    return box(bind_params(parse_set(problem.workload.domain), problem.bound))
 
 
-def recover_nest(problem: ProblemSpecs) -> LoopNest:
+def recover_nest(problem: Specs) -> LoopNest:
     """Return the per-level loop nest of a tenet dataflow, checked to give the same placement,
     time order and tiles (:func:`tenet.mapping.from_stamps`), read in their normal form
     first (:func:`tenet.mapping.normal_form`: tile order, relative loop indices, per-PE tile
@@ -221,11 +178,7 @@ def recover_nest(problem: ProblemSpecs) -> LoopNest:
         A stamp term that is not a loop index, or a nest whose relations differ, in the form
         written and in the normal form (the message says which property blocks it).
     """
-    architecture, dataflow = problem.architecture, problem.dataflow
-    if dataflow is None:
-        raise SpecError(
-            f"{problem.workload.name} on {architecture.name}: no dataflow to read as a loop nest"
-        )
+    architecture, dataflow = problem.architecture, problem.require_dataflow()
     bound = problem.bound
     stamps = Stamps(
         dataflow.space_stamp,

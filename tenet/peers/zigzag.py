@@ -24,6 +24,7 @@ from tenet.errors import NotALoopNestError, SpecError
 from tenet.mapping import LevelLoops, Loop, LoopNest
 from tenet.peers import specs
 from tenet.peers.files import need, read_peer_yaml
+from tenet.spec import Specs
 from tenet.spec.workload import WorkloadSpec
 
 __all__ = [
@@ -484,7 +485,7 @@ def read_zigzag(
         "name": name,
         "pe": f"{{PE[{', '.join(f'p{k}' for k in range(len(sizes)))}]: {pe}}}",
         "bits_per_element": width,
-        "energy": {"mac": mac},
+        "energy": {"mac": mac, "unit": "pJ"},
         "levels": levels,
     }
     dims = [d.lower() for d in layer.dims]
@@ -514,7 +515,7 @@ def zigzag_operands(workload: WorkloadSpec) -> dict[str, str]:
     return {outputs[0]: "O", inputs[0]: "I", inputs[1]: "W"}
 
 
-def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
+def write_zigzag(problem: Specs) -> dict[str, Any]:
     """Return ZigZag's three documents (``workload``, ``accelerator``, ``mapping``) for a tenet
     problem whose dataflow a loop nest expresses; tensors become O (the output), I and W.
     Without a dataflow the mapping has the operand links alone: ZigZag's search generates the
@@ -529,7 +530,9 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
     workload, architecture = problem.workload, problem.architecture
     rename = zigzag_operands(workload)
     tensor = {operand: t for t, operand in rename.items()}
-    loop_dims, extents = (nest.dims, nest.extents) if nest is not None else problem.loops()
+    loop_dims, extents = (
+        (nest.dims, nest.extents) if nest is not None else specs.domain_box(problem)
+    )
 
     def subscripts(tensor: str, relations: list[str]) -> str:
         subs = specs.projection(workload, tensor, "ZigZag's equation has one per operand")
@@ -589,7 +592,7 @@ def write_zigzag(problem: specs.ProblemSpecs) -> dict[str, Any]:
     return {"workload": [layer], "accelerator": accelerator, "mapping": [entry]}
 
 
-def _accelerator(problem: specs.ProblemSpecs, memory_operand: Mapping[str, str]) -> dict[str, Any]:
+def _accelerator(problem: Specs, memory_operand: Mapping[str, str]) -> dict[str, Any]:
     """Return ZigZag's accelerator document of ``problem``'s architecture, the tensors held by
     each memory named by their memory operands (``memory_operand``)."""
     architecture = problem.architecture

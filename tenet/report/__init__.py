@@ -5,37 +5,53 @@ compute what they draw."""
 
 from __future__ import annotations
 
-from tenet.report.axes import new_axes
-from tenet.report.banks import bank_use, plot_bank_use, plot_bank_use_pair
-from tenet.report.comparison import plot_comparison
-from tenet.report.designspace import plot_layers, plot_pareto
-from tenet.report.diagram import space_time_table, utilisation_table
-from tenet.report.export import FORMATS, Format, format_of, read_table, render_table, write_table
-from tenet.report.figures import IMAGE_FORMATS, image_format, save_axes, save_figure
-from tenet.report.html import MappingRecord, Report, render_report, write_report
-from tenet.report.memory import plot_level_latency, plot_traffic
-from tenet.report.plots import (
-    plot_bandwidth,
-    plot_latency,
-    plot_reuse,
-    plot_space_time,
-    plot_utilisation,
-    space_time_size,
-)
-from tenet.report.tables import (
-    DESIGN_COLUMNS,
-    comparison_table,
-    records_table,
-    reuse_table,
-    stacked,
-)
-from tenet.report.text import (
-    assessment_text,
-    layout_dict,
-    layout_text,
-    mapping_row_output,
-    row_csv,
-)
+from typing import TYPE_CHECKING, Any
+
+from tenet.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from tenet.report.axes import new_axes
+    from tenet.report.banks import bank_use, plot_bank_use, plot_bank_use_pair
+    from tenet.report.comparison import plot_comparison
+    from tenet.report.designspace import plot_layers, plot_pareto
+    from tenet.report.diagram import space_time_table, utilisation_table
+    from tenet.report.export import (
+        FORMATS,
+        Format,
+        format_of,
+        read_table,
+        render_table,
+        write_table,
+    )
+    from tenet.report.figures import IMAGE_FORMATS, image_format, save_axes, save_figure
+    from tenet.report.html import MappingRecord, Report, render_report, write_report
+    from tenet.report.memory import plot_level_latency, plot_traffic
+    from tenet.report.plots import (
+        plot_bandwidth,
+        plot_latency,
+        plot_reuse,
+        plot_space_time,
+        plot_utilisation,
+        space_time_size,
+    )
+    from tenet.report.tables import (
+        DESIGN_COLUMNS,
+        axis_label,
+        clock_columns,
+        comparison_table,
+        records_table,
+        reuse_table,
+        stacked,
+    )
+    from tenet.report.text import (
+        assessment_text,
+        layout_dict,
+        layout_text,
+        mapping_row_output,
+        records_csv,
+        records_text,
+        row_csv,
+    )
 
 __all__ = [
     "DESIGN_COLUMNS",
@@ -45,13 +61,17 @@ __all__ = [
     "Format",
     "IMAGE_FORMATS",
     "assessment_text",
+    "axis_label",
     "bank_use",
+    "clock_columns",
     "comparison_table",
     "format_of",
     "image_format",
     "layout_dict",
     "layout_text",
     "mapping_row_output",
+    "records_csv",
+    "records_text",
     "row_csv",
     "new_axes",
     "plot_bandwidth",
@@ -80,3 +100,60 @@ __all__ = [
     "write_report",
     "write_table",
 ]
+
+#: Each name imported with its module on first use: a command imports the renderers it uses.
+_lazy = lazy_exports(
+    "tenet.report",
+    {
+        "new_axes": "axes",
+        "bank_use": "banks",
+        "plot_bank_use": "banks",
+        "plot_bank_use_pair": "banks",
+        "plot_comparison": "comparison",
+        "plot_layers": "designspace",
+        "plot_pareto": "designspace",
+        "space_time_table": "diagram",
+        "utilisation_table": "diagram",
+        "FORMATS": "export",
+        "Format": "export",
+        "format_of": "export",
+        "read_table": "export",
+        "render_table": "export",
+        "write_table": "export",
+        "IMAGE_FORMATS": "figures",
+        "image_format": "figures",
+        "save_axes": "figures",
+        "save_figure": "figures",
+        "MappingRecord": "html",
+        "Report": "html",
+        "render_report": "html",
+        "write_report": "html",
+        "plot_level_latency": "memory",
+        "plot_traffic": "memory",
+        "plot_bandwidth": "plots",
+        "plot_latency": "plots",
+        "plot_reuse": "plots",
+        "plot_space_time": "plots",
+        "plot_utilisation": "plots",
+        "space_time_size": "plots",
+        "DESIGN_COLUMNS": "tables",
+        "axis_label": "tables",
+        "clock_columns": "tables",
+        "comparison_table": "tables",
+        "records_table": "tables",
+        "reuse_table": "tables",
+        "stacked": "tables",
+        "assessment_text": "text",
+        "layout_dict": "text",
+        "layout_text": "text",
+        "mapping_row_output": "text",
+        "records_csv": "text",
+        "records_text": "text",
+        "row_csv": "text",
+    },
+)
+
+
+def __getattr__(name: str) -> Any:
+    """Import a renderer (and its module) on first use."""
+    return _lazy(name)

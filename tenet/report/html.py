@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenet.files import write_atomically
-from tenet.vocab import DESCRIPTIONS, FIELDS, UNITS, metric_of_column
+from tenet.vocab import (
+    DESCRIPTIONS,
+    ENERGY,
+    ENERGY_DELAY,
+    FIELDS,
+    UNITS,
+    metric_of_column,
+    unit_label,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -105,19 +113,26 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 """
 
 
-def column_header(name: str) -> tuple[str, str, str]:
+def column_header(name: str, energy_unit: str | None = None) -> tuple[str, str, str]:
     """Return the header of column ``name``: its label, its unit (empty when it has none)
-    and its description, from :data:`tenet.vocab.UNITS` and the descriptions beside it.
+    and its description, from :data:`tenet.vocab.UNITS` and the descriptions beside it; an
+    energy's unit is ``energy_unit``'s (the table's one ``energy_unit``), else the column
+    that holds it.
 
     Examples
     --------
     >>> column_header("latency_cycles")[:2], column_header("name")[:2]
     (('latency', 'cycles'), ('name', ''))
+    >>> column_header("energy", "pJ")[1], column_header("energy")[1]
+    ('pJ', 'see energy_unit')
     """
     metric = metric_of_column(name) or (name if name in UNITS else None)
     if metric is None:
         return name, "", FIELDS.get(name, "")
-    return metric, UNITS[metric], DESCRIPTIONS.get(metric, "")
+    unit = UNITS[metric]
+    if unit in (ENERGY, ENERGY_DELAY):
+        unit = unit_label(metric, energy_unit) if energy_unit else "see energy_unit"
+    return metric, unit, DESCRIPTIONS.get(metric, "")
 
 
 def _cell(value: object) -> str:
@@ -135,8 +150,10 @@ def _cell(value: object) -> str:
 
 def _table(table: pd.DataFrame) -> str:
     heads = []
+    units = set(table["energy_unit"].dropna()) if "energy_unit" in table.columns else set()
+    energy_unit = str(units.pop()) if len(units) == 1 else None
     for name in table.columns:
-        label, unit, description = column_header(str(name))
+        label, unit, description = column_header(str(name), energy_unit)
         title = f' title="{html.escape(description)}"' if description else ""
         shown = f'<span class="unit">{html.escape(unit)}</span>' if unit else ""
         heads.append(f"<th{title}>{html.escape(label)}{shown}</th>")

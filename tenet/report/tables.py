@@ -9,13 +9,16 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from tenet.metrics.clock import clock_figures
 from tenet.metrics.evaluate import Metrics, TensorMetrics
-from tenet.vocab import column
+from tenet.vocab import ENERGY, ENERGY_DELAY, UNITS, column, metric_of_column, unit_label
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "axis_label",
+    "clock_columns",
     "DATAFLOW_COLUMNS",
     "DESIGN_COLUMNS",
     "Results",
@@ -154,7 +157,8 @@ def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) ->
     ``<tensor>_reuse_factor`` and ``<tensor>_volume_unique_elements`` (see
     :func:`tensor_label`; empty where a design point lacks the tensor); then
     :data:`DATAFLOW_COLUMNS`: MACs, active PEs, time-stamps, utilisation, latencies in cycles,
-    IBW and SBW in elements/cycle, energy.
+    IBW and SBW in elements/cycle, energy; ``energy_unit``, the unit of the energy (its
+    architecture's: ``MAC`` or ``pJ``).
 
     Examples
     --------
@@ -176,11 +180,18 @@ def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) ->
             row[f"{label}_{column('volume_unique')}"] = t.volume_unique
         tensor_columns.update(dict.fromkeys(c for c in row if c not in key))
         row.update({c: _value(getattr(m, f)) for f, c in DATAFLOW_COLUMNS.items()})
+        row["energy_unit"] = m.energy_unit
         rows.append(row)
     import pandas as pd
 
     return pd.DataFrame(
-        rows, columns=[*_key_columns(keyed, names), *tensor_columns, *DATAFLOW_COLUMNS.values()]
+        rows,
+        columns=[
+            *_key_columns(keyed, names),
+            *tensor_columns,
+            *DATAFLOW_COLUMNS.values(),
+            "energy_unit",
+        ],
     )
 
 
@@ -205,3 +216,58 @@ def stacked(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     import pandas as pd
 
     return pd.concat(list(tables), ignore_index=True)
+
+
+def axis_label(name: str, table: pd.DataFrame | None = None, text: str | None = None) -> str:
+    """Return the axis label of column ``name`` (its metric, or ``text``) with its unit; an
+    energy's is the unit of ``table``'s ``energy_unit`` column when it holds one, else "each
+    architecture's unit".
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> axis_label("latency_cycles"), axis_label("energy", pd.DataFrame({"energy_unit": ["pJ"]}))
+    ('latency, cycles', 'energy, pJ')
+    >>> axis_label("edp", pd.DataFrame({"energy_unit": ["pJ", "MAC"]}))
+    "edp, each architecture's unit x cycles"
+    """
+    metric = metric_of_column(name) or name
+    label = text or metric
+    unit = UNITS.get(metric)
+    if unit in (ENERGY, ENERGY_DELAY):
+        units = set(table["energy_unit"]) if table is not None and "energy_unit" in table else set()
+        if len(units) == 1:
+            return f"{label}, {unit_label(metric, str(units.pop()))}"
+        delay = " x cycles" if unit == ENERGY_DELAY else ""
+        return f"{label}, each architecture's unit{delay}"
+    shown = unit_label(metric) if unit is not None else ""
+    return f"{label}, {shown}" if shown else label
+
+
+def clock_columns(table: pd.DataFrame, clocks: Sequence[float | None]) -> pd.DataFrame:
+    """Return ``table`` (columns ``latency_cycles``, ``macs``, ``energy``, ``energy_unit``)
+    with, when a row's architecture has a clock (``clocks``, MHz, one per row), the columns
+    of :func:`tenet.metrics.clock.clock_figures` (``clock_mhz``, ``runtime_seconds``,
+    ``throughput_macs_per_second``, ``power_avg_watts``); ``table`` itself when none has.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"latency_cycles": [31, 31], "macs": [256, 256],
+    ...     "energy": [4224.0, 40.0], "energy_unit": ["pJ", "MAC"]})
+    >>> clock_columns(rows, [200, 200])["power_avg_watts"].round(6).tolist()
+    [0.027252, nan]
+    """
+    if all(c is None for c in clocks):
+        return table
+    names = [column(m) for m in ("clock_mhz", "runtime", "throughput", "power_avg")]
+    rows = table[[column("latency"), "macs", "energy", "energy_unit"]].itertuples(
+        index=False, name=None
+    )
+    figures = [
+        {column(k): v for k, v in clock_figures(latency, macs, energy, unit, clock).items()}
+        for (latency, macs, energy, unit), clock in zip(rows, clocks, strict=True)
+    ]
+    import pandas as pd
+
+    return table.assign(**pd.DataFrame(figures, columns=names, index=table.index))

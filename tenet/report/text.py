@@ -5,47 +5,73 @@ of a layout evaluation, and the JSON-ready data of the latter; what ``tenet eval
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tenet.layout.metrics import LayoutMetrics
-from tenet.layout.search import LayoutSearch
-from tenet.metrics.assessment import Assessment
-from tenet.metrics.memory import MemoryMetrics
-from tenet.vocab import ENERGY_UNIT_LABELS, unit_label
+from tenet.metrics.clock import clock_figures
+from tenet.vocab import unit_label
 
-__all__ = ["assessment_text", "layout_dict", "layout_text", "mapping_row_output", "row_csv"]
+if TYPE_CHECKING:
+    from tenet.layout.metrics import LayoutMetrics
+    from tenet.layout.search import LayoutSearch
+    from tenet.metrics.assessment import Assessment
+    from tenet.metrics.memory import MemoryMetrics
+
+__all__ = [
+    "assessment_text",
+    "layout_dict",
+    "layout_text",
+    "mapping_row_output",
+    "records_csv",
+    "records_text",
+    "row_csv",
+]
 
 
-def _memory_lines(memory: MemoryMetrics, energy_unit: str) -> list[str]:
+def _clock_lines(
+    latency: int | Fraction, macs: int, energy: float, energy_unit: str, clock_mhz: float | None
+) -> list[str]:
+    """A line per figure at the clock (none without one), named as in JSON, with units."""
+    figures = clock_figures(latency, macs, energy, energy_unit, clock_mhz)
+    return [f"{key:24} {value:.6g} {unit_label(key)}" for key, value in figures.items()]
+
+
+def _memory_lines(memory: MemoryMetrics, energy_unit: str, clock: list[str]) -> list[str]:
     if len(memory.levels) < 2:
         return []
+    unit = unit_label("energy", energy_unit)
     lines = ["", memory.table().to_string(), ""]
     lines += [
         f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
         f" elements, reads {s.accesses_read}, writes {s.accesses_write}, latency "
-        f"{float(s.latency):g} cycles, energy {s.energy:g} {energy_unit}"
+        f"{float(s.latency):g} cycles, energy {s.energy:g} {unit}"
         for s in memory.levels
     ]
     lines.append(
         f"{'memory latency':24} {float(memory.latency):g} cycles (bottleneck: {memory.bottleneck})"
     )
     lines.append(
-        f"{'memory energy':24} {memory.energy:g} {energy_unit} (the levels above, operands "
+        f"{'memory energy':24} {memory.energy:g} {unit} (the levels above, operands "
         f"{memory.energy_operands:g}, links {memory.energy_links:g})"
     )
+    lines += [f"memory {line}" for line in clock]
     lines += [f"  capacity: {v.message}" for v in memory.violations]
     return lines
 
 
 def assessment_text(
-    assessment: Assessment, csv: bool = False, row: Mapping[str, Any] | None = None
+    assessment: Assessment,
+    csv: bool = False,
+    row: Mapping[str, Any] | None = None,
+    clock_mhz: float | None = None,
 ) -> str:
     """Return the per-tensor table of ``assessment``, then one line per figure of the
     dataflow, the legality checks and (with several memory levels) the figures per level;
     with ``csv``, only the per-tensor table, as CSV, with the figures of the mapping's
-    ``row`` (:func:`tenet.metrics.row.mapping_row`, if given) on every line."""
+    ``row`` (:func:`tenet.metrics.row.mapping_row`, if given) on every line. With the
+    architecture's ``clock_mhz``, the runtime, throughput and average power of the array's
+    figures follow them, and those of the memory levels' figures follow theirs."""
     metrics, legality, memory = assessment.metrics, assessment.legality, assessment.memory
     table = metrics.table()
     if csv:
@@ -57,16 +83,18 @@ def assessment_text(
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]
     summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
+    unit = metrics.energy_unit
     lines = [f"{metrics.name} (volumes in elements)", table.to_string(), ""]
-    units = {"energy": ENERGY_UNIT_LABELS[metrics.energy_unit]}
     lines += [
-        f"{key:24} {value} {units.get(key, unit_label(key))}".rstrip()
+        f"{key:24} {value} {unit_label(key, unit)}".rstrip()
         for key, value in summary.items()
         if key not in ("name", "energy_unit")
     ]
+    lines += _clock_lines(metrics.latency, metrics.macs, metrics.energy, unit, clock_mhz)
     lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
     lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
-    lines += _memory_lines(memory, units["energy"])
+    clock = _clock_lines(memory.latency, metrics.macs, memory.energy, unit, clock_mhz)
+    lines += _memory_lines(memory, unit, clock)
     return "\n".join(lines)
 
 
@@ -85,7 +113,7 @@ def mapping_row_output(
     table = memory.table()
     if fmt == "csv":
         return f"{row_csv(row)}\n\n{table.to_csv().rstrip()}"
-    named = {"energy": ENERGY_UNIT_LABELS[row["energy_unit"]], **(units or {})}
+    named = {"energy": unit_label("energy", row["energy_unit"]), **(units or {})}
     lines = [
         f"{key:24} {value} {named.get(key, '')}".rstrip()
         for key, value in row.items()
@@ -101,6 +129,60 @@ def row_csv(row: Mapping[str, Any]) -> str:
 
     flat = {k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}
     return str(pd.DataFrame([flat]).to_csv(index=False).rstrip("\n"))
+
+
+def records_text(records: Sequence[Mapping[str, Any]], digits: int = 4) -> str:
+    """Return ``records`` (one per row, the first's keys as columns) as aligned text: the first
+    column to the left, the others to the right, floats with ``digits`` significant digits
+    and a missing value as ``-``.
+
+    Examples
+    --------
+    >>> print(records_text([{"layer": "fc", "macs": 8, "energy": 2 / 3},
+    ...                     {"layer": "total", "macs": 16, "energy": None}]))
+    layer  macs  energy
+    fc        8  0.6667
+    total    16       -
+    """
+    columns = list(records[0]) if records else []
+    cells = [columns] + [[_cell(r.get(c), digits) for c in columns] for r in records]
+    widths = [max(len(row[k]) for row in cells) for k in range(len(columns))]
+    return "\n".join(
+        "  ".join(
+            cell.ljust(width) if k == 0 else cell.rjust(width)
+            for k, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in cells
+    )
+
+
+def _cell(value: object, digits: int) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def records_csv(records: Sequence[Mapping[str, Any]]) -> str:
+    """Return ``records`` as CSV: a header (the first record's keys) and one line each (a
+    missing value empty).
+
+    Examples
+    --------
+    >>> print(records_csv([{"layer": "fc", "dataflow": "os, tiled", "energy": 0.5}]))
+    layer,dataflow,energy
+    fc,"os, tiled",0.5
+    """
+    import csv
+    import io
+
+    columns = list(records[0]) if records else []
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([["" if r.get(c) is None else r.get(c) for c in columns] for r in records])
+    return text.getvalue().rstrip("\n")
 
 
 def _plain(value: object) -> object:

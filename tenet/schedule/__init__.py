@@ -3,11 +3,11 @@ and the space-time mappings (dataflows) they give."""
 
 from __future__ import annotations
 
+from tenet.model.workload import parametric_workload
 from tenet.schedule.dependences import (
     DependencePolyhedron,
     dependence_polyhedra,
     distance_vectors,
-    parametric_workload,
     reuse_chains,
 )
 from tenet.schedule.hyperplanes import (

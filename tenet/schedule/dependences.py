@@ -12,71 +12,25 @@ operations a systolic array runs (GEMM: ``A`` along ``j``, ``B`` along ``i``, ``
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import reduce
-from typing import Literal, TypeVar
+from typing import Literal
 
 import islpy as isl
 
-from tenet.isl_utils import parameters_of, parse_map, parse_set
 from tenet.model.legality import dependences
 from tenet.model.workload import Workload
-from tenet.spec.params import check_params
-from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import TensorName
 
 __all__ = [
     "DependencePolyhedron",
-    "parametric_workload",
     "reuse_chains",
     "dependence_polyhedra",
     "distance_vectors",
 ]
 
 PolyhedronKind = Literal["flow", "anti", "output", "reuse"]
-Relation = TypeVar("Relation", isl.Set, isl.Map)
-
-
-def _bind_some(obj: Relation, params: Mapping[str, int]) -> Relation:
-    """Fix the parameters of ``obj`` named in ``params`` and drop them; keep the others."""
-    for name in [n for n in parameters_of(obj) if n in params]:
-        k = parameters_of(obj).index(name)
-        obj = obj.fix_val(isl.dim_type.param, k, isl.Val(str(int(params[name])), obj.get_ctx()))
-        obj = obj.project_out(isl.dim_type.param, k, 1)
-    return obj
-
-
-def parametric_workload(spec: WorkloadSpec, params: Mapping[str, int] | None = None) -> Workload:
-    """Return the workload of ``spec`` with the size parameters in ``params`` bound and every
-    other one left symbolic (the model's :meth:`Workload.from_spec` binds them all).
-
-    Raises
-    ------
-    SpecError
-        A size that is not positive, or that the workload does not have.
-
-    Examples
-    --------
-    >>> from tenet.spec import load_workload
-    >>> w = parametric_workload(load_workload("gemm"), {"K": 4})
-    >>> w.domain
-    Set("[M, N] -> { S[i, j, k] : 0 <= i < M and 0 <= j < N and 0 <= k <= 3 }")
-    """
-    check_params(params, spec, what=spec.name)
-    bound = params or {}
-    src = spec.source
-    domain = _bind_some(parse_set(spec.domain, source=src, location="domain"), bound)
-    accesses: dict[str, dict[TensorName, isl.Map]] = {"read": {}, "write": {}}
-    for tensor, access in spec.accesses.items():
-        for kind, texts in (("read", access.read), ("write", access.write)):
-            where = f"accesses.{tensor}.{kind}"
-            maps = [_bind_some(parse_map(t, source=src, location=where), bound) for t in texts]
-            if maps:
-                accesses[kind][tensor] = reduce(isl.Map.union, maps).intersect_domain(domain)
-    return Workload(
-        spec.name, domain, accesses["read"], accesses["write"], tuple(spec.reductions), src
-    )
 
 
 @dataclass(frozen=True)
@@ -138,6 +92,7 @@ def reuse_chains(workload: Workload) -> tuple[DependencePolyhedron, ...]:
 
     Examples
     --------
+    >>> from tenet.model.workload import parametric_workload
     >>> from tenet.spec import load_workload
     >>> gemm = parametric_workload(load_workload("gemm"))
     >>> [(c.tensor, c.distances) for c in reuse_chains(gemm)]
@@ -171,6 +126,7 @@ def dependence_polyhedra(
 
     Examples
     --------
+    >>> from tenet.model.workload import parametric_workload
     >>> from tenet.spec import WorkloadSpec
     >>> spec = WorkloadSpec.from_mapping({"name": "example", "params": {"N": 8},
     ...     "domain": "[N] -> {S[i, j]: 0 <= i < N and 0 <= j < N}",

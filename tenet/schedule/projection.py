@@ -27,14 +27,11 @@ import islpy as isl
 
 from tenet.mapping import LoopNest, Stamps, from_stamps
 from tenet.mapping.tuples import TupleMapping
+from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.legality import check_dataflow
-from tenet.model.problem import bind_specs
-from tenet.schedule.dependences import (
-    DependencePolyhedron,
-    dependence_polyhedra,
-    parametric_workload,
-)
+from tenet.model.workload import Workload, parametric_workload
+from tenet.schedule.dependences import DependencePolyhedron, dependence_polyhedra
 from tenet.schedule.hyperplanes import (
     Schedule,
     SchedulingError,
@@ -44,7 +41,7 @@ from tenet.schedule.hyperplanes import (
     restrict_delta,
     time_hyperplane,
 )
-from tenet.spec import ArchitectureSpec, WorkloadSpec
+from tenet.spec import ArchitectureSpec, Specs, WorkloadSpec
 from tenet.spec.dataflow import stamp_texts
 from tenet.vocab import PE, STATEMENT, TIME, TensorName
 
@@ -214,11 +211,12 @@ def spacetime_mappings(
     [('time hyperplane', 'PE[i] T[i, i + j]'), ('time hyperplane', 'PE[i + j] T[i]'),
      ('band sum', 'PE[i] T[2i + j]'), ('band sum', 'PE[i + j] T[2i + j]')]
     """
-    bound = {**workload.params, **(params or {})}
+    bound = Specs(workload, architecture, None, params or {}).bound
     symbolic = parametric_workload(workload)
     dependences = dependence_polyhedra(symbolic, reductions, reuse=reuse)
     schedule = find_schedule(symbolic.domain, dependences)
-    model, array, _ = bind_specs(workload, architecture, None, bound)
+    model = Workload.from_spec(workload, bound)
+    array = Architecture.from_spec(architecture, bound)
     sizes = _pe_sizes(array.pe_set)
     loops = schedule.loops
     band = [row.c for row in schedule.bands[0].rows]

@@ -24,10 +24,15 @@ from tenet.spec.original import (
     read_statement,
 )
 from tenet.spec.params import check_params, check_sizes
+from tenet.spec.schema import SCHEMA_KINDS, SchemaKind, spec_schema
+from tenet.spec.specs import Specs
 from tenet.spec.template import instantiate, pe_extents, read_entry, split_arguments
 from tenet.spec.workload import AccessSpec, WorkloadSpec
 
 __all__ = [
+    "SCHEMA_KINDS",
+    "SchemaKind",
+    "spec_schema",
     "AccessSpec",
     "ArchitectureSpec",
     "DataflowSpec",
@@ -38,6 +43,7 @@ __all__ = [
     "LinkSpec",
     "NetworkSpec",
     "ScratchpadSpec",
+    "Specs",
     "WorkloadSpec",
     "check_params",
     "check_sizes",

@@ -127,6 +127,13 @@ class ArchitectureSpec(SpecModel):
         1, ge=1, description="Instances (MACs) one PE may run in one time-stamp."
     )
     energy: EnergySpec = Field(EnergySpec(), description="Energy table.")
+    clock_mhz: float | None = Field(
+        None,
+        gt=0,
+        description="Clock frequency, MHz: gives the runtime in seconds, the throughput in "
+        "MAC/s and, with energies in pJ, the average power in W (none: figures in cycles only).",
+        exclude=True,  # no count depends on it: not part of a search's context or store key
+    )
     scratchpad: ScratchpadSpec | None = Field(
         None, description="Banks and transaction width of the scratchpad (for layouts)."
     )

@@ -33,6 +33,19 @@ class SpecModel(BaseModel):
         default_factory=dict, exclude=True, description="Line of each dotted key path."
     )
 
+    def document(self) -> dict[str, Any]:
+        """Return the version and the keys this spec was given, as JSON-ready data (a file's
+        content).
+
+        Examples
+        --------
+        >>> from tenet.spec import DataflowSpec
+        >>> DataflowSpec.from_mapping({"name": "d", "space_stamp": "{S[i] -> PE[i]}",
+        ...     "time_stamp": "{S[i] -> T[0]}"}).document()["version"]
+        1
+        """
+        return {"version": self.version, **self.model_dump(mode="json", exclude_unset=True)}
+
     def where(self, path: str) -> str:
         """Return ``path`` with its line number when the spec came from a file."""
         line = self.lines.get(path)

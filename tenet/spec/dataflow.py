@@ -65,6 +65,14 @@ class DataflowSpec(SpecModel):
             "``tensors`` in the architecture)."
         ),
     )
+    steps: str | None = Field(
+        None,
+        description=(
+            "isl set {T[...]} of every step of the schedule, idle ones included (a stationary "
+            "operand's load, the skew of a partial fold): the compute latency counts each step "
+            "no instance runs in as one cycle. Default: the time-stamps of the instances."
+        ),
+    )
     tensors: tuple[str, ...] | None = Field(
         None, description="Tensors to analyse (default: all of the workload's)."
     )

@@ -16,6 +16,7 @@ from tenet.isl_utils import parse_map
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.io import read_text
+from tenet.spec.specs import Specs
 from tenet.spec.workload import WorkloadSpec
 
 __all__ = [
@@ -130,12 +131,11 @@ def read_pe_array(path: str | Path) -> ArchitectureSpec:
 
 @dataclass(frozen=True)
 class Experiment:
-    """The three specs an ``experiment_N`` file names, and where it was read from."""
+    """The specs an ``experiment_N`` file names (no size parameters given), and where it was
+    read from."""
 
     source: str
-    workload: WorkloadSpec
-    architecture: ArchitectureSpec
-    dataflow: DataflowSpec
+    specs: Specs
 
 
 def _data_root(experiment: Path, first: str) -> Path:
@@ -159,9 +159,6 @@ def read_experiment(path: str | Path) -> Experiment:
         )
     root = _data_root(Path(path), lines[0][1])
     mapping, pe_array, statement = (root / text for _, text in lines)
-    return Experiment(
-        source=str(path),
-        workload=read_statement(statement),
-        architecture=read_pe_array(pe_array),
-        dataflow=read_mapping(mapping),
-    )
+    workload = read_statement(statement)
+    architecture = read_pe_array(pe_array)
+    return Experiment(str(path), Specs(workload, architecture, read_mapping(mapping)))

@@ -7,19 +7,16 @@ enumerate them. Needs the ``hypothesis`` package (the ``test`` extra).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import islpy as isl
 from hypothesis import strategies as st
 
 from tenet.isl_utils import parse_set
-from tenet.spec import load_workload
+from tenet.spec import Specs, load_workload
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
 
 __all__ = [
-    "RandomProblem",
     "workloads",
     "arrays",
     "dataflows",
@@ -27,15 +24,6 @@ __all__ = [
     "tiled_problems",
     "stencils",
 ]
-
-
-@dataclass(frozen=True)
-class RandomProblem:
-    """A workload, an array and a dataflow drawn together."""
-
-    workload: WorkloadSpec
-    architecture: ArchitectureSpec
-    dataflow: DataflowSpec
 
 
 def _affine(draw: st.DrawFn, names: list[str], coefficients: list[int], offset: bool) -> str:
@@ -157,11 +145,12 @@ def dataflows(draw: st.DrawFn, workload: WorkloadSpec, array: ArchitectureSpec) 
 
 
 @st.composite
-def problems(draw: st.DrawFn) -> RandomProblem:
-    """Draw a workload, an array and a dataflow of one onto the other."""
+def problems(draw: st.DrawFn) -> Specs:
+    """Draw a workload, an array and a dataflow of one onto the other (no size given: the
+    workload's defaults)."""
     workload = draw(workloads())
     array = draw(arrays())
-    return RandomProblem(workload, array, draw(dataflows(workload, array)))
+    return Specs(workload, array, draw(dataflows(workload, array)))
 
 
 @st.composite
@@ -209,10 +198,12 @@ LINKS = {
 
 
 @st.composite
-def tiled_problems(draw: st.DrawFn, linked: bool = False) -> tuple[RandomProblem, dict[str, int]]:
+def tiled_problems(draw: st.DrawFn, linked: bool = False, places: bool = False) -> Specs:
     """Draw a small GEMM or a convolution (stride and dilation 1..2) on a 1D array, with a
     hierarchy of two or three levels (the innermost sometimes per PE) and random tile stamps
-    (orders and sizes 1..4, dividing or not); returns the problem and its size parameters.
+    (orders and sizes 1..4, dividing or not), with its size parameters. With ``places``, some
+    tensors also get a random tile stamp of their own at some levels (the dataflow's
+    ``places``, nested in the others or not).
 
     With ``linked``: two or three levels, the innermost per PE, joined by one or two link
     families of :data:`LINKS` (energy 0..3 per element moved) and fed by a network that
@@ -272,13 +263,20 @@ def tiled_problems(draw: st.DrawFn, linked: bool = False) -> tuple[RandomProblem
         others = ", ".join(n for n in names if n != spread)
         time = f"{{S[{loops}] -> T[floor({spread} / {pes}), {others}]}}"
         tiles["rf"] = time
+    placed: dict[str, dict[str, str]] = {}
+    for level in levels[1:] if places else ():
+        name = str(level["name"])
+        for tensor in tensors:
+            if draw(st.booleans()):
+                placed.setdefault(name, {})[tensor] = _tile_stamp(draw, names, name.upper())
     dataflow = DataflowSpec.from_mapping(
         {
             "name": "tiled",
             "space_stamp": f"{{S[{loops}] -> PE[{spread} % {pes}]}}",
             "time_stamp": time,
             "tiles": tiles,
+            "places": placed,
             "tensors": tensors,
         }
     )
-    return RandomProblem(workload, architecture, dataflow), params
+    return Specs(workload, architecture, dataflow, params)

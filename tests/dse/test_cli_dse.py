@@ -50,7 +50,7 @@ def test_cli_dse_pareto_needs_plot(capsys: pytest.CaptureFixture[str]):
         capsys, "dse", "-w", "gemm", "-a", "systolic-2d-8x8", *SMALL, "--pareto", "latency,edp"
     )
     assert code == 2
-    assert "--pareto needs --plot" in err
+    assert "--pareto without --plot: the front is drawn into --plot" in err
 
 
 def test_cli_sweep_table(capsys: pytest.CaptureFixture[str]):

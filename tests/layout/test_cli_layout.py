@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tenet.spec.layout import LayoutSpec
-from tests.conftest import run
+from tests.conftest import ROOT, run
 
 DATA = Path(__file__).parent / "data"
 BLOCK = DATA / "block.yaml"
@@ -135,3 +135,23 @@ def test_layout_plot_of_a_tensor_without_reads_is_refused(
     )
     assert code == 2
     assert "tensor 'Q' is not in the workload (known: A)" in err
+
+
+def test_docs_layout_searches_find_an_improvement(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)  # the examples' paths are relative to the repository
+    text = (ROOT / "docs" / "layout.md").read_text()
+    searches = [line for line in text.splitlines() if line.startswith("tenet layout ")]
+    searches = [line for line in searches if "--search" in line]
+    assert len(searches) == 2
+    for line in searches:
+        words = line.split()[1:]
+        for option in ("--save", "--plot", "--format"):  # (files; and the format is ours)
+            if option in words:
+                at = words.index(option)
+                del words[at : at + 2]
+        code, out, err = run(capsys, *words, "--format", "json")
+        assert code == 0, err
+        found = json.loads(out)["search"]
+        assert found["latency_ingress_after"] < found["latency_ingress_before"], line

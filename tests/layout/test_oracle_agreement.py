@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from tenet.layout.evaluate import load_layout_problem
 from tenet.oracle.layout import reference_layout
-from tenet.spec import load_architecture, load_dataflow, load_workload
+from tenet.spec import Specs, load_architecture, load_dataflow, load_workload
 from tenet.spec.layout import ScratchpadSpec, TransformSpec
 from tenet.testing.layout_strategies import scratchpads, transforms
-from tenet.testing.strategies import RandomProblem, problems
+from tenet.testing.strategies import problems
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
 
 CONV = {"K": 4, "C": 4, "OX": 3, "OY": 3, "RX": 2, "RY": 2}
@@ -97,7 +97,7 @@ def test_layout_figures_agree_with_oracle_under_links_and_wide_banks() -> None:
 
 
 def check_random(
-    drawn: RandomProblem, scratchpad: ScratchpadSpec, around: Neighbourhood, data: st.DataObject
+    drawn: Specs, scratchpad: ScratchpadSpec, around: Neighbourhood, data: st.DataObject
 ) -> None:
     w, a, d = drawn.workload, drawn.architecture, drawn.dataflow
     lp = load_layout_problem(w, a, d, scratchpad=scratchpad, neighbourhood=around)
@@ -116,7 +116,7 @@ RANDOM = (problems(), scratchpads(), st.sampled_from(NEIGHBOURHOODS), st.data())
 @settings(max_examples=10)
 @given(*RANDOM)
 def test_layout_figures_agree_with_oracle_on_random_problems(
-    drawn: RandomProblem, scratchpad: ScratchpadSpec, around: Neighbourhood, data: st.DataObject
+    drawn: Specs, scratchpad: ScratchpadSpec, around: Neighbourhood, data: st.DataObject
 ) -> None:
     check_random(drawn, scratchpad, around, data)
 
@@ -125,6 +125,6 @@ def test_layout_figures_agree_with_oracle_on_random_problems(
 @settings(max_examples=100)
 @given(*RANDOM)
 def test_layout_figures_agree_with_oracle_on_many_random_problems(
-    drawn: RandomProblem, scratchpad: ScratchpadSpec, around: Neighbourhood, data: st.DataObject
+    drawn: Specs, scratchpad: ScratchpadSpec, around: Neighbourhood, data: st.DataObject
 ) -> None:
     check_random(drawn, scratchpad, around, data)

@@ -27,9 +27,9 @@ def test_lower_gemm_output_stationary() -> None:
         "GEMM",
     )
     low = lower(layer, Hardware(num_pes=64))
-    assert low.dataflow.space_stamp == "{ S[m, n, k] -> PE[m, n] }"
-    assert low.dataflow.time_stamp == "{ S[m, n, k] -> T[k] }"
-    m = tenet.analyze(low.workload, low.architecture, low.dataflow)
+    assert low.specs.dataflow.space_stamp == "{ S[m, n, k] -> PE[m, n] }"
+    assert low.specs.dataflow.time_stamp == "{ S[m, n, k] -> T[k] }"
+    m = tenet.analyze(low.specs.workload, low.specs.architecture, low.specs.dataflow)
     # 8 x 8 PEs, one per output; K = 8 steps of one MAC each.
     assert (m.macs, m.active_pes, m.timestamps, m.latency_compute) == (512, 64, 8, 8)
     # each output stays on its PE: written once.
@@ -44,12 +44,12 @@ def test_lower_conv_weight_stationary_two_levels() -> None:
         "K 4, C 4, R 3, S 3, Y 6, X 6",
     )
     low = lower(layer, Hardware(num_pes=4))
-    assert low.dataflow.space_stamp == "{ S[k, c, oy, ox, r, s] -> PE[(k) mod 2, (c) mod 2] }"
+    assert low.specs.dataflow.space_stamp == "{ S[k, c, oy, ox, r, s] -> PE[(k) mod 2, (c) mod 2] }"
     assert (
-        low.dataflow.time_stamp
+        low.specs.dataflow.time_stamp
         == "{ S[k, c, oy, ox, r, s] -> T[floor((k)/2), floor((c)/2), oy, ox] }"
     )
-    m = tenet.analyze(low.workload, low.architecture, low.dataflow)
+    m = tenet.analyze(low.specs.workload, low.specs.architecture, low.specs.dataflow)
     # MACs 4*4*3*3*4*4; 2 K folds x 2 C tiles x 4 x 4 output positions; 9 MACs per step.
     assert m.macs == 2304
     assert (m.active_pes, m.timestamps, m.instances_per_step_max) == (4, 64, 9)
@@ -66,8 +66,8 @@ def test_lower_row_stationary_coupled_spatial_maps() -> None:
     )
     low = lower(layer, Hardware(num_pes=6))
     # the coupled pair (Y, R): PE i of a cluster takes filter row i (Eyeriss' diagonal).
-    assert low.dataflow.space_stamp == "{ S[k, c, oy, ox, r, s] -> PE[(oy) mod 2, r] }"
-    m = tenet.analyze(low.workload, low.architecture, low.dataflow)
+    assert low.specs.dataflow.space_stamp == "{ S[k, c, oy, ox, r, s] -> PE[(oy) mod 2, r] }"
+    m = tenet.analyze(low.specs.workload, low.specs.architecture, low.specs.dataflow)
     # 2 clusters x 3 PEs; 2 output-row folds x 4 columns; 3 MACs (S) per PE per step.
     assert (m.macs, m.active_pes, m.timestamps, m.latency_compute) == (144, 6, 8, 24)
 
@@ -76,9 +76,9 @@ def test_lower_matches_the_tenet_counterpart() -> None:
     # conv_kcp_ws_8x8.m's header names TENET's conv2d_ws.m: PE[k%8, c%8], T[k/8, c/8, oy, ox].
     layer = load_mapping(COMPARISON / "conv_kcp_ws_8x8.m").layers[0]
     low = lower(layer, load_hardware(HW / "bw64_64pe.m"), "mesh")
-    assert low.dataflow.space_stamp.endswith("PE[(k) mod 8, (c) mod 8] }")
-    assert low.dataflow.time_stamp.endswith("T[floor((k)/8), floor((c)/8), oy, ox] }")
-    assert len(low.architecture.interconnect) == 2
+    assert low.specs.dataflow.space_stamp.endswith("PE[(k) mod 8, (c) mod 8] }")
+    assert low.specs.dataflow.time_stamp.endswith("T[floor((k)/8), floor((c)/8), oy, ox] }")
+    assert len(low.specs.architecture.interconnect) == 2
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from tenet.api import load_problem
 from tenet.errors import DomainNotCoveredError, NotAFunctionError, SpecError, UnknownTensorError
 from tenet.metrics.memory import evaluate_memory
 from tenet.oracle.tiles import reference_memory
-from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture, load_workload
-from tenet.testing.strategies import RandomProblem, tiled_problems
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, load_architecture, load_workload
+from tenet.testing.strategies import tiled_problems
 
 HERE = Path(__file__).parent
 LINE4 = str(HERE / "line4.yaml")
@@ -120,8 +120,8 @@ def test_memory_conv_halo_exact(stride: int, dilation: int) -> None:
 
 @settings(max_examples=80)
 @given(tiled_problems())
-def test_memory_equals_oracle(drawn: tuple[RandomProblem, dict[str, int]]) -> None:
-    problem, params = drawn
+def test_memory_equals_oracle(drawn: Specs) -> None:
+    problem, params = drawn, dict(drawn.params)
     p = load_problem(problem.workload, problem.architecture, problem.dataflow, params=params)
     m = evaluate_memory(p, latency_compute=0)
     figures, need = reference_memory(

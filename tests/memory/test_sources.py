@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from tenet.api import analyze, load_problem
 from tenet.metrics.memory import LevelTensor, evaluate_memory
 from tenet.oracle.tiles import reference_memory
-from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture, load_dataflow
-from tenet.testing.strategies import RandomProblem, tiled_problems
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, load_architecture, load_dataflow
+from tenet.testing.strategies import tiled_problems
 from tests.conftest import run
 from tests.memory import GEMM_TILED, LINE4, gemm_tiled_on
 
@@ -140,8 +140,8 @@ def test_sources_one_timestamp_per_tile_is_tenets_unique_volume(
 
 @settings(max_examples=200)
 @given(tiled_problems(linked=True))
-def test_sources_equal_oracle(drawn: tuple[RandomProblem, dict[str, int]]) -> None:
-    problem, params = drawn
+def test_sources_equal_oracle(drawn: Specs) -> None:
+    problem, params = drawn, dict(drawn.params)
     p = load_problem(problem.workload, problem.architecture, problem.dataflow, params=params)
     m = evaluate_memory(p, latency_compute=0)
     figures, _ = reference_memory(problem.workload, problem.architecture, problem.dataflow, params)

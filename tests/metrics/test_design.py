@@ -12,7 +12,7 @@ from tenet.metrics import evaluate
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.design import SharedCounts, design_row
 from tenet.model import Architecture, Dataflow, Problem, Workload
-from tenet.spec import DataflowSpec, load_architecture, load_workload
+from tenet.spec import DataflowSpec, Specs, load_architecture, load_workload
 from tenet.vocab import Neighbourhood
 
 SMALL = {"M": 8, "N": 8, "K": 8}
@@ -23,7 +23,8 @@ ODD = {"M": 5, "N": 6, "K": 3}
 def _problems(params: dict[str, int], arch: str, around: Neighbourhood, step: int):
     workload, architecture = load_workload("gemm"), load_architecture(arch)
     w, a = Workload.from_spec(workload, params), Architecture.from_spec(architecture, params)
-    for candidate in list(DesignSpace(workload, architecture, params, SpaceOptions()))[::step]:
+    space = DesignSpace(Specs(workload, architecture, None, params), SpaceOptions())
+    for candidate in list(space)[::step]:
         space_stamp, time_stamp = candidate.mapping.stamp_texts
         spec = DataflowSpec.from_mapping(
             {"name": candidate.name, "space_stamp": space_stamp, "time_stamp": time_stamp}

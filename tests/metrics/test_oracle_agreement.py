@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from tenet import evaluate, load_problem
 from tenet.metrics import Metrics
 from tenet.oracle.metrics import reference_metrics
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, read_experiment
-from tenet.testing.strategies import RandomProblem, problems
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec, read_experiment
+from tenet.testing.strategies import problems
 from tenet.vocab import NEIGHBOURHOODS, Neighbourhood
 from tests.paper_example import GEMM, MULTICAST, SKEWED, SYSTOLIC, UNSKEWED
 from tests.tenet_files import EXPERIMENTS
@@ -72,7 +72,7 @@ def _scaled(workload: WorkloadSpec) -> WorkloadSpec:
 @pytest.mark.parametrize("key", list(EXPERIMENTS))
 def test_oracle_agrees_on_scaled_down_tenet_experiments(key: str, tenet_data: Path) -> None:
     folder, name = key.split("/")
-    experiment = read_experiment(tenet_data / folder / "experiment" / name)
+    experiment = read_experiment(tenet_data / folder / "experiment" / name).specs
     workload = _scaled(experiment.workload)
     problem = load_problem(workload, experiment.architecture, experiment.dataflow)
     expected = reference_metrics(workload, experiment.architecture, experiment.dataflow)
@@ -80,7 +80,7 @@ def test_oracle_agrees_on_scaled_down_tenet_experiments(key: str, tenet_data: Pa
 
 
 @given(problems(), st.sampled_from(NEIGHBOURHOODS))
-def test_oracle_agrees_on_random_problems(drawn: RandomProblem, around: Neighbourhood) -> None:
+def test_oracle_agrees_on_random_problems(drawn: Specs, around: Neighbourhood) -> None:
     w, a, d = drawn.workload, drawn.architecture, drawn.dataflow
     problem = load_problem(w, a, d, neighbourhood=around)
     assert_agrees(evaluate(problem), reference_metrics(w, a, d, neighbourhood=around))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tenet import evaluate, load_problem
+from tenet.errors import SpecError
+from tenet.oracle.metrics import reference_metrics
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 
 ARRAY = ArchitectureSpec.from_mapping({"name": "a", "pe": "{PE[p]: 0 <= p < 2}"})
@@ -43,3 +47,51 @@ def test_schedule_one_instance_per_point_is_one_cycle_per_step() -> None:
         "{S[i, j] -> T[i, floor(j / 2)]}",
     )
     assert (m.latency_compute, m.instances_per_step_max, m.utilisation) == (6, 1, 1)
+
+
+def _with_steps(steps: str) -> DataflowSpec:
+    return DataflowSpec.from_mapping(
+        {
+            "name": "d",
+            "space_stamp": "{S[i, j] -> PE[j % 2]}",
+            "time_stamp": "{S[i, j] -> T[i, 1 + floor(j / 2)]}",
+            "steps": steps,
+        }
+    )
+
+
+def test_schedule_idle_steps_count_one_cycle_each() -> None:
+    # S[i, j], 0 <= i < 3, 0 <= j < 4, on PE[j % 2] at T[i, 1 + floor(j / 2)]: 6 busy steps;
+    # the steps T[i, 0] before each row (a load) are idle: 3 more cycles, 9 in all. The
+    # time-stamps and the utilisation count the busy steps only.
+    workload = WorkloadSpec.from_mapping(
+        {
+            "name": "w",
+            "domain": "{S[i, j]: 0 <= i < 3 and 0 <= j < 4}",
+            "accesses": {"A": {"read": "{S[i, j] -> A[i]}"}},
+        }
+    )
+    flow = _with_steps("{T[i, t]: 0 <= i < 3 and 0 <= t < 3}")
+    m = evaluate(load_problem(workload, ARRAY, flow))
+    assert (m.latency_compute, m.timestamps, m.utilisation) == (9, 6, 1)
+    oracle = reference_metrics(workload, ARRAY, flow)
+    assert oracle["latency_compute"] == m.latency_compute
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        ("{T[i, t]: 0 <= i < 3 and 0 <= t < 2}", r"time-stamp T\[\d, 2\] is not one of the steps"),
+        ("{U[t]: 0 <= t < 9}", "the steps are U with 1 indices, but the time-stamps are T with 2"),
+    ],
+)
+def test_schedule_steps_hold_every_time_stamp(steps: str, message: str) -> None:
+    workload = WorkloadSpec.from_mapping(
+        {
+            "name": "w",
+            "domain": "{S[i, j]: 0 <= i < 3 and 0 <= j < 4}",
+            "accesses": {"A": {"read": "{S[i, j] -> A[i]}"}},
+        }
+    )
+    with pytest.raises(SpecError, match=message):
+        load_problem(workload, ARRAY, _with_steps(steps))

@@ -16,7 +16,8 @@ from tenet.errors import CountingError
 from tenet.model import legality
 from tenet.model.legality import _crowded_point
 from tenet.oracle.metrics import enumerate_problem
-from tenet.testing.strategies import RandomProblem, problems
+from tenet.spec import Specs
+from tenet.testing.strategies import problems
 
 
 def _pieces(text: str) -> list[tuple[isl.Set, isl.QPolynomial]]:
@@ -58,7 +59,7 @@ def test_polynomial_count_over_too_many_points_is_an_error(monkeypatch: pytest.M
 
 
 @given(problems())
-def test_collision_count_agrees_with_enumeration(drawn: RandomProblem) -> None:
+def test_collision_count_agrees_with_enumeration(drawn: Specs) -> None:
     w, a, d = drawn.workload, drawn.architecture, drawn.dataflow
     listed = enumerate_problem(w, a, d)
     per_point = Counter((listed.space[x], listed.time[x]) for x in listed.instances)

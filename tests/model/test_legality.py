@@ -185,7 +185,7 @@ def test_dependences_reject_unknown_reduction():
 @pytest.mark.parametrize("key", list(EXPERIMENTS))
 def test_check_accepts_every_tenet_dataflow(key: str, tenet_data: Path):
     folder, name = key.split("/")
-    data = read_experiment(tenet_data / folder / "experiment" / name)
+    data = read_experiment(tenet_data / folder / "experiment" / name).specs
     # a TENET statement is a MAC: the reader marks its written tensor as a reduction (+=)
     assert data.workload.reductions == tuple(
         t for t, a in data.workload.accesses.items() if a.write
@@ -195,7 +195,7 @@ def test_check_accepts_every_tenet_dataflow(key: str, tenet_data: Path):
 
 
 def test_check_reports_tenet_conv_points_when_not_allowed(tenet_data: Path):
-    data = read_experiment(tenet_data / "reuse_factor_experiment/experiment/experiment_4")
+    data = read_experiment(tenet_data / "reuse_factor_experiment/experiment/experiment_4").specs
     # conv2d_os leaves rx and ry (3 x 3) out of both stamps: 9 instances per point
     result = check(data.workload, data.architecture, data.dataflow)
     assert [v.kind for v in result.violations] == ["collision"]

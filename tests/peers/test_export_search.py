@@ -21,9 +21,9 @@ from tenet.mapping import to_stamps
 from tenet.peers import ACCELFORGE_UNITS, ZIGZAG_UNITS
 from tenet.peers.accelforge import read_accelforge, write_accelforge
 from tenet.peers.files import dump, write_specs
-from tenet.peers.specs import Imported, ProblemSpecs, recover_nest
+from tenet.peers.specs import Imported, recover_nest
 from tenet.peers.zigzag import read_zigzag, write_zigzag
-from tenet.spec import DataflowSpec
+from tenet.spec import DataflowSpec, Specs
 
 ACC = str(Path(__file__).parents[2] / "benchmarks" / "peers_search" / "accelerator.yaml")
 SMALL = {"M": 16, "N": 16, "K": 16}
@@ -35,10 +35,11 @@ def _specs(
     params: dict[str, int],
     keep: dict[str, list[str]] | None = None,
     workload_name: str = "gemm",
-) -> ProblemSpecs:
+) -> Specs:
     """The problem of a search's row on the accelerator: its stamps, tiles, places and kept
     tensors (the row's, or ``keep``)."""
-    workload, architecture, _ = load_specs(workload_name, ACC, FLOWS[workload_name])
+    loaded = load_specs(workload_name, ACC, FLOWS[workload_name])
+    workload, architecture = loaded.workload, loaded.architecture
     keep = keep or row.get("keep")
     dataflow = DataflowSpec.from_mapping(
         {
@@ -50,11 +51,11 @@ def _specs(
             **({"keep": keep} if keep else {}),
         }
     )
-    return ProblemSpecs(workload, architecture, dataflow, params)
+    return Specs(workload, architecture, dataflow, params)
 
 
 def _tiled(found: Any, flow: str) -> dict[str, Any]:
-    dataflow = load_specs("gemm", ACC, flow)[2]
+    dataflow = load_specs("gemm", ACC, flow).require_dataflow()
     return {
         "space_stamp": dataflow.space_stamp,
         "time_stamp": dataflow.time_stamp,
@@ -63,7 +64,7 @@ def _tiled(found: Any, flow: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def bests() -> dict[str, ProblemSpecs]:
+def bests() -> dict[str, Specs]:
     """The best rows of every search on a 16x16x16 GEMM on the accelerator without links."""
     flow = "gemm-os:rows=16,cols=16"
     joint = joint_search("gemm", ACC, [flow], SMALL, TilingSpace(), bypass=True)
@@ -83,7 +84,7 @@ def bests() -> dict[str, ProblemSpecs]:
     return out
 
 
-def _same_placement(specs: ProblemSpecs, space_stamp: str) -> bool:
+def _same_placement(specs: Specs, space_stamp: str) -> bool:
     """Whether ``space_stamp`` places the GEMM's instances as the specs' dataflow does."""
     box = isl.Set(
         "{S[i, j, k]: "
@@ -112,19 +113,19 @@ def _same_placement(specs: ProblemSpecs, space_stamp: str) -> bool:
     ],
 )
 def test_search_best_exports_to_both_peers(
-    name: str, bests: dict[str, ProblemSpecs], tmp_path: Path
+    name: str, bests: dict[str, Specs], tmp_path: Path
 ) -> None:
     specs = bests[name]
     spec = tmp_path / "accelforge.yaml"
     spec.write_text(ACCELFORGE_UNITS + dump(write_accelforge(specs)))
     back = read_accelforge(spec)
-    assert _same_placement(specs, back.dataflow["space_stamp"])
+    assert _same_placement(specs, back.specs.require_dataflow().space_stamp)
     write_specs(tmp_path / "zz", write_zigzag(specs), ZIGZAG_UNITS)
     files = [str(tmp_path / "zz" / f"{k}.yaml") for k in ("workload", "accelerator", "mapping")]
-    assert _same_placement(specs, read_zigzag(*files).dataflow["space_stamp"])
+    assert _same_placement(specs, read_zigzag(*files).specs.require_dataflow().space_stamp)
 
 
-def test_dse_tile_bests_do_not_cut_the_array(bests: dict[str, ProblemSpecs]) -> None:
+def test_dse_tile_bests_do_not_cut_the_array(bests: dict[str, Specs]) -> None:
     # `tenet dse --tile` tiles the shared buffer in whole blocks of the array's loops: no best
     # is refused for cutting one; a skewed best is refused for its skew, the others written.
     for name in (n for n in bests if n.startswith("dse-tile")):
@@ -136,15 +137,14 @@ def test_dse_tile_bests_do_not_cut_the_array(bests: dict[str, ProblemSpecs]) -> 
                 assert "skew" in str(exc), exc
 
 
-def test_kept_tensors_reach_the_export(bests: dict[str, ProblemSpecs], tmp_path: Path) -> None:
+def test_kept_tensors_reach_the_export(bests: dict[str, Specs], tmp_path: Path) -> None:
     # The joint search's best with the buffer keeping A and C (B bypasses it), as its
     # dataflow's kept tensors say: the buffer stores no B in AccelForge's mapping, ZigZag's
     # buffer serves no I2 (B's memory operand), and the file read back keeps A and C at the
     # buffer.
     best = bests["joint"]
-    assert best.dataflow is not None
-    dataflow = best.dataflow.model_copy(update={"keep": {"buffer": ("A", "C")}})
-    specs = ProblemSpecs(best.workload, best.architecture, dataflow, best.params)
+    dataflow = best.require_dataflow().model_copy(update={"keep": {"buffer": ("A", "C")}})
+    specs = best.with_dataflow(dataflow)
     doc = write_accelforge(specs)
     stored = {
         t
@@ -155,7 +155,7 @@ def test_kept_tensors_reach_the_export(bests: dict[str, ProblemSpecs], tmp_path:
     assert stored == {"A", "C"}
     spec = tmp_path / "kept.yaml"
     spec.write_text(ACCELFORGE_UNITS + dump(doc))
-    assert read_accelforge(spec).dataflow["keep"] == {"buffer": ["A", "C"]}
+    assert read_accelforge(spec).specs.require_dataflow().keep == {"buffer": ("A", "C")}
     memories = write_zigzag(specs)["accelerator"]["memories"]
     assert memories["buffer"]["operands"] == ["I1", "O"]
 
@@ -221,7 +221,7 @@ def test_per_pe_buffer_over_a_low_digit_is_refused_by_accelforge_only() -> None:
 @pytest.mark.peers
 @pytest.mark.parametrize("name", ["joint", "constructive", "sweep-0"])
 def test_search_best_evaluated_by_the_peers(
-    name: str, bests: dict[str, ProblemSpecs], peers_python: str, tmp_path: Path
+    name: str, bests: dict[str, Specs], peers_python: str, tmp_path: Path
 ) -> None:
     from tenet.peers.compare import compare_accelforge, compare_zigzag
     from tests.peers.test_roundtrip import _check_rows
@@ -284,11 +284,11 @@ LOW_DIGIT = "the PE index is a low-order digit"
 
 
 @pytest.fixture(scope="module")
-def joint_bests() -> dict[str, tuple[ProblemSpecs, str | None]]:
+def joint_bests() -> dict[str, tuple[Specs, str | None]]:
     """The joint bests of a 64³ GEMM (by latency, by energy with places, the latter with its
     time-stamp ordering k first) and a small convolution on the accelerator, each with what
     AccelForge refuses in it (None: nothing)."""
-    out: dict[str, tuple[ProblemSpecs, str | None]] = {}
+    out: dict[str, tuple[Specs, str | None]] = {}
     kept_a = {"buffer": ["A"]}
     out["gemm-energy"] = (_specs(GEMM64_ENERGY, GEMM64, kept_a), LOW_DIGIT)
     korder = {**GEMM64_ENERGY, "time_stamp": "{S[i, j, k] -> T[k, floor(i / 16), floor(j / 16)]}"}
@@ -312,12 +312,13 @@ def _same(key: isl.Map) -> isl.Map:
     return key.apply_range(key.reverse())
 
 
-def _assert_same_mapping(specs: ProblemSpecs, back: Imported) -> None:
+def _assert_same_mapping(specs: Specs, back: Imported) -> None:
     """``back`` (a peer's file read back) places the instances on the same PEs, groups them
     into the same tiles of every tensor at every level that keeps it (the level's tiles or
     the tensor's place; keyed by the PE at a per-PE level), orders them alike inside the
     innermost tiles, and keeps the same tensors per level as ``specs`` (isl equality)."""
     assert specs.dataflow is not None
+    theirs = back.specs.require_dataflow()
     domain = bind_params(parse_set(specs.workload.domain), specs.bound)
 
     def load(text: str) -> isl.Map:
@@ -331,10 +332,10 @@ def _assert_same_mapping(specs: ProblemSpecs, back: Imported) -> None:
             {lv: dict(p) for lv, p in specs.dataflow.places.items()},
         ),
         "back": (
-            back.dataflow["space_stamp"],
-            back.dataflow["time_stamp"],
-            dict(back.dataflow.get("tiles") or {}),
-            dict(back.dataflow.get("places") or {}),
+            theirs.space_stamp,
+            theirs.time_stamp,
+            dict(theirs.tiles),
+            {lv: dict(p) for lv, p in theirs.places.items()},
         ),
     }
     pe = load(specs.dataflow.space_stamp)
@@ -343,7 +344,7 @@ def _assert_same_mapping(specs: ProblemSpecs, back: Imported) -> None:
     every = set(specs.workload.accesses)
     keeps = {
         who: {lv: set(t) for lv, t in keep.items() if set(t) != every}
-        for who, keep in (("mine", specs.dataflow.keep), ("back", back.dataflow.get("keep", {})))
+        for who, keep in (("mine", specs.dataflow.keep), ("back", theirs.keep))
     }
     assert keeps["back"] == keeps["mine"]
     for level in specs.architecture.levels[1:]:
@@ -368,7 +369,7 @@ def _assert_same_mapping(specs: ProblemSpecs, back: Imported) -> None:
     "name", ["gemm-energy", "gemm-energy-korder", "gemm-latency", "conv-energy", "conv-latency"]
 )
 def test_joint_best_exports_to_both_peers(
-    name: str, joint_bests: dict[str, tuple[ProblemSpecs, str | None]], tmp_path: Path
+    name: str, joint_bests: dict[str, tuple[Specs, str | None]], tmp_path: Path
 ) -> None:
     specs, refused = joint_bests[name]
     if refused is None:
@@ -396,7 +397,7 @@ def test_joint_best_exports_to_both_peers(
 )
 def test_joint_best_evaluated_by_the_peers(
     name: str,
-    joint_bests: dict[str, tuple[ProblemSpecs, str | None]],
+    joint_bests: dict[str, tuple[Specs, str | None]],
     peers_python: str,
     tmp_path: Path,
 ) -> None:

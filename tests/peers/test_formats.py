@@ -15,9 +15,9 @@ from tenet.metrics.assessment import assess_problem
 from tenet.oracle.tiles import reference_memory
 from tenet.peers.accelforge import read_accelforge, write_accelforge
 from tenet.peers.files import dump, read_peer_yaml, write_specs
-from tenet.peers.specs import Imported, ProblemSpecs
+from tenet.peers.specs import Imported
 from tenet.peers.zigzag import read_zigzag, write_zigzag
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec, load_architecture
 from tenet.vocab import Retention
 
 HERE = Path(__file__).parent
@@ -30,11 +30,8 @@ ZZ_CONV = (HERE / "zigzag-conv-workload.yaml", ZZ_ACCEL, HERE / "zigzag-conv-map
 
 
 def _specs(imported: Imported) -> tuple[WorkloadSpec, ArchitectureSpec, DataflowSpec]:
-    return (
-        WorkloadSpec.from_mapping(imported.workload),
-        ArchitectureSpec.from_mapping(imported.architecture),
-        DataflowSpec.from_mapping(imported.dataflow),
-    )
+    s = imported.specs
+    return s.workload, s.architecture, s.require_dataflow()
 
 
 def _figures(imported: Imported, retention: Retention = "keep") -> dict:
@@ -61,9 +58,9 @@ def test_accelforge_gemm_by_hand() -> None:
 
 def test_accelforge_energy_per_element() -> None:
     # GlobalBuffer: 6 per 64-bit action, 16-bit elements: 6 * 16 / 64 = 1.5 per element.
-    arch = read_accelforge(AF_GEMM).architecture
-    glb = next(lv for lv in arch["levels"] if lv["name"] == "GlobalBuffer")
-    assert (glb["energy_read"], glb["capacity"]) == (1.5, 8192)
+    arch = read_accelforge(AF_GEMM).specs.architecture
+    glb = next(lv for lv in arch.levels if lv.name == "GlobalBuffer")
+    assert (glb.energy_read, glb.capacity) == (1.5, 8192)
 
 
 @pytest.mark.parametrize("path", [AF_GEMM, AF_CONV])
@@ -89,22 +86,23 @@ def test_zigzag_gemm_and_conv_evaluate() -> None:
     assert conv[("glb", "I")] == (72, 72, 0)
 
 
-def _same(a: dict, b: dict) -> None:
-    for key in ("space_stamp", "time_stamp"):
-        assert isl.Map(a[key]).is_equal(isl.Map(b[key]))
-    assert a.get("tiles", {}).keys() == b.get("tiles", {}).keys()
-    for level, text in a.get("tiles", {}).items():
-        assert isl.Map(text).is_equal(isl.Map(b["tiles"][level]))
+def _same(first: Imported, again: Imported) -> None:
+    a, b = first.specs.require_dataflow(), again.specs.require_dataflow()
+    assert isl.Map(a.space_stamp).is_equal(isl.Map(b.space_stamp))
+    assert isl.Map(a.time_stamp).is_equal(isl.Map(b.time_stamp))
+    assert a.tiles.keys() == b.tiles.keys()
+    for level, text in a.tiles.items():
+        assert isl.Map(text).is_equal(isl.Map(b.tiles[level]))
 
 
 @pytest.mark.parametrize("path", [AF_GEMM, AF_CONV])
 def test_accelforge_round_trip(path: Path, tmp_path: Path) -> None:
     first = read_accelforge(path)
-    doc = write_accelforge(ProblemSpecs(*_specs(first)))
+    doc = write_accelforge(first.specs)
     (tmp_path / "spec.yaml").write_text(dump(doc))
     again = read_accelforge(tmp_path / "spec.yaml")
-    _same(first.dataflow, again.dataflow)
-    assert isl.Set(first.workload["domain"]).is_equal(isl.Set(again.workload["domain"]))
+    _same(first, again)
+    assert isl.Set(first.specs.workload.domain).is_equal(isl.Set(again.specs.workload.domain))
 
 
 @pytest.mark.parametrize("files, tiles", [(ZZ_GEMM, True), (ZZ_CONV, False)])
@@ -113,15 +111,16 @@ def test_zigzag_round_trip(files: tuple[Path, Path, Path], tiles: bool, tmp_path
     # operand (tenet's levels do), so the tiles come back equal only when that allocation is
     # the same (the GEMM's; the conv's register, shared by three operands, holds less).
     first = read_zigzag(*files)
-    docs = write_zigzag(ProblemSpecs(*_specs(first)))
+    docs = write_zigzag(first.specs)
     write_specs(tmp_path, docs)
     again = read_zigzag(
         tmp_path / "workload.yaml", tmp_path / "accelerator.yaml", tmp_path / "mapping.yaml"
     )
-    assert isl.Map(first.dataflow["space_stamp"]).is_equal(isl.Map(again.dataflow["space_stamp"]))
-    assert isl.Map(first.dataflow["time_stamp"]).is_equal(isl.Map(again.dataflow["time_stamp"]))
+    flows = first.specs.require_dataflow(), again.specs.require_dataflow()
+    assert isl.Map(flows[0].space_stamp).is_equal(isl.Map(flows[1].space_stamp))
+    assert isl.Map(flows[0].time_stamp).is_equal(isl.Map(flows[1].time_stamp))
     if tiles:
-        _same(first.dataflow, again.dataflow)
+        _same(first, again)
 
 
 def test_export_refuses_a_skew() -> None:
@@ -130,7 +129,7 @@ def test_export_refuses_a_skew() -> None:
     a = load_architecture("systolic-2d-8x8")
     d = load_dataflow("gemm-os-systolic", architecture=a)
     with pytest.raises(NotALoopNestError, match=r"adds the PE coordinates .* systolic skew"):
-        write_accelforge(ProblemSpecs(load_workload("gemm"), a, d, {"M": 8, "N": 8, "K": 4}))
+        write_accelforge(Specs(load_workload("gemm"), a, d, {"M": 8, "N": 8, "K": 4}))
 
 
 def test_accelforge_missing_key(tmp_path: Path) -> None:
@@ -235,13 +234,13 @@ def test_bypass_unknown_tensor() -> None:
     from tenet.errors import UnknownTensorError
     from tenet.metrics.memory import evaluate_memory
 
-    imported = read_accelforge(AF_GEMM)
-    assert imported.dataflow["keep"] == {"Register": ["Z"]}
-    imported.dataflow["keep"]["Register"] = ["Q"]
+    w, a, d = _specs(read_accelforge(AF_GEMM))
+    assert d.keep == {"Register": ("Z",)}
     with pytest.raises(UnknownTensorError, match="keep.Register: tensor 'Q' is not in"):
-        load_problem(*_specs(imported))
-    del imported.dataflow["keep"]
-    imported.architecture["levels"][2]["tensors"] = ["Q"]
-    w, a, d = _specs(imported)
+        load_problem(w, a, d.model_copy(update={"keep": {"Register": ("Q",)}}))
+    levels = list(a.levels)
+    levels[2] = levels[2].model_copy(update={"tensors": ("Q",)})
+    a = a.model_copy(update={"levels": tuple(levels)})
+    d = d.model_copy(update={"keep": {}})
     with pytest.raises(UnknownTensorError, match="Q"):
         evaluate_memory(load_problem(w, a, d))

@@ -38,10 +38,8 @@ from tenet.peers.compare import (
     tenet_figures,
 )
 from tenet.peers.files import dump, read_peer_yaml, write_specs
-from tenet.peers.specs import Imported, ProblemSpecs
+from tenet.peers.specs import Imported
 from tenet.peers.zigzag import read_zigzag, write_zigzag
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
-from tests.peers.test_places import _problem
 
 pytestmark = pytest.mark.peers
 
@@ -95,8 +93,7 @@ def _check_rows(
     the brute-force walk of the tiles (each tensor alone, on the levels that keep it). On a
     mapping too large for the walk, the scaled-down copy's rows (``small``) differ on the same
     rows for the same reasons (its own round trip walks them)."""
-    work = WorkloadSpec.from_mapping(imported.workload)
-    arch = ArchitectureSpec.from_mapping(imported.architecture)
+    work, arch = imported.specs.workload, imported.specs.architecture
     for row in rows:
         if (row.reads, row.writes) != (row.reads_peer, row.writes_peer):
             assert row.reason_accesses, row
@@ -113,8 +110,9 @@ def _check_rows(
             update={"levels": tuple(lv for lv in arch.levels if lv.name in kept)}
         )
         tiles = {k: v for k, v in tensor_tiles(imported.nest, row.tensor).items() if k in kept}
-        flow = DataflowSpec.from_mapping({**imported.dataflow, "tiles": tiles, "places": {}})
-        flow = flow.model_copy(update={"tensors": (row.tensor,)})
+        flow = imported.specs.require_dataflow().model_copy(
+            update={"tiles": tiles, "places": {}, "tensors": (row.tensor,)}
+        )
         figures, _ = reference_memory(work, arch_t, flow)
         ref = figures[(row.level, row.tensor)]
         assert (ref.fills, ref.writebacks) == (row.fills, row.writebacks), row
@@ -132,7 +130,7 @@ def _small(
 def _eval_equals_nest(imported: Imported) -> None:
     """``tenet eval`` of the imported specs (each tensor at its own place) counts what the
     comparison counts."""
-    records = {(r.level, r.tensor): r for r in evaluate_memory(_problem(imported)).records}
+    records = {(r.level, r.tensor): r for r in evaluate_memory(imported.problem).records}
     for key, r in tenet_figures(imported).items():
         assert (records[key].fills, records[key].writebacks) == (r.fills, r.writebacks), key
 
@@ -169,13 +167,8 @@ def test_roundtrip_accelforge_export(name: str, peers_python: str, tmp_path: Pat
     spec = str(MAPPINGS / f"accelforge-{name}.yaml")
     imported = read_accelforge(spec)
     write_specs(tmp_path / "specs", imported.documents())
-    specs = ProblemSpecs(
-        *load_specs(
-            *(
-                str(tmp_path / "specs" / f"{k}.yaml")
-                for k in ("workload", "architecture", "dataflow")
-            )
-        )
+    specs = load_specs(
+        *(str(tmp_path / "specs" / f"{k}.yaml") for k in ("workload", "architecture", "dataflow"))
     )
     exported = tmp_path / "exported.yaml"
     exported.write_text(ACCELFORGE_UNITS + dump(write_accelforge(specs)))
@@ -211,7 +204,7 @@ def test_roundtrip_zigzag_files(name: str, peers_python: str) -> None:
         and r.reason_accesses.count(";") == 1
         for r in rows
     ):
-        energy = {lv["name"]: lv["energy_read"] for lv in imported.architecture["levels"]}
+        energy = {lv.name: lv.energy_read for lv in imported.specs.architecture.levels}
         at_mac = sum(
             (r.reads_peer - r.reads) * energy[r.level]
             for r in rows
@@ -225,13 +218,8 @@ def test_roundtrip_zigzag_export(name: str, peers_python: str, tmp_path: Path) -
     files = _zigzag_files(name)
     imported = read_zigzag(*files)
     write_specs(tmp_path / "specs", imported.documents())
-    specs = ProblemSpecs(
-        *load_specs(
-            *(
-                str(tmp_path / "specs" / f"{k}.yaml")
-                for k in ("workload", "architecture", "dataflow")
-            )
-        )
+    specs = load_specs(
+        *(str(tmp_path / "specs" / f"{k}.yaml") for k in ("workload", "architecture", "dataflow"))
     )
     write_specs(tmp_path / "zz", write_zigzag(specs), ZIGZAG_UNITS)
     exported = [str(tmp_path / "zz" / f"{k}.yaml") for k in ("workload", "accelerator", "mapping")]
@@ -255,9 +243,8 @@ def test_roundtrip_zigzag_export(name: str, peers_python: str, tmp_path: Path) -
 
 
 def test_roundtrip_tenet_best_to_accelforge(peers_python: str, tmp_path: Path) -> None:
-    specs = ProblemSpecs(
-        *load_specs("gemm", "simba", str(MAPPINGS / "tenet-gemm-best.yaml")),
-        {"M": 8, "N": 8, "K": 8},
+    specs = load_specs(
+        "gemm", "simba", str(MAPPINGS / "tenet-gemm-best.yaml"), {"M": 8, "N": 8, "K": 8}
     )
     exported = tmp_path / "best.yaml"
     exported.write_text(ACCELFORGE_UNITS + dump(write_accelforge(specs)))
@@ -268,9 +255,8 @@ def test_roundtrip_tenet_best_to_accelforge(peers_python: str, tmp_path: Path) -
 
 
 def test_roundtrip_tenet_best_to_zigzag(peers_python: str, tmp_path: Path) -> None:
-    specs = ProblemSpecs(
-        *load_specs("gemm", "simba", str(MAPPINGS / "tenet-gemm-best.yaml")),
-        {"M": 8, "N": 8, "K": 8},
+    specs = load_specs(
+        "gemm", "simba", str(MAPPINGS / "tenet-gemm-best.yaml"), {"M": 8, "N": 8, "K": 8}
     )
     write_specs(tmp_path, write_zigzag(specs), ZIGZAG_UNITS)
     files = [str(tmp_path / f"{k}.yaml") for k in ("workload", "accelerator", "mapping")]

@@ -1,8 +1,9 @@
 """The peers' own searches run from tenet: the input files written without a mapping are what
 each peer expects, a canned best of each peer reads back into a dataflow that tenet evaluates
 (figures by hand), ZigZag's allocation of loops to memories is the peer's, a time budget
-stops the peer. Tests marked ``peers`` run both searches on a small GEMM and check the
-imported best against the peer's own counts."""
+stops the peer. Tests marked ``peers`` run both searches on a small GEMM, by latency and by
+energy, and round-trip each best: imported, counted against the peer's own counts, exported
+back by tenet's writers and evaluated by the peer again, its DRAM figures tenet's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import islpy as isl
 import pytest
 
+from tenet import load_specs
 from tenet.peers import (
     ACCELFORGE_UNITS,
     ZIGZAG_UNITS,
@@ -27,11 +29,18 @@ from tenet.peers.compare import (
     _run,
     compare_accelforge,
     compare_zigzag,
+    run_accelforge,
     run_zigzag,
 )
-from tenet.peers.files import dump
-from tenet.peers.search import ACCELFORGE_FILE, ZIGZAG_FILES, accelforge_best, zigzag_best
-from tenet.peers.specs import ProblemSpecs
+from tenet.peers.files import dump, write_specs
+from tenet.peers.search import (
+    ACCELFORGE_FILE,
+    ZIGZAG_FILES,
+    Objective,
+    accelforge_best,
+    zigzag_best,
+)
+from tenet.peers.specs import Imported
 from tenet.peers.zigzag import (
     LayerMapping,
     allocate,
@@ -41,8 +50,8 @@ from tenet.peers.zigzag import (
     read_zigzag_mapping,
     write_zigzag,
 )
-from tenet.spec import ArchitectureSpec, load_workload
-from tests.peers.test_roundtrip import _check_rows
+from tenet.spec import ArchitectureSpec, Specs, load_workload
+from tests.peers.test_roundtrip import _check_rows, _elements
 
 GEMM = {"M": 32, "N": 32, "K": 32}
 
@@ -108,8 +117,8 @@ ACCELFORGE_NODES: list[dict[str, Any]] = [
 ]
 
 
-def _problem() -> ProblemSpecs:
-    return ProblemSpecs(load_workload("gemm"), SMALL, None, GEMM)
+def _problem() -> Specs:
+    return Specs(load_workload("gemm"), SMALL, None, GEMM)
 
 
 def _zigzag_files(tmp_path: Path, answer: dict[str, Any]) -> list[Path]:
@@ -145,7 +154,7 @@ def test_zigzag_input_without_mapping() -> None:
 
 def test_zigzag_input_plain_subscripts() -> None:
     # Pointwise's I[c, 1 * ox, 1 * oy]: unit coefficients are plain loop indices for ZigZag.
-    docs = write_zigzag(ProblemSpecs(load_workload("pointwise"), SMALL, None, {"OX": 4, "OY": 4}))
+    docs = write_zigzag(Specs(load_workload("pointwise"), SMALL, None, {"OX": 4, "OY": 4}))
     assert docs["workload"][0]["equation"] == "O[k][ox][oy]+=I[c][ox][oy]*W[k][c]"
 
 
@@ -189,11 +198,11 @@ def test_zigzag_best_allocation_is_zigzags(tmp_path: Path) -> None:
 def test_zigzag_best_reads_and_evaluates(tmp_path: Path) -> None:
     paths = _zigzag_files(tmp_path, ZIGZAG_ANSWER)
     imported = read_zigzag(*paths)
-    flow = imported.dataflow
+    flow = imported.specs.require_dataflow()
     # k = 16 k2 + 4 p0 + k4 (K, 4 on D1 between K4 and K2), j = 8 p1 + 4 j2 + j4.
-    assert _equal(flow["space_stamp"], "{S[i, j, k] -> PE[floor(k / 4) mod 4, floor(j / 8)]}")
+    assert _equal(flow.space_stamp, "{S[i, j, k] -> PE[floor(k / 4) mod 4, floor(j / 8)]}")
     assert _equal(
-        flow["time_stamp"],
+        flow.time_stamp,
         "{S[i, j, k] -> T[floor(i / 4), i mod 4, floor(k / 16), k mod 4, "
         "floor(j / 4) mod 2, j mod 4]}",
     )
@@ -217,7 +226,7 @@ def test_accelforge_best_reads_and_evaluates(tmp_path: Path) -> None:
     imported = read_accelforge(spec)
     # k = 16 k1 + 8 (d1) + 2 (d0) + k0; i = 2 i1 + (d1); the d1 axis mixes k's and i's digits.
     assert _equal(
-        imported.dataflow["space_stamp"],
+        imported.specs.require_dataflow().space_stamp,
         "{S[i, j, k] -> PE[floor(k / 2) mod 4, 2 * (floor(k / 8) mod 2) + i mod 2]}",
     )
     search = PeerSearch("accelforge", "latency", 0.0, 1, None, None, {}, imported)
@@ -265,17 +274,25 @@ def test_search_without_peer() -> None:
         search_zigzag(None, load_workload("gemm"), SMALL, GEMM)
 
 
+def _specs_back(imported: Imported, directory: Path) -> Specs:
+    """The specs of an imported best as tenet writes them (``tenet import``) and reads them."""
+    write_specs(directory, imported.documents())
+    parts = ("workload", "architecture", "dataflow")
+    return load_specs(*(str(directory / f"{k}.yaml") for k in parts))
+
+
 @pytest.mark.peers
-def test_search_zigzag_small(peers_python: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("objective", ["latency", "energy"])
+def test_search_zigzag_small(peers_python: str, tmp_path: Path, objective: Objective) -> None:
     workload = load_workload("gemm")
     # One spatial mapping (ZigZag's most utilising) keeps the search short.
     found = search_zigzag(
-        peers_python, workload, SMALL, GEMM, objective="latency", spatial_mappings=1
+        peers_python, workload, SMALL, GEMM, objective=objective, spatial_mappings=1
     )
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
     paths = [str(p) for p in found.write(tmp_path)]
-    assert read_zigzag(*paths).dataflow == found.imported.dataflow
+    assert read_zigzag(*paths).specs.dataflow == found.imported.specs.dataflow
     # ZigZag on the written files: the same mapping (its energy), the same allocation.
     peer = run_zigzag(peers_python, *paths)
     assert peer["energy"] == pytest.approx(found.energy, rel=1e-9)
@@ -293,20 +310,38 @@ def test_search_zigzag_small(peers_python: str, tmp_path: Path) -> None:
     rows = compare_zigzag(peers_python, *paths)
     _check_rows(found.imported, rows)
     figures = evaluate_best(found, workload, SMALL, GEMM)
+    assert figures["fits"]
     dram = [r for r in rows if r.level == "dram"]
     assert figures["traffic_dram_elements"] == sum(r.reads + r.writes for r in dram)
     if all((r.reads, r.writes) == (r.reads_peer, r.writes_peer) for r in dram):
         assert figures["traffic_dram_elements"] == sum(r.reads_peer + r.writes_peer for r in dram)
+    # Exported back (tenet's specs of the best, written by tenet's exporter): ZigZag keeps
+    # the same loops in the same memories and moves the same data, DRAM's as tenet counts it.
+    back = tmp_path / "back"
+    write_specs(back, write_zigzag(_specs_back(found.imported, tmp_path / "specs")), ZIGZAG_UNITS)
+    exported = [str(back / name) for name in ZIGZAG_FILES]
+    again = run_zigzag(peers_python, *exported)
+    assert (again["levels"], again["loops"], again["moves"]) == (
+        peer["levels"],
+        peer["loops"],
+        peer["moves"],
+    )
+    dram_back = [r for r in compare_zigzag(peers_python, *exported) if r.level == "dram"]
+    assert [(r.tensor, r.reads_peer, r.writes_peer) for r in dram_back] == [
+        (r.tensor, r.reads_peer, r.writes_peer) for r in dram
+    ]
+    assert figures["traffic_dram_elements"] == sum(r.reads + r.writes for r in dram_back)
 
 
 @pytest.mark.peers
-def test_search_accelforge_small(peers_python: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("objective", ["latency", "energy"])
+def test_search_accelforge_small(peers_python: str, tmp_path: Path, objective: Objective) -> None:
     workload = load_workload("gemm")
-    found = search_accelforge(peers_python, workload, SMALL, GEMM, objective="latency")
+    found = search_accelforge(peers_python, workload, SMALL, GEMM, objective=objective)
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
     (path,) = found.write(tmp_path)
-    assert read_accelforge(path).dataflow == found.imported.dataflow
+    assert read_accelforge(path).specs.dataflow == found.imported.specs.dataflow
     rows = compare_accelforge(peers_python, str(path))
     _check_rows(found.imported, rows)
     # AccelForge's energy of its best is tenet's counts under its rules (refetch, the
@@ -317,6 +352,20 @@ def test_search_accelforge_small(peers_python: str, tmp_path: Path) -> None:
     figures = evaluate_best(found, workload, SMALL, GEMM)
     assert figures["latency_cycles"] == found.latency
     assert figures["fits"]
+    # Exported back (tenet's specs of the best, written by tenet's exporter): AccelForge
+    # counts the same actions at every level, DRAM's as tenet counts them.
+    exported = tmp_path / "exported.yaml"
+    specs = _specs_back(found.imported, tmp_path / "specs")
+    exported.write_text(ACCELFORGE_UNITS + dump(write_accelforge(specs)))
+    original, again = (
+        run_accelforge(peers_python, str(path)),
+        run_accelforge(peers_python, str(exported)),
+    )
+    assert _elements(str(exported), again["actions"]) == _elements(str(path), original["actions"])
+    assert again["energy"] == pytest.approx(original["energy"], rel=1e-3)
+    dram = [r for r in compare_accelforge(peers_python, str(exported)) if r.level == "dram"]
+    assert all((r.reads, r.writes) == (r.reads_peer, r.writes_peer) for r in dram), dram
+    assert figures["traffic_dram_elements"] == sum(r.reads_peer + r.writes_peer for r in dram)
 
 
 @pytest.mark.peers

@@ -103,6 +103,22 @@ def test_sweep_report_of_network_layers_names_them_and_draws_them(
     ]
 
 
+def test_sweep_report_of_one_workload_on_two_arrays_counts_them_right(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "two.html"
+    arrays = ["-a", "systolic-2d-8x8", "-a", "mesh4-8x8", "--workers", "1"]
+    sizes = ["-p", "M=4", "-p", "N=4", "-p", "K=4"]
+    code, _, _ = run(capsys, "sweep", "-w", "gemm", *arrays, *sizes, "--report", str(out))
+    assert code == 0
+    page = _page(out)
+    assert page.headings[0] == "gemm on 2 architectures"
+    assert "Best mapping per workload by latency: gemm on mesh4-8x8" in page.headings
+    # the zoo's energies are relative to one MAC, and say so
+    assert "energy MAC-relative" in page.tables[1][0]
+    assert "energy, MAC-relative" in out.read_text() and "one MAC = 1" not in out.read_text()
+
+
 def test_eval_network_report_has_each_layer_the_total_and_the_dataflow(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -50,8 +50,18 @@ def test_render_report_headers_carry_units() -> None:
     page = read_page(render_report(_report()))
     header, rows = page.tables[1]
     assert header[:2] == ["name", "latency cycles"]
-    assert header[2].startswith("energy energy units") and header[3] == "utilisation ratio"
+    # no energy_unit column: the energy's unit is not known
+    assert header[2] == "energy see energy_unit" and header[3] == "utilisation ratio"
     assert [r[0] for r in rows] == ["os", "ws"]
+
+
+def test_render_report_energy_header_names_the_table_unit() -> None:
+    table = pd.DataFrame({"energy": [1.5], "edp": [3.0], "energy_unit": ["pJ"]})
+    header, _ = read_page(render_report(Report("t", {}, [("best", table)]))).tables[1]
+    assert header[:2] == ["energy pJ", "edp pJ x cycles"]
+    mixed = pd.DataFrame({"energy": [1.5, 2.0], "energy_unit": ["pJ", "MAC"]})
+    header, _ = read_page(render_report(Report("t", {}, [("best", mixed)]))).tables[1]
+    assert header[0] == "energy see energy_unit"
 
 
 def test_render_report_numbers_sort_by_their_exact_value() -> None:

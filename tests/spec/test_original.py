@@ -36,8 +36,8 @@ def _check_pe_array_loads(path: Path) -> None:
 
 
 def _check_experiment_loads(path: Path) -> None:
-    experiment = read_experiment(path)
-    assert experiment.workload.source and experiment.dataflow.source
+    specs = read_experiment(path).specs
+    assert specs.workload.source and specs.require_dataflow().source
 
 
 @pytest.mark.parametrize("relative", STATEMENTS)
@@ -92,9 +92,9 @@ def test_original_statement_groups_several_maps_of_one_tensor() -> None:
 
 
 def test_original_experiment_paths_are_relative_to_the_data_root() -> None:
-    experiment = read_experiment(EXAMPLES / "experiment" / "experiment_1")
-    assert Path(experiment.workload.source or "").resolve() == (EXAMPLES / "gemm.s").resolve()
-    assert experiment.dataflow.name == "gemm_os"
+    specs = read_experiment(EXAMPLES / "experiment" / "experiment_1").specs
+    assert Path(specs.workload.source or "").resolve() == (EXAMPLES / "gemm.s").resolve()
+    assert specs.require_dataflow().name == "gemm_os"
 
 
 # -- the original's own files ----------------------------------------------------------------

@@ -41,7 +41,8 @@ def test_cli_eval_network_prints_layers_and_totals(capsys: pytest.CaptureFixture
     )
     lines = out.splitlines()
     assert code == 0 and lines[0] == "alexnet on systolic-2d-16x16"
-    assert [line.split()[0] for line in lines[3:]] == [
+    assert lines[1].split()[:2] == ["layer", "workload"]
+    assert [line.split()[0] for line in lines[2:]] == [
         "conv1", "conv2", "conv3", "conv4", "conv5", "fc6", "fc7", "fc8", "total"
     ]  # fmt: skip
     # Total MACs of AlexNet (see test_zoo_alexnet_multiply_adds): 724,406,816.

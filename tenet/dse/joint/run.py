@@ -50,6 +50,7 @@ from tenet.model.problem import Problem
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
+    Specs,
     WorkloadSpec,
     load_architecture,
     load_workload,
@@ -164,12 +165,12 @@ def _decode(text: str) -> SubtreeResult:
 
 @lru_cache(maxsize=8)
 def _problem(context: str, mapping: str) -> tuple[Problem, int]:
-    c = json.loads(context)
+    specs = Specs.from_json(json.loads(context)["specs"])
     problem = load_problem(
-        WorkloadSpec.model_validate_json(c["workload"]),
-        ArchitectureSpec.model_validate_json(c["architecture"]),
+        specs.workload,
+        specs.architecture,
         DataflowSpec.model_validate_json(mapping),
-        c["params"],
+        specs.bound,
     )
     return problem, occupancy(problem).latency_compute
 
@@ -272,8 +273,9 @@ def joint_search(
     start, cpu_start = time.monotonic(), time.process_time()
     w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
     a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
-    bound = {**w.params, **(params or {})}
-    specs, computes, ranked = _mappings_and_floors(w, a, bound, mappings)
+    given = Specs(w, a, None, params or {})
+    bound = given.bound
+    specs, computes, ranked = _mappings_and_floors(given, mappings)
     first = load_problem(w, a, specs[0], bound)
     checked = (space or TilingSpace()).checked(first)
     choices = _choices(a.levels, list(w.accesses), bypass)
@@ -342,9 +344,7 @@ def joint_search(
     )
     context = json.dumps(
         {
-            "workload": w.model_dump_json(),
-            "architecture": a.model_dump_json(),
-            "params": bound,
+            "specs": given.to_json(),
             "space": checked.to_dict(),
             "objective": objective,
             "budget": budget,
@@ -430,18 +430,16 @@ search."""
 
 
 def _mappings_and_floors(
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    bound: Mapping[str, int],
-    mappings: Sequence[str | DataflowSpec] | None,
+    given: Specs, mappings: Sequence[str | DataflowSpec] | None
 ) -> tuple[list[DataflowSpec], list[int], list[int]]:
     """Return the array mappings searched, a lower bound of each one's compute latency
     (cycles) and the positions of those the micro model ranks best: for the design space's
     mappings :func:`compute_floor`, without counting them, and
     :func:`tenet.dse.tiling.constructive.rank_mappings`; for mappings given by name or spec
     their exact compute latency, and none ranked."""
+    workload, architecture, bound = given.workload, given.architecture, given.bound
     if mappings is None:
-        space = DesignSpace(workload, architecture, bound, SpaceOptions())
+        space = DesignSpace(given, SpaceOptions())
         candidates = list(space)
         if not candidates:
             raise CapacityError("the design space has no array mapping")
@@ -452,7 +450,7 @@ def _mappings_and_floors(
         position = {c.index: k for k, c in enumerate(candidates)}
         ranked = [position[c.index] for c in rank_mappings(space, candidates, _SEEDED)]
         return specs, floors, ranked
-    specs = [load_specs(workload, architecture, m)[2] for m in mappings]
+    specs = [load_specs(workload, architecture, m).require_dataflow() for m in mappings]
     problems = [load_problem(workload, architecture, d, bound) for d in specs]
     return specs, [occupancy(p).latency_compute for p in problems], []
 
@@ -685,8 +683,7 @@ def compute_floor(mapping: AffineMapping, instances: int, instances_per_step: in
     Examples
     --------
     >>> from tenet.spec import load_architecture, load_workload
-    >>> space = DesignSpace(load_workload("gemm"), load_architecture("systolic-levels-8x8"),
-    ...                     {"M": 64, "N": 64, "K": 64}, SpaceOptions())
+    >>> space = DesignSpace.build("gemm", "systolic-levels-8x8", {"M": 64, "N": 64, "K": 64})
     >>> c = next(iter(space))
     >>> c.name, compute_floor(c.mapping, 64**3)
     ('PE[floor(i/8), i % 8] T[j, k]', 4096)
@@ -759,8 +756,9 @@ def constructive_certificate(
     gap says how far the constructive best may be from the optimum."""
     w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
     a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
-    bound = {**w.params, **(params or {})}
-    space = DesignSpace(w, a, bound, options or SpaceOptions())
+    given = Specs(w, a, None, params or {})
+    bound = given.bound
+    space = DesignSpace(given, options or SpaceOptions())
     candidates = list(space)
     first = load_problem(w, a, candidates[0].spec(), bound)
     instances = count(first.workload.domain)

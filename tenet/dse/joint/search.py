@@ -146,12 +146,15 @@ def _need_bound(
     spread: Sequence[int] | None = None,
     spans: Mapping[str, Sequence[int]] | None = None,
 ) -> int:
-    """Return a lower bound on the largest tile of ``level`` with these sizes: the data tile
-    of every tensor it keeps (``keep``; None: all) whose subscripts are one loop each (the
+    """Return a lower bound on the need of ``level`` with these sizes: the data tile of
+    every tensor it keeps (``keep``; None: all) whose subscripts are one loop each (the
     others count 0), each tensor's tile with ``spans`` (its sizes where its copy spans some
     of the band's loops); 0 for a level split per tensor. A per-PE level needs ``spread``
     (per loop, the PEs its values spread over, the array a grid of per-loop coordinates):
-    some PE takes at least ``ceil(size / spread)`` values of each loop (else 0)."""
+    some PE takes at least ``ceil(size / spread)`` values of each loop (else 0). The shares
+    add up as in the level's need (each tensor's copy at its own place at the same moment,
+    ``docs/memory.md``): every tensor's first tile is held at the first moment, in the same
+    PEs."""
     if context.levels[level].split or (context.levels[level].per_pe and spread is None):
         return 0
     per_pe = spread if context.levels[level].per_pe else None

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from tenet.dse.ranking.objectives import feasible, objective, pareto_front
 from tenet.report.designspace import plot_pareto
+from tenet.report.tables import axis_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,6 +40,6 @@ def draw_pareto(
         first.column,
         second.column,
         ax,
-        xlabel=first.description,
-        ylabel=second.description,
+        xlabel=axis_label(first.column, results, first.description.split(",")[0]),
+        ylabel=axis_label(second.column, results, second.description.split(",")[0]),
     )

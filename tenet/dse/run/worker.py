@@ -19,8 +19,7 @@ from tenet.metrics.assessment import assess_problem
 from tenet.metrics.design import Cutoff, SharedCounts
 from tenet.model import Architecture, Dataflow, Problem, Workload
 from tenet.model.legality import Dependence, check_dependences, dependences
-from tenet.model.problem import bind_specs
-from tenet.spec import ArchitectureSpec, WorkloadSpec
+from tenet.spec import Specs
 from tenet.vocab import Neighbourhood, column
 
 __all__ = [
@@ -58,20 +57,16 @@ class Context:
     @classmethod
     def make(
         cls,
-        workload: WorkloadSpec,
-        architecture: ArchitectureSpec,
-        params: dict[str, int],
+        specs: Specs,
         reductions: tuple[str, ...],
         neighbourhood: Neighbourhood = "links",
     ) -> Context:
-        """Serialise the specs, the parameter values, the reductions and the neighbourhood
-        of the unique volume."""
+        """Serialise the specs (workload, architecture and size parameters), the reductions
+        and the neighbourhood of the unique volume."""
         return cls(
             json.dumps(
                 {
-                    "workload": workload.model_dump(mode="json"),
-                    "architecture": architecture.model_dump(mode="json"),
-                    "params": dict(sorted(params.items())),
+                    "specs": specs.to_json(),
                     "reductions": list(reductions),
                     "neighbourhood": neighbourhood,
                 },
@@ -97,16 +92,12 @@ class _Parsed:
 @lru_cache(maxsize=8)
 def _parse(text: str) -> _Parsed:
     data = json.loads(text)
-    params = data["params"]
-    workload, architecture, _ = bind_specs(
-        WorkloadSpec.model_validate(data["workload"]),
-        ArchitectureSpec.model_validate(data["architecture"]),
-        None,
-        params,
-    )
+    specs = Specs.from_json(data["specs"])
+    params = specs.bound
+    workload = Workload.from_spec(specs.workload, params)
     return _Parsed(
         workload,
-        architecture,
+        Architecture.from_spec(specs.architecture, params),
         params,
         dependences(workload, data["reductions"]),
         data["neighbourhood"],
@@ -149,8 +140,12 @@ def _evaluate_one(
         values = tuple(sorted(parsed.params.items()))
         dataflow = Dataflow(name, _stamp(space_stamp, values), _stamp(time_stamp, values))
         # design-space candidates place every instance once inside the array by construction
-        problem = Problem.placed(
-            parsed.workload, parsed.architecture, dataflow, neighbourhood=parsed.neighbourhood
+        problem = Problem(
+            parsed.workload,
+            parsed.architecture,
+            dataflow,
+            neighbourhood=parsed.neighbourhood,
+            placed=True,
         )
 
         def figures() -> dict[str, Any]:
@@ -179,8 +174,9 @@ def evaluate_tasks(
     Examples
     --------
     >>> from tenet.spec import load_workload, load_architecture
-    >>> ctx = Context.make(load_workload("gemm"), load_architecture("systolic-2d-8x8"),
-    ...                    {"M": 8, "N": 8, "K": 8}, ("C",))
+    >>> specs = Specs(load_workload("gemm"), load_architecture("systolic-2d-8x8"), None,
+    ...               {"M": 8, "N": 8, "K": 8})
+    >>> ctx = Context.make(specs, ("C",))
     >>> [row] = evaluate_tasks(ctx.text, [(0, "os", "{S[i,j,k] -> PE[i, j]}",
     ...                                    "{S[i,j,k] -> T[i + j + k]}")])
     >>> row["status"], row["latency_compute_cycles"]

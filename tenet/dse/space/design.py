@@ -45,10 +45,10 @@ from tenet.dse.space.movement import (
 from tenet.dse.space.symmetry import automorphisms
 from tenet.errors import SpecError
 from tenet.model import Architecture, Workload
-from tenet.model.problem import bind_specs
 from tenet.spec import (
     ArchitectureSpec,
     DataflowSpec,
+    Specs,
     WorkloadSpec,
     load_architecture,
     load_workload,
@@ -204,9 +204,9 @@ class DesignSpace:
     'PE[i % 8, j % 8] T[floor(i/8), floor(j/8), k]'
     """
 
-    workload_spec: WorkloadSpec
-    architecture_spec: ArchitectureSpec
-    params: Mapping[str, int]
+    specs: Specs
+    """The workload and the architecture (no dataflow: the space is of dataflows) and the
+    size parameters."""
     options: SpaceOptions
 
     @classmethod
@@ -218,31 +218,24 @@ class DesignSpace:
         options: SpaceOptions | None = None,
     ) -> DesignSpace:
         """Make the space from specs, files or zoo names; ``params`` bind size parameters."""
-        w, a = load_workload(workload), load_architecture(architecture)
-        return cls(w, a, {**w.params, **(params or {})}, options or SpaceOptions())
+        specs = Specs(load_workload(workload), load_architecture(architecture), None, params or {})
+        return cls(specs, options or SpaceOptions())
 
     # -- the model ----------------------------------------------------------------------------
     @cached_property
-    def _bound(self) -> tuple[Workload, Architecture]:
-        workload, architecture, _ = bind_specs(
-            self.workload_spec, self.architecture_spec, None, self.params
-        )
-        return workload, architecture
-
-    @property
     def workload(self) -> Workload:
         """The workload with its parameters bound."""
-        return self._bound[0]
+        return Workload.from_spec(self.specs.workload, self.specs.bound)
 
-    @property
+    @cached_property
     def architecture(self) -> Architecture:
         """The architecture with its parameters bound."""
-        return self._bound[1]
+        return Architecture.from_spec(self.specs.architecture, self.specs.bound)
 
     @cached_property
     def instances_per_step(self) -> int:
         """Instances one PE may run per time-stamp."""
-        return self.options.instances_per_step or self.architecture_spec.instances_per_step
+        return self.options.instances_per_step or self.specs.architecture.instances_per_step
 
     @cached_property
     def loops(self) -> tuple[str, ...]:
@@ -256,12 +249,12 @@ class DesignSpace:
     @cached_property
     def extents(self) -> tuple[int, ...]:
         """Extent of each loop (its bounding box; loops start at 0)."""
-        return _box(self.workload.domain, self.workload_spec, "domain", "loop")
+        return _box(self.workload.domain, self.specs.workload, "domain", "loop")
 
     @cached_property
     def pe_sizes(self) -> tuple[int, ...]:
         """Size of each PE dimension."""
-        return _box(self.architecture.pe_set, self.architecture_spec, "pe", "PE dimension")
+        return _box(self.architecture.pe_set, self.specs.architecture, "pe", "PE dimension")
 
     @cached_property
     def directions(self) -> dict[TensorName, tuple[tuple[int, ...], ...]]:

@@ -144,7 +144,8 @@ def find(space: DesignSpace, dataflow: DataflowSpec) -> AffineMapping | None:
     'PE[i % 8, j % 8] T[floor(j/8), floor(i/8), i % 8 + j % 8 + k]'
     """
     workload = space.workload
-    target = Dataflow.from_spec(dataflow, space.params)
+    bound = space.specs.bound
+    target = Dataflow.from_spec(dataflow, bound)
     domain = workload.domain
     samples = space.samples
     pe = _Stamp(target.space_stamp.intersect_domain(domain))
@@ -175,7 +176,7 @@ def find(space: DesignSpace, dataflow: DataflowSpec) -> AffineMapping | None:
                         continue
                     if _ranks([mapping.stamps(p)[1] for p in samples]) != ranks:
                         continue
-                    mine = Dataflow.from_spec(mapping.spec(), space.params)
+                    mine = Dataflow.from_spec(mapping.spec(), bound)
                     if equivalent(workload, mine, target, space.symmetries):
                         return space.canonical(mapping)
     return None

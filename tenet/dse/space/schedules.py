@@ -15,7 +15,7 @@ import pandas as pd
 
 from tenet.dse.run.worker import Context, evaluate_tasks
 from tenet.schedule.projection import spacetime_mappings
-from tenet.spec import ArchitectureSpec, WorkloadSpec, load_architecture, load_workload
+from tenet.spec import ArchitectureSpec, Specs, WorkloadSpec, load_architecture, load_workload
 from tenet.vocab import Neighbourhood
 
 __all__ = ["explore_schedule"]
@@ -43,13 +43,13 @@ def explore_schedule(
     >>> rows[["name", "status", "latency_compute_cycles"]].values.tolist()[1]
     ['PE[i + j] T[i]', 'ok', 8]
     """
-    w, a = load_workload(workload), load_architecture(architecture)
-    bound = {**w.params, **(params or {})}
+    given = Specs(load_workload(workload), load_architecture(architecture), None, params or {})
+    w, a = given.workload, given.architecture
     chosen = tuple(w.reductions if reductions is None else reductions)
-    mappings = spacetime_mappings(w, a, bound, reductions=chosen, reuse=reuse)
-    specs = [m.spec() for m in mappings]
-    context = Context.make(w, a, bound, chosen, neighbourhood)
-    tasks = [(k, s.name, s.space_stamp, s.time_stamp) for k, s in enumerate(specs)]
+    mappings = spacetime_mappings(w, a, given.params, reductions=chosen, reuse=reuse)
+    dataflows = [m.spec() for m in mappings]
+    context = Context.make(given, chosen, neighbourhood)
+    tasks = [(k, d.name, d.space_stamp, d.time_stamp) for k, d in enumerate(dataflows)]
     rows = evaluate_tasks(context.text, tasks)
     table = pd.DataFrame(rows)
     table.insert(0, "architecture", a.name)
@@ -57,7 +57,7 @@ def explore_schedule(
     table["origin"] = [m.origin for m in mappings]
     table["data_centric"] = [m.rectangular for m in mappings]
     table["scratchpad"] = "-"
-    table["space_stamp"] = [s.space_stamp for s in specs]
-    table["time_stamp"] = [s.time_stamp for s in specs]
+    table["space_stamp"] = [d.space_stamp for d in dataflows]
+    table["time_stamp"] = [d.time_stamp for d in dataflows]
     table["bandwidth_elements_per_cycle"] = a.bandwidth / a.bits_per_element
     return table

@@ -141,10 +141,10 @@ def micro_estimate(
             run *= digit.extent
         reloads = 2 if tensor in space.workload.writes else 1
         moved += Fraction(tiles * size * reloads, run)
-    arch = space.architecture_spec
+    arch = space.specs.architecture
     bandwidth = Fraction(arch.bandwidth, arch.bits_per_element)
     latency = max(Fraction(steps), moved / bandwidth)
-    reductions = set(space.workload_spec.reductions)
+    reductions = set(space.specs.workload.reductions)
     reduced = {
         dims[k]
         for k in range(len(dims))

@@ -16,11 +16,12 @@ from functools import lru_cache
 from math import factorial
 from typing import Any, Literal
 
-from tenet.api import load_problem, load_specs
+from tenet.api import load_specs
 from tenet.dse.run.engines import Engine, make_engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
 from tenet.dse.tiling.constructive import construct_tilings
+from tenet.dse.tiling.rtile import box_extents
 from tenet.dse.tiling.search import (
     SizesResult,
     TilingSearch,
@@ -38,7 +39,8 @@ from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import fraction_text
 from tenet.model.problem import Problem
 from tenet.model.tiling import tile_stamps
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
+from tenet.model.workload import Workload
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec, load_architecture
 from tenet.vocab import MemoryObjective, Strategy
 
 __all__ = [
@@ -85,14 +87,7 @@ def decode(text: str) -> SizesResult:
 
 @lru_cache(maxsize=4)
 def _problem(context: str) -> tuple[Problem, int]:
-    c = json.loads(context)
-    architecture = ArchitectureSpec.model_validate_json(c["architecture"])
-    problem = load_problem(
-        WorkloadSpec.model_validate_json(c["workload"]),
-        architecture,
-        DataflowSpec.model_validate_json(c["dataflow"]),
-        c["params"],
-    )
+    problem = Problem.from_specs(Specs.from_json(json.loads(context)["specs"]))
     return problem, occupancy(problem).latency_compute
 
 
@@ -127,6 +122,7 @@ def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSp
 
     Examples
     --------
+    >>> from tenet.api import load_problem
     >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 4, "N": 4, "K": 4})
     >>> check_tiling(p)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -141,15 +137,21 @@ def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSp
             f"no memory level inside the outermost to tile (levels: {', '.join(levels)})",
             source=problem.architecture.name,
         )
-    names, extents = loop_extents(problem)
+    _refuse_long_loops(*loop_extents(problem), checked.dims)
+    return checked
+
+
+def _refuse_long_loops(
+    names: Sequence[str], extents: Sequence[int], dims: Sequence[str] | None
+) -> None:
+    """Refuse a loop of ``dims`` (None: every loop) longer than :data:`MAX_TILED_EXTENT`."""
     for name, extent in zip(names, extents, strict=True):
-        if extent > MAX_TILED_EXTENT and (checked.dims is None or name in checked.dims):
+        if extent > MAX_TILED_EXTENT and (dims is None or name in dims):
             raise SpecError(
                 f"loop {name!r} runs {extent} iterations; tile sizes are searched for loops "
                 f"of at most {MAX_TILED_EXTENT}: give smaller sizes, or --dim without {name!r}",
                 source="--param",
             )
-    return checked
 
 
 TILING_AUTO_LIMIT = 500
@@ -193,17 +195,29 @@ def _strategy(
     return strategy
 
 
-def check_tile_levels(architecture: ArchitectureSpec, levels: Sequence[str]) -> None:
+def check_tile_levels(
+    architecture: ArchitectureSpec,
+    levels: Sequence[str],
+    workload: WorkloadSpec | None = None,
+    params: Mapping[str, int] | None = None,
+) -> None:
     """Refuse, naming ``--tile``, a level of ``levels`` that is not inside the outermost memory
-    level of ``architecture`` (checked before a search whose best mappings are then tiled).
+    level of ``architecture`` and, given the ``workload`` and its sizes ``params``, a loop
+    too long to search its tile sizes (checked before a search whose best mappings are then
+    tiled).
 
     Examples
     --------
-    >>> from tenet.spec import load_architecture
+    >>> from tenet.spec import load_architecture, load_workload
     >>> check_tile_levels(load_architecture("simba"), ["l9"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     tenet.errors.SpecError: --tile: simba has no memory level 'l9' to tile ...
+    >>> check_tile_levels(load_architecture("simba"), ["glb"], load_workload("gemm"),
+    ...                   {"M": 10**12})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: --param: loop 'i' runs 1000000000000 iterations; ...
     """
     inner = [level.name for level in architecture.levels][1:]
     for name in levels:
@@ -213,6 +227,11 @@ def check_tile_levels(architecture: ArchitectureSpec, levels: Sequence[str]) -> 
                 f"outermost: {', '.join(inner) or 'none'})",
                 source="--tile",
             )
+    if workload is not None:
+        bound = Workload.from_spec(
+            workload, Specs(workload, architecture, None, dict(params or {})).bound
+        )
+        _refuse_long_loops(*box_extents(bound), None)
 
 
 def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
@@ -221,7 +240,7 @@ def _identity(items: Iterable[Any], total: int | None = None) -> Iterable[Any]:
 
 def run_tiling(
     workload: str | WorkloadSpec,
-    arch: str,
+    arch: str | ArchitectureSpec,
     dataflow: str | DataflowSpec,
     params: Mapping[str, int] | None = None,
     space: TilingSpace | None = None,
@@ -251,8 +270,8 @@ def run_tiling(
     >>> found.candidates  # the divisors 1, 2, 4 of K = 4, one loop order each
     3
     """
-    w, a, d = load_specs(workload, arch, dataflow)
-    problem = load_problem(w, a, d, params)
+    specs = load_specs(workload, arch, dataflow, params)
+    problem = Problem.from_specs(specs)
     given = space
     space = check_tiling(problem, space)
     sizes, orders = _counts(problem, space)
@@ -272,10 +291,7 @@ def run_tiling(
         built = construct_tilings(problem, top_k=top_k, objective=objective)
         return TilingSearch(built[0], len(built), len(built), len(built))
     arguments = {
-        "workload": w.model_dump_json(),
-        "architecture": a.model_dump_json(),
-        "dataflow": d.model_dump_json(),
-        "params": dict(params or {}),
+        "specs": specs.to_json(),
         "space": space.to_dict(),
         "objective": objective,
     }

@@ -35,7 +35,7 @@ def test_sweep_layer_row_reproduced_by_eval_and_bettered_by_joint(
         *("--layers-plot", str(tmp_path / "layers.png"), "--format", "json"),
     )
     assert code == 0, err
-    row = json.loads(out)[0]
+    row = json.loads(out)["rows"][0]
     assert row["bound_latency_cycles"] <= row["latency_cycles"]
     dataflow = tmp_path / "layer.yaml"
     spec = {"version": 1, "name": "layer", "space_stamp": row["space_stamp"]}

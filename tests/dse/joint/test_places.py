@@ -10,18 +10,22 @@ from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 from itertools import product
+from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tenet.api import load_problem
 from tenet.dse.joint.run import joint_search
 from tenet.dse.joint.search import place_choices, space_size
 from tenet.dse.tiling.search import TilingSpace, tilings
 from tenet.mapping import place_maps, tile_maps
+from tenet.mapping.tiling import divisors
 from tenet.metrics.assessment import objective_value
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory, level_needs
-from tenet.spec import ArchitectureSpec, DataflowSpec
+from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
 from tenet.vocab import MemoryObjective
 
 ARCH = ArchitectureSpec.from_mapping(
@@ -202,3 +206,111 @@ def test_the_placing_bounds_never_exceed_a_place_that_fits() -> None:
                 continue
             exact = evaluate_memory(problem, compute, stamps, places)
             assert ordered.energy <= Fraction(exact.energy), (order, spans)
+
+
+@st.composite
+def placed_leaves(draw: st.DrawFn) -> tuple[Any, ...]:
+    """A small GEMM or convolution on a grid of PEs (the low digits of two loops), a register
+    file per PE (under a shared buffer or not) tiled by random nested divisors and orders,
+    and, when its tiles are single instances, each tensor's copy there above a random number
+    of the band's loops (:func:`place_choices`)."""
+    if draw(st.booleans()):
+        workload, dims = "gemm", ("i", "j", "k")
+        params = {p: draw(st.integers(1, 4)) for p in ("M", "N", "K")}
+        extents = (params["M"], params["N"], params["K"])
+    else:
+        workload, dims = "conv2d", ("k", "c", "ox", "oy", "rx", "ry")
+        params = {"K": draw(st.integers(1, 2)), "C": draw(st.integers(1, 2)), "OY": 1, "RY": 1}
+        params |= {"OX": draw(st.integers(1, 3)), "RX": draw(st.integers(1, 3))}
+        extents = tuple(params[d.upper()] for d in dims)
+    first, second = draw(st.permutations(range(len(dims))))[:2]
+    a, b = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    loops = ", ".join(dims)
+    time = ", ".join(
+        f"floor({d} / {a if n == first else b})" if n in (first, second) else d
+        for n, d in enumerate(dims)
+    )
+    flow = DataflowSpec(
+        name="grid",
+        space_stamp=f"{{S[{loops}] -> PE[{dims[first]} % {a}, {dims[second]} % {b}]}}",
+        time_stamp=f"{{S[{loops}] -> T[{time}]}}",
+    )
+    levels: list[dict[str, Any]] = [{"name": "dram"}]
+    if draw(st.booleans()):
+        levels.append({"name": "buffer"})
+    levels.append({"name": "rf", "per_pe": True})
+    arch = ArchitectureSpec.from_mapping(
+        {"name": "grid", "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}", "levels": levels}
+    )
+    bands, outside = [], extents
+    for level in [lv["name"] for lv in levels[1:]]:
+        single = level == "rf" and draw(st.booleans())
+        sizes = tuple(1 if single else draw(st.sampled_from(divisors(o))) for o in outside)
+        bands.append((level, sizes, tuple(draw(st.permutations(range(len(dims)))))))
+        outside = sizes if level != "rf" else outside
+    tensors = list(load_workload(workload).accesses)
+    choices = list(place_choices(bands[-1], outside, tensors))
+    spans = draw(st.sampled_from(choices)) if bands[-1][1] == (1,) * len(dims) else {}
+    return workload, arch, flow, params, dims, extents, bands, outside, spans
+
+
+@settings(max_examples=60)
+@given(placed_leaves())
+def test_the_need_bound_never_exceeds_the_need_with_places(case: tuple[Any, ...]) -> None:
+    # the register file's need bound from the array's spread (each tensor's copy over its
+    # places' loops) is at most the need counted exactly, each tensor at its own place at
+    # the same moment, and that need is the tile oracle's
+    from tenet.dse.joint.bounds import BoundContext
+    from tenet.dse.joint.search import _need_bound
+    from tenet.mapping import tiled_nest, to_stamps
+    from tenet.oracle.tiles import reference_memory
+
+    workload, arch, flow, params, dims, extents, bands, outside, spans = case
+    problem = load_problem(workload, arch, flow, params)
+    context = BoundContext.from_problem(problem)
+    assume(context.spread is not None)
+    nest = tiled_nest(dims, extents, "dram", bands, tuple(range(len(dims))))
+    above = {t: {"rf": nest.boundary("rf") - n} for t, n in spans.items() if n}
+    placed = replace(nest, above=above)
+    _, sizes, order = bands[-1]
+    spanned = {
+        t: [outside[d] if d in order[len(order) - n :] else sizes[d] for d in range(len(dims))]
+        for t, n in spans.items()
+    }
+    bound = _need_bound(context, len(arch.levels) - 1, sizes, None, context.spread, spanned)
+    needs, _ = level_needs(problem, tile_maps(placed), place_maps(placed))
+    assert bound <= needs["rf"]
+    stamps = to_stamps(placed)
+    with_places = flow.model_copy(update={"tiles": stamps.tiles, "places": stamps.places})
+    _, oracle = reference_memory(load_workload(workload), arch, with_places, params)
+    assert needs["rf"] == oracle["rf"]
+
+
+def test_the_need_of_a_leaf_with_places_by_hand() -> None:
+    # GEMM 8³ on PE[i % 2, j % 2]: the buffer's tiles (i 8, j 4, k 8) run j's 2 blocks; the
+    # register file's single instances run k, i, j; B and C stored above i and j (their
+    # places list the buffer's loops and k). Per PE at each moment: A[i, k] 1, B[k, j] over
+    # the block's 2 j of the PE 2, C[i, j] over its 4 i and 2 j 8: 11. (Taking B's place,
+    # which lists the most coordinates, as the finest tiles counted A over its 4 i: 14.)
+    from tenet.mapping import tiled_nest, to_stamps
+    from tenet.oracle.tiles import reference_memory
+
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "two-levels",
+            "pe": "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}",
+            "levels": [{"name": "dram"}, {"name": "buffer"}, {"name": "rf", "per_pe": True}],
+        }
+    )
+    params = {"M": 8, "N": 8, "K": 8}
+    bands = [("buffer", (8, 4, 8), (1, 0, 2)), ("rf", (1, 1, 1), (2, 0, 1))]
+    nest = tiled_nest(("i", "j", "k"), (8, 8, 8), "dram", bands, (0, 1, 2))
+    boundary = nest.boundary("rf")
+    placed = replace(nest, above={"B": {"rf": boundary - 2}, "C": {"rf": boundary - 2}})
+    problem = load_problem("gemm", arch, MAPPING, params)
+    needs, _ = level_needs(problem, tile_maps(placed), place_maps(placed))
+    assert needs["rf"] == 1 + 2 + 8
+    stamps = to_stamps(placed)
+    flow = MAPPING.model_copy(update={"tiles": stamps.tiles, "places": stamps.places})
+    _, oracle = reference_memory(load_workload("gemm"), arch, flow, params)
+    assert oracle["rf"] == 11

@@ -19,7 +19,7 @@ from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.tiling.search import TilingSpace, search_tiling
 from tenet.errors import CapacityError
 from tenet.metrics.latency import occupancy
-from tenet.spec import ArchitectureSpec, DataflowSpec, load_architecture, load_workload
+from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, load_architecture, load_workload
 from tenet.vocab import MemoryObjective
 
 ARCH = ArchitectureSpec.from_mapping(
@@ -253,7 +253,7 @@ def test_compute_floor_never_exceeds_the_compute_latency(
     # every candidate of a space with partial tiles, temporal tiles and skews
     arch = load_architecture("systolic-levels-8x8")
     options = SpaceOptions(temporal_tiles=(2,), skew=(-1, 0, 1))
-    space = DesignSpace(load_workload(workload), arch, params, options)
+    space = DesignSpace(Specs(load_workload(workload), arch, None, params), options)
     for candidate in space:
         problem = load_problem(workload, arch, candidate.spec(), params)
         floor = compute_floor(candidate.mapping, count(problem.workload.domain))

@@ -15,7 +15,7 @@ from tenet.dse.run.cache import _CACHES, RowCache, row_key, worker_cache
 from tenet.dse.run.engines import InProcessEngine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.worker import Context, evaluate_tasks
-from tenet.spec import load_architecture, load_network, load_workload
+from tenet.spec import Specs, load_architecture, load_network, load_workload
 
 NETWORK = Path(__file__).parents[2] / "data" / "networks" / "repeated.yaml"
 ARRAY = "systolic-2d:rows=2,cols=2"
@@ -62,8 +62,8 @@ def test_worker_counts_a_repeated_point_once():
     workload, array = load_workload("gemm"), load_architecture(ARRAY)
     tasks = [(0, "os", "{S[i,j,k] -> PE[i, j]}", "{S[i,j,k] -> T[i + j + k]}")]
     # two contexts with the same bound relations (the second names its sizes in another order)
-    a = Context.make(workload, array, {"M": 2, "N": 2, "K": 3}, ("C",)).text
-    b = Context.make(workload, array, {"K": 3, "N": 2, "M": 2}, ("C",)).text
+    a = Context.make(Specs(workload, array, None, {"M": 2, "N": 2, "K": 3}), ("C",)).text
+    b = Context.make(Specs(workload, array, None, {"K": 3, "N": 2, "M": 2}), ("C",)).text
     cache = worker_cache(None)
     misses = cache.misses
     [first] = evaluate_tasks(a, tasks)

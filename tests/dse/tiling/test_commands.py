@@ -50,7 +50,7 @@ def test_layers_plot_needs_a_network(capsys: pytest.CaptureFixture[str], tmp_pat
         str(tmp_path / "p.png"),
     )
     assert code == 2
-    assert "--layers-plot needs --network and one --arch" in err
+    assert "--layers-plot without --network: it draws a network's layers" in err
 
 
 @pytest.mark.slow
@@ -63,7 +63,7 @@ def test_sweep_network_per_layer(capsys: pytest.CaptureFixture[str], tmp_path: P
         *("--layers-plot", str(plot), "--format", "json"),
     )
     assert code == 0, err
-    rows = json.loads(out)
+    rows = json.loads(out)["rows"]
     assert [r["workload"] for r in rows] == ["tiny-net/gemm1", "tiny-net/conv1"]
     # Every tensor of the 16^3 GEMM fits the buffer: DRAM moves A, B and C once, 3 * 256.
     assert rows[0]["traffic_dram_elements"] == 3 * 256
