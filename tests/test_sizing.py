@@ -37,10 +37,16 @@ COMMANDS: dict[str, str] = {
     "eval-network": "eval-network {tmp}/net.yaml -a systolic-2d-16x16 -d {d} --format csv",
     "export accelforge": f"export accelforge {ARRAY}",
     "export zigzag": f"export zigzag {ARRAY} -o {{tmp}}/zz",
+    "export scalesim": "export scalesim -w scalesim-gemm -a scalesim:rows=16,cols=16 -d {d} "
+    "-p M=16 -p N=16 -p K=16 -o {tmp}/ss",
 }
 """Every command taking ``-a`` and ``-d``, on a 16x16 array with a template whose defaults
-are 8x8 (``{d}``: gemm-os-systolic, or gemm-os for compare, whose MAESTRO directives express
-no skew; the exports refuse a skewed placement, in a message showing the sized template)."""
+are 8x8 (``{d}``: gemm-os-systolic, gemm-os for compare, whose MAESTRO directives express
+no skew, or SCALE-Sim's scalesim-os on its array for export scalesim; the exports refuse a
+skewed placement, in a message showing the sized template)."""
+
+TEMPLATES = {"compare": "gemm-os", "export scalesim": "scalesim-os"}
+"""The template of a command that does not take gemm-os-systolic."""
 
 
 def _commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
@@ -77,9 +83,14 @@ def test_sizing_a_template_takes_the_array_extents_in_every_command(
     )
     printed = {}
     for suffix in ("", SIXTEEN, EIGHT):
-        dataflow = ("gemm-os" if name == "compare" else "gemm-os-systolic") + suffix
+        dataflow = TEMPLATES.get(name, "gemm-os-systolic") + suffix
         args = COMMANDS[name].format(d=dataflow, tmp=tmp_path).split()
+        written = tmp_path / "ss"
+        for path in written.glob("*"):
+            path.unlink()
         code, out, err = run(capsys, *args)
+        if name == "export scalesim":  # SCALE-Sim's inputs as written
+            out += "".join(path.read_text() for path in sorted(written.glob("*")))
         if name == "tile":
             out = _tile_figures(out)
         if name == "plot":
