@@ -317,7 +317,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": (
         "maestro",
         "Compare exact counts with MAESTRO-style estimates, quantity by quantity; with --with, "
-        "tenet's per-level fills and writebacks with AccelForge's or ZigZag's.",
+        "tenet's per-level fills and writebacks with AccelForge's or ZigZag's, or each layer's "
+        "cycles, SRAM and DRAM traffic with SCALE-Sim's.",
     ),
     "deps": (
         "schedule",
@@ -344,8 +345,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "import": (
         "peers",
-        "Read a peer's specs (AccelForge, ZigZag) into tenet specs: DIR/workload.yaml, "
-        "DIR/architecture.yaml and DIR/dataflow.yaml, which ``tenet eval`` reads.",
+        "Read a peer's specs (AccelForge, ZigZag, SCALE-Sim) into tenet specs: "
+        "DIR/workload.yaml, DIR/architecture.yaml and DIR/dataflow.yaml (SCALE-Sim: one such "
+        "folder per layer), which ``tenet eval`` reads.",
     ),
     "layout": (
         "layout",
