@@ -667,7 +667,7 @@ def _render_columns(table: pd.DataFrame, fmt: str) -> str:
     """The rows of ``table`` in ``fmt`` (tile stamps per level as JSON text in CSV and text)."""
     if fmt == "json":
         return json.dumps(json.loads(table.to_json(orient="records")), indent=2)
-    flat = table.map(lambda v: json.dumps(v) if isinstance(v, dict) else v)
+    flat = table.map(lambda v: json.dumps(v) if isinstance(v, dict) else "-" if v is None else v)
     if fmt == "csv":
         return str(flat.to_csv(index=False).rstrip("\n"))
     return str(flat.to_string(index=False, na_rep="-"))

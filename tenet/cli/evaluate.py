@@ -141,8 +141,9 @@ def _document(
     ``clocked``), the assessment's fields, the headline's figures at the clock, and (a triple
     of specs) its mapping ``row``."""
     named = {column(k) for k in clocked}
-    headline = {k: v for k, v in row.items() if k in HEADLINE_FIELDS or k in named}
-    return {"headline": headline} | result.to_dict() | clocked | ({"row": row} if with_row else {})
+    document = result.to_dict()  # its headline first, given its figures at the clock here
+    document["headline"] = {k: v for k, v in row.items() if k in HEADLINE_FIELDS or k in named}
+    return document | clocked | ({"row": row} if with_row else {})
 
 
 @cli.command("check")

@@ -102,7 +102,7 @@ class Metrics:
         Examples
         --------
         >>> from tenet.api import analyze
-        >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 8, "N": 8, "K": 4})
+        >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "K": 4})
         >>> m.to_dict()["latency_array"] == m.latency, "latency" in m.to_dict()
         (True, False)
         """

@@ -52,9 +52,9 @@ ROW_FIELDS = [
 """The fields of :func:`mapping_row` (then the bound of the searched objective, if any)."""
 
 _MODELS = {
-    "array": "the array model (no memory level inside the outermost)",
-    "untiled": "the memory-aware model, untiled (each level holds what the dataflow gives it)",
-    "tiled": "the memory-aware model, under the tile stamps",
+    "array": "array (no memory level inside the outermost)",
+    "untiled": "memory-aware, untiled (each level holds what the dataflow gives it)",
+    "tiled": "memory-aware, under the tile stamps",
 }
 
 
@@ -64,7 +64,7 @@ def headline_model(memory_model: str) -> str:
     Examples
     --------
     >>> headline_model("array")
-    'the array model (no memory level inside the outermost)'
+    'array (no memory level inside the outermost)'
     """
     return _MODELS[memory_model]
 

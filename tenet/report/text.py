@@ -72,9 +72,10 @@ def headline_lines(row: Mapping[str, Any]) -> list[str]:
 
     Examples
     --------
-    >>> print("\n".join(headline_lines({"latency_cycles": 31, "energy": 4224.0,
+    >>> for line in headline_lines({"latency_cycles": 31, "energy": 4224.0,
     ...     "energy_unit": "pJ", "traffic_dram_elements": 128, "fits": True,
-    ...     "memory_model": "array", "bottleneck": None})))
+    ...     "memory_model": "array", "bottleneck": None}):
+    ...     print(line)
     fits: yes
     latency                  31 cycles
     energy                   4224.0 pJ
