@@ -67,6 +67,21 @@ def test_eval_text_leads_with_the_headline_and_says_it_does_not_fit(
     (legality,) = [line for line in out.splitlines() if line.startswith("legality")]
     assert legality.split()[1] == "legal"
     assert "capacity: tile [PE[0, 0] -> rf[]] needs 272 elements of rf" in out
+    # CSV: each tensor's line carries the headline's fields under the same names
+    csv = _ok(capsys, "eval", *PROBLEM, "--format", "csv").splitlines()
+    header = csv[0].split(",")
+    assert header[header.index("latency_cycles") :][:7] == [
+        "latency_cycles",
+        "energy",
+        "energy_unit",
+        "traffic_dram_elements",
+        "fits",
+        "overflow",
+        "memory_model",
+    ]
+    first = dict(zip(header, csv[1].split(","), strict=False))
+    assert (first["latency_cycles"], first["traffic_dram_elements"]) == (str(LATENCY), str(TRAFFIC))
+    assert (first["fits"], first["overflow"]) == ("False", OVERFLOW)
 
 
 def test_eval_json_headline_first_and_capacity_apart_from_legality(
@@ -260,6 +275,11 @@ def test_layers_plot_by_energy_tiles_each_layer_by_energy(
         plot = str(tmp_path / f"{objective}.png")
         out = _ok(capsys, *args, "--layers-plot", plot, "--objective", objective)
         rows[objective] = json.loads(out)["rows"]
+    # the text says which objective picked the mappings and their tilings
+    text = _ok(
+        capsys, *args[:-2], "--layers-plot", str(tmp_path / "t.png"), "--objective", "energy"
+    )
+    assert "each layer's best array mapping by energy, its tiling by energy" in text
     for by_latency, by_energy in zip(rows["latency"], rows["energy"], strict=True):
         assert by_energy["bound_energy"] <= by_energy["energy"]
         assert "bound_latency_cycles" not in by_energy
