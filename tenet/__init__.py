@@ -21,6 +21,7 @@ from tenet.errors import (
 from tenet.lazy import lazy_exports
 
 __all__ = [
+    "HEADLINE_FIELDS",
     "ROW_FIELDS",
     "mapping_row",
     "bound_field",
@@ -83,7 +84,7 @@ if TYPE_CHECKING:
     from tenet.metrics import Metrics, OriginalReport, TensorMetrics, evaluate
     from tenet.metrics.assessment import Assessment
     from tenet.metrics.clock import clock_figures
-    from tenet.metrics.row import ROW_FIELDS, bound_field, mapping_row
+    from tenet.metrics.row import HEADLINE_FIELDS, ROW_FIELDS, bound_field, mapping_row
     from tenet.model import Architecture, Dataflow, Problem, Workload
     from tenet.zoo import architecture, dataflow, network, workload
 
@@ -112,6 +113,7 @@ _lazy = lazy_exports(
         **dict.fromkeys(["Metrics", "OriginalReport", "TensorMetrics", "evaluate"], "metrics"),
         "Assessment": "metrics.assessment",
         "clock_figures": "metrics.clock",
+        "HEADLINE_FIELDS": "metrics.row",
         "ROW_FIELDS": "metrics.row",
         "mapping_row": "metrics.row",
         "bound_field": "metrics.row",

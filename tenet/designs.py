@@ -14,15 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tenet import spec
 from tenet.errors import SpecError
-from tenet.metrics.assessment import assess_problem
+from tenet.metrics.assessment import Assessment, assess_problem
 from tenet.metrics.evaluate import Metrics
 from tenet.model import Problem
 from tenet.spec.base import SpecModel
-from tenet.vocab import Source
+from tenet.vocab import Figure, Source
 
 __all__ = [
     "DesignPoint",
     "DesignsSpec",
+    "assess_designs",
     "design_point",
     "evaluate_designs",
     "experiment_point",
@@ -53,6 +54,12 @@ class DesignPoint:
     def evaluate(self) -> Metrics:
         """Count every metric of this design point exactly (named by its label)."""
         return assess_problem(self.problem(), figures=["metrics"], name=self.key[0]).metrics
+
+    def assess(self) -> Assessment:
+        """Count the array's metrics and the memory figures of this design point exactly
+        (named by its label): what its headline needs."""
+        figures: list[Figure] = ["metrics", "memory"]
+        return assess_problem(self.problem(), figures=figures, name=self.key[0])
 
 
 def design_point(
@@ -154,6 +161,24 @@ def evaluate_designs(
     {'gemm-os-systolic': 256}
     """
     return {p.key: p.evaluate() for p in progress(label_designs(points))}
+
+
+def assess_designs(
+    points: Sequence[DesignPoint],
+    progress: Callable[[Iterable[DesignPoint]], Iterable[DesignPoint]] = iter,
+) -> dict[tuple[str, ...], Assessment]:
+    """Label the points (:func:`label_designs`) and assess each (:meth:`DesignPoint.assess`:
+    the array's metrics and the headline); keys are the points' :attr:`~DesignPoint.key`,
+    ``progress`` as in :func:`evaluate_designs`. The result goes straight into
+    :func:`tenet.report.comparison_table`, which then leads with each point's headline.
+
+    Examples
+    --------
+    >>> p = design_point("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 8, "N": 8, "K": 4})
+    >>> [a.headline()["latency_cycles"] for a in assess_designs([p]).values()]  # no levels
+    [31]
+    """
+    return {p.key: p.assess() for p in progress(label_designs(points))}
 
 
 class DesignSpec(BaseModel):

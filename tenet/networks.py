@@ -1,14 +1,16 @@
 """Evaluate a network layer by layer on one architecture: each layer's workload takes the first
-of the given dataflows made for it (its ``fits``), the layer is evaluated exactly, and the
-per-layer metrics are weighted by the layer's count into network totals."""
+of the given dataflows made for it (its ``fits``), the layer is evaluated exactly (its array
+model's metrics and its headline: the memory-aware figures, untiled, when the architecture has
+levels inside the outermost), and the per-layer figures are weighted by the layer's count into
+network totals."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from tenet.api import load_problem, load_specs
 from tenet.errors import SpecError
@@ -19,6 +21,7 @@ from tenet.metrics.evaluate import Metrics
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
 from tenet.report.tables import axis_label
+from tenet.report.text import fits_line
 from tenet.spec import (
     ArchitectureSpec,
     LayerSpec,
@@ -48,11 +51,14 @@ Item = TypeVar("Item")
 
 @dataclass(frozen=True)
 class LayerResult:
-    """One layer: its spec, the dataflow it ran with, and its metrics (for one occurrence)."""
+    """One layer: its spec, the dataflow it ran with, its array model's metrics and its
+    headline (:meth:`tenet.metrics.assessment.Assessment.headline`: the memory-aware figures,
+    untiled, when the architecture has levels inside the outermost), for one occurrence."""
 
     layer: LayerSpec
     dataflow: str
     metrics: Metrics
+    headline: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -67,20 +73,36 @@ class NetworkResult:
     clock_mhz: float | None = None
     """The architecture's clock frequency (MHz), if it gives one."""
 
+    def _total(self, figure: str) -> Any:
+        """A figure of the layers' headlines weighted by their counts and added up."""
+        return sum(r.layer.count * r.headline[figure] for r in self.layers)
+
     @property
     def macs(self) -> int:
         """Return the MACs of the whole network."""
         return sum(r.layer.count * r.metrics.macs for r in self.layers)
 
     @property
-    def latency(self) -> int:
-        """Return the latency of the layers run one after the other, in cycles."""
-        return sum(r.layer.count * r.metrics.latency for r in self.layers)
+    def latency(self) -> int | float:
+        """Return the latency of the layers run one after the other (their headlines'), in
+        cycles."""
+        return cast("int | float", self._total(column("latency")))
 
     @property
     def energy(self) -> float:
-        """Return the energy of the whole network, in the architecture's energy unit."""
-        return sum(r.layer.count * r.metrics.energy for r in self.layers)
+        """Return the energy of the whole network (its layers' headlines'), in the
+        architecture's energy unit."""
+        return cast(float, self._total("energy"))
+
+    @property
+    def traffic_dram(self) -> int:
+        """Return the elements moved between DRAM and the next level by every layer."""
+        return cast(int, self._total(column("traffic_dram")))
+
+    @property
+    def fits(self) -> bool:
+        """Return whether every layer fits its memory levels."""
+        return all(r.headline["fits"] for r in self.layers)
 
     @property
     def volume_unique(self) -> int:
@@ -99,9 +121,11 @@ class NetworkResult:
         return Fraction(occupied, offered) if offered else Fraction(0)
 
     def rows(self) -> list[dict[str, Any]]:
-        """Return one record per layer (metrics of one occurrence) and a ``total`` one
-        (weighted by the counts), named as the columns of :meth:`table`; with a clock, each
-        one's runtime, throughput and average power."""
+        """Return one record per layer (figures of one occurrence) and a ``total`` one
+        (weighted by the counts), named as the columns of :meth:`table`: the headline first
+        (:data:`tenet.metrics.row.HEADLINE_FIELDS`), then the array model's latency and
+        energy as ``latency_array_cycles`` and ``energy_array``; with a clock, each one's
+        runtime, throughput and average power (of the headline)."""
         rows = [
             {
                 "layer": r.layer.name,
@@ -109,14 +133,15 @@ class NetworkResult:
                 "dataflow": r.dataflow,
                 "count": r.layer.count,
                 "macs": r.metrics.macs,
+                **r.headline,
                 "utilisation": float(r.metrics.utilisation),
-                "latency_cycles": r.metrics.latency,
+                column("latency_array"): r.metrics.latency,
+                "energy_array": r.metrics.energy,
                 "volume_unique_elements": sum(t.volume_unique for t in r.metrics.tensors),
-                "energy": r.metrics.energy,
-                "energy_unit": r.metrics.energy_unit,
             }
             for r in self.layers
         ]
+        models = {r.headline["memory_model"] for r in self.layers}
         rows.append(
             {
                 "layer": "total",
@@ -124,17 +149,25 @@ class NetworkResult:
                 "dataflow": "",
                 "count": sum(r.layer.count for r in self.layers),
                 "macs": self.macs,
-                "utilisation": float(self.utilisation),
-                "latency_cycles": self.latency,
-                "volume_unique_elements": self.volume_unique,
+                column("latency"): self.latency,
                 "energy": self.energy,
                 "energy_unit": self.energy_unit,
+                column("traffic_dram"): self.traffic_dram,
+                "fits": self.fits,
+                "overflow": None,
+                "memory_model": models.pop() if len(models) == 1 else None,
+                "utilisation": float(self.utilisation),
+                column("latency_array"): sum(
+                    r.layer.count * r.metrics.latency for r in self.layers
+                ),
+                "energy_array": sum(r.layer.count * r.metrics.energy for r in self.layers),
+                "volume_unique_elements": self.volume_unique,
             }
         )
         return [row | self._clock(row) for row in rows]
 
     def _clock(self, row: Mapping[str, Any]) -> dict[str, float]:
-        """The figures of a row at the architecture's clock, named as columns."""
+        """The figures of a row's headline at the architecture's clock, named as columns."""
         latency, macs, energy = row[column("latency")], row["macs"], row["energy"]
         figures = clock_figures(latency, macs, energy, self.energy_unit, self.clock_mhz)
         return {column(k): v for k, v in figures.items()}
@@ -194,7 +227,7 @@ def evaluate_network(
     spec = load_network(network)
     arch = load_architecture(architecture)
     arch_name = str(architecture) if not isinstance(architecture, ArchitectureSpec) else arch.name
-    done: dict[tuple[str, tuple[tuple[str, int], ...], str], Metrics] = {}
+    done: dict[tuple[str, tuple[tuple[str, int], ...], str], tuple[Metrics, dict[str, Any]]] = {}
     chosen: dict[str, str] = {}  # per workload: its dataflow
     loaded: dict[tuple[str, str], Specs] = {}
     results = []
@@ -210,12 +243,16 @@ def evaluate_network(
             problem = load_problem(
                 specs.workload, specs.architecture, specs.require_dataflow(), params=layer.params
             )
-            done[key] = (
+            metrics = (
                 cache.evaluate(problem)
                 if cache is not None
                 else assess_problem(problem, figures=["metrics"]).metrics
             )
-        results.append(LayerResult(layer, name, done[key]))
+            memory = assess_problem(
+                problem, figures=["memory"], latency_compute=metrics.latency_compute
+            )
+            done[key] = metrics, replace(memory, _metrics=metrics).headline()
+        results.append(LayerResult(layer, name, *done[key]))
     return NetworkResult(spec.name, arch.name, tuple(results), arch.energy.unit, arch.clock_mhz)
 
 
@@ -252,6 +289,11 @@ def network_report(
                 dict(spec.tiles),
             )
         )
-    tables = [("Layers (metrics of one occurrence) and the network's total", table)]
+    tables = [("Layers (figures of one occurrence) and the network's total", table)]
     figures = [("Per layer", axes[0].figure)]
-    return Report(title, dict(inputs), tables, figures, mappings)  # type: ignore[arg-type]
+    notes = [
+        f"layer {r.layer.name}: {fits_line(r.headline)}"
+        for r in result.layers
+        if not r.headline["fits"]
+    ]
+    return Report(title, dict(inputs), tables, figures, mappings, notes)  # type: ignore[arg-type]

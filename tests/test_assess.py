@@ -22,7 +22,7 @@ def test_assess_equals_analyze_check_and_memory() -> None:
     assert a.legality == check("gemm", LINE4, GEMM_TILED, params=SIZES)
     assert a.memory == evaluate_memory(load_problem("gemm", LINE4, GEMM_TILED, params=SIZES))
     assert [s.level for s in a.memory.levels] == ["dram", "glb", "rf"]
-    assert a.legal
+    assert a.legal and a.fits
 
 
 def test_assess_reports_capacity_violations() -> None:
@@ -36,10 +36,18 @@ def test_assess_reports_capacity_violations() -> None:
         }
     )
     a = assess("gemm", small, GEMM_TILED, params=SIZES)
-    assert a.legality.legal and not a.legal
+    # capacity is not legality: the dependences and the placement hold, the tiles do not fit
+    assert a.legality.legal and a.legal and not a.fits
     assert a.memory == evaluate_memory(load_problem("gemm", small, GEMM_TILED, params=SIZES))
-    [violation] = a.to_dict()["legality"]
+    data = a.to_dict()
+    [violation] = data["capacity"]
+    assert data["legality"] == []
     assert violation == {"kind": "capacity", "message": a.memory.violations[0].message}
+    # the headline says so first: the need against the capacity, without the witness
+    assert list(data)[0] == "headline"
+    need = a.memory.violations[0].need
+    assert data["headline"]["fits"] is False
+    assert data["headline"]["overflow"] == f"glb needs {need} of 11 elements"
 
 
 def test_assess_reports_collisions_without_raising() -> None:

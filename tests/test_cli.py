@@ -54,7 +54,11 @@ def test_cli_eval_json_has_documented_keys(capsys: pytest.CaptureFixture[str]) -
     result = json.loads(out)
     assert {t["tensor"] for t in result["tensors"]} == {"A", "B", "C"}
     assert all(TENSOR_KEYS <= set(t) for t in result["tensors"])
-    assert {"latency", "utilisation", "bandwidth_pe", "energy"} <= set(result)
+    # the array model's latency and energy under their own names, the design's in its headline
+    assert {"latency_array", "utilisation", "bandwidth_pe", "energy_array"} <= set(result)
+    assert not {"latency", "energy"} & set(result)
+    assert list(result)[0] == "headline" and result["headline"]["memory_model"] == "array"
+    assert result["headline"]["latency_cycles"] == result["latency_array"]
     assert set(result["original"]["tensors"]) == {"A", "B", "C"}
     assert result["macs"] == 8 * 64 * 64  # M=8, N=K=64 (the workload's defaults)
 

@@ -54,7 +54,15 @@ from tenet.spec import (
     load_workload,
     strict_json,
 )
-from tenet.vocab import STRATEGIES, Neighbourhood, Strategy
+from tenet.vocab import (
+    MEMORY_OBJECTIVES,
+    STRATEGIES,
+    MemoryObjective,
+    Neighbourhood,
+    Strategy,
+    column,
+    unit_label,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -226,13 +234,24 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
 
 
 def _render(table: pd.DataFrame, fmt: str, head: str) -> str:
+    """The rows of ``table`` in ``fmt``; in text, under ``head``, itself under the line that
+    says how many rows do not fit, if any."""
     shown = table[[c for c in ("source", *POINT_COLUMNS) if c in table.columns]]
     if fmt == "json":
         return strict_json(json.loads(shown.to_json(orient="records")))
     if fmt == "csv":
         return _render_columns(shown, fmt)
     text = _render_columns(shown, fmt)
-    return f"{head}\n{text}" if len(shown) else f"{head}\n(no design point)"
+    return _noticed(f"{head}\n{text}" if len(shown) else f"{head}\n(no design point)", shown)
+
+
+def _noticed(text: str, rows: pd.DataFrame) -> str:
+    """``text`` (a table of mapping rows) under the line saying which of ``rows`` do not fit,
+    if any (:func:`tenet.report.fits_notice`)."""
+    from tenet.report import fits_notice
+
+    notice = fits_notice(rows.to_dict(orient="records")) if "fits" in rows.columns else None
+    return text if notice is None else f"{notice}\n{text}"
 
 
 def _sizes_line(exploration: Exploration) -> str:
@@ -351,7 +370,7 @@ def _search(
         text = _render(best, r.out.fmt, head)
         r.out.write(_with_network(text, firsts, network, objective, r.out.fmt))
     _plot(constrained(result.results, constraints), r.pareto, r.plot)
-    _report(result.results, items, archs, r, network)
+    _report(result, items, archs, r, network)
     return result
 
 
@@ -377,15 +396,18 @@ def _with_network(
 
 
 def _report(
-    results: pd.DataFrame,
+    result: Sweep,
     items: Sequence[SweepItem],
     archs: Sequence[str],
     r: SearchRequest,
     network: NetworkSpec | None = None,
 ) -> None:
-    """Write the HTML report of a search to ``r.report``, if asked (with the ``network``,
-    its layer entries and total); keep the network's layer entries in the results store."""
+    """Write the HTML report of a search to ``r.report``, if asked (each exploration's best
+    mapping with its headline; with the ``network``, its layer entries and total); keep the
+    network's layer entries in the results store."""
     from tenet.dse import layer_counts, record_network
+
+    results = result.results
 
     if network is not None and isinstance(r.execution.store, str):
         record_network(r.execution.store, network)
@@ -408,7 +430,8 @@ def _report(
         "strategy": r.strategy + (f" (top-k {r.top_k})" if r.strategy != "exhaustive" else ""),
         "neighbourhood": r.neighbourhood,
     }
-    report = design_report(results, inputs, objective=r.objective)
+    specs = {(e.workload, e.architecture): e.specs for e in result.explorations if e.specs}
+    report = design_report(results, inputs, objective=r.objective, specs=specs)
     click.echo(f"wrote {write_report(report, r.report)}", err=True)
 
 
@@ -505,8 +528,9 @@ def _tile_best(
     request: SearchRequest,
 ) -> str:
     """Return the best array mappings ``best`` each with its mapping row under its best tiling
-    of ``levels`` (least latency), the best first (ties: the better ranked mapping); in text,
-    then the best mapping and tiling together."""
+    of ``levels`` by the search's objective (its latency for an objective a tiling does not
+    minimise), the best first (ties: the better ranked mapping); in text, then the best
+    mapping and tiling together."""
     from tenet.dse import TilingSpace, tiled_rows
 
     run = request.execution
@@ -518,16 +542,26 @@ def _tile_best(
         store=run.store,
         progress=lambda items, total: progress(items, total=total, desc="tiling: tile sizes"),
     )
-    table = tiled_rows(spec, arch, best, request.params, TilingSpace(levels), execution)
-    head = f"{head}, each with its best tiling of {', '.join(levels)} (least latency first)"
+    objective = _tiling_objective(request.objective)
+    space = TilingSpace(levels)
+    table = tiled_rows(spec, arch, best, request.params, space, execution, objective)
+    head = f"{head}, each with its best tiling of {', '.join(levels)} (least {objective} first)"
     text = _render(table, request.out.fmt, head)
     if request.out.fmt == "table" and len(table):
         first = table.iloc[0]
+        unit = unit_label("energy", str(first["energy_unit"]))
         text += (
             f"\nbest together: {first['name']} with {first['tiling']}, latency "
-            f"{first['latency_cycles']} cycles (bottleneck {first['bottleneck']})"
+            f"{first['latency_cycles']} cycles (bottleneck {first['bottleneck']}), energy "
+            f"{first['energy']:g} {unit}"
         )
     return text
+
+
+def _tiling_objective(objective: str) -> MemoryObjective:
+    """What the tiling of a best mapping minimises: the search's ``objective`` when a tiling
+    minimises it (latency, energy, EDP), else the latency."""
+    return next((o for o in MEMORY_OBJECTIVES if o == objective), "latency")
 
 
 def _layers_of(spec: NetworkSpec) -> list[tuple[str, str, Mapping[str, int]]]:
@@ -586,7 +620,7 @@ def _layers(spec: NetworkSpec, archs: tuple[str, ...], plot: str, request: Searc
     if len(archs) != 1:
         raise click.UsageError("--layers-plot needs one --arch")
     from tenet.dse import LAYER_COLUMNS, layer_table, sweep
-    from tenet.report import plot_layers
+    from tenet.report import axis_label, plot_layers
 
     layers = _layers_of(spec)
     items: list[SweepItem] = list(layers)
@@ -603,23 +637,37 @@ def _layers(spec: NetworkSpec, archs: tuple[str, ...], plot: str, request: Searc
         top_k=request.top_k,
     )
     best = result.best(request.objective)
+    objective = _tiling_objective(request.objective)
     table = layer_table(
         best,
         {label: (w, p) for label, w, p in layers},
         archs[0],
-        progress=lambda rows, total: progress(rows, total=total, desc="layers: DRAM traffic"),
+        progress=lambda rows, total: progress(rows, total=total, desc="layers: tilings"),
+        objective=objective,
     )
-    text = _render_columns(table[LAYER_COLUMNS], request.out.fmt)
+    shown = table[[c for c in LAYER_COLUMNS if c in table.columns]]
+    text = _render_columns(shown, request.out.fmt)
+    if request.out.fmt == "table":
+        head = f"each layer's best array mapping by {request.objective}, its tiling by {objective}"
+        text = _noticed(f"{head}\n{text}", shown)
     request.out.write(_with_network(text, table, spec, request.objective, request.out.fmt))
-    save_plot(plot_layers(table, title=f"{spec.name} on {archs[0]}")[0], plot, "--layers-plot")
-    _report(result.results, items, archs, request, spec)
+    panels = [
+        (name, axis_label(name, table))
+        for name in (column("latency"), "energy", column("traffic_dram"), column("utilisation"))
+    ]
+    save_plot(
+        plot_layers(table, panels=panels, title=f"{spec.name} on {archs[0]}")[0],
+        plot,
+        "--layers-plot",
+    )
+    _report(result, items, archs, request, spec)
 
 
 def _render_columns(table: pd.DataFrame, fmt: str) -> str:
     """The rows of ``table`` in ``fmt`` (tile stamps per level as JSON text in CSV and text)."""
     if fmt == "json":
         return json.dumps(json.loads(table.to_json(orient="records")), indent=2)
-    flat = table.map(lambda v: json.dumps(v) if isinstance(v, dict) else v)
+    flat = table.map(lambda v: json.dumps(v) if isinstance(v, dict) else "-" if v is None else v)
     if fmt == "csv":
         return str(flat.to_csv(index=False).rstrip("\n"))
     return str(flat.to_string(index=False, na_rep="-"))

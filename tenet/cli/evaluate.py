@@ -7,7 +7,15 @@ from typing import Any
 
 import click
 
-from tenet import assess, assess_experiment, check, clock_figures, load_specs
+from tenet import (
+    HEADLINE_FIELDS,
+    Assessment,
+    assess,
+    assess_experiment,
+    check,
+    clock_figures,
+    load_specs,
+)
 from tenet.cli.app import cli, neighbourhood_option, progress, working
 from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import (
@@ -56,9 +64,13 @@ def eval_command(
 ) -> None:
     """Evaluate TENET EXPERIMENTS files, or one --workload/--arch/--dataflow triple.
 
-    Prints every metric per tensor and per dataflow, then the legality checks (several
-    instances on one PE in one step beyond the architecture's ``instances_per_step``, broken
-    dependences), which are reported without stopping the evaluation."""
+    Prints the design's headline first: whether every tile fits its memory level (and what
+    overflows), latency, energy and DRAM traffic, from the memory-aware model when the
+    architecture has levels inside the outermost, else from the array model. Then every
+    metric of the array model per tensor and per dataflow (its latency and energy as
+    latency_array and energy_array), the legality checks (several instances on one PE in one
+    step beyond the architecture's ``instances_per_step``, broken dependences), which are
+    reported without stopping the evaluation, and the figures per memory level."""
     params = problem.params()
     tensors = list(tensor) or None
     triple = problem.given()
@@ -81,6 +93,7 @@ def eval_command(
             assess_experiment(e, params=params, tensors=tensors, neighbourhood=neighbourhood)
             for e in progress(experiments)
         ]
+        clock_mhz = None  # (TENET's architectures give no clock)
     else:
         specs = load_specs(*problem.names(), params)
         dataflow = specs.require_dataflow()
@@ -94,38 +107,43 @@ def eval_command(
                 neighbourhood=neighbourhood,
             )
         ]
-    # the triple's mapping row (its memory-aware figures and full dataflow, as the searches
-    # print them; in CSV, on every tensor's line); TENET experiments have no dataflow spec;
-    # with the architecture's clock, the figures in seconds beside the cycles
-    rows: list[dict[str, Any] | None] = [None] * len(results)
-    clock_mhz = None
-    if not experiments:
         clock_mhz = specs.architecture.clock_mhz
-        row = results[0].row()
-        rows = [row | _clock(row, results[0].metrics.macs, clock_mhz)]
+    # each design's mapping row (its headline first, as the searches print it); with the
+    # architecture's clock, the headline's figures in seconds beside the cycles
+    rows = [r.row() for r in results]
+    clocked = [_clock(row, r.metrics.macs, clock_mhz) for r, row in zip(results, rows, strict=True)]
+    rows = [
+        row | {column(k): v for k, v in c.items()} for row, c in zip(rows, clocked, strict=True)
+    ]
     if out.fmt == "json":
         payload: Any = [
-            r.to_dict()
-            | clock_figures(m.latency, m.macs, m.energy, m.energy_unit, clock_mhz)
-            | ({} if row is None else {"row": row})
-            for r, m, row in zip(results, (r.metrics for r in results), rows, strict=True)
+            _document(r, row, c, with_row=not experiments)
+            for r, row, c in zip(results, rows, clocked, strict=True)
         ]
         out.write(strict_json(payload if experiments and len(experiments) > 1 else payload[0]))
     else:
         csv = out.fmt == "csv"
-        out.write(
-            "\n\n".join(
-                assessment_text(r, csv, row, clock_mhz)
-                for r, row in zip(results, rows, strict=True)
-            )
-        )
+        texts = [assessment_text(r, csv, row) for r, row in zip(results, rows, strict=True)]
+        out.write("\n\n".join(texts))
 
 
 def _clock(row: dict[str, Any], macs: int, clock_mhz: float | None) -> dict[str, float]:
-    """A mapping row's figures at the clock, named as its columns (``runtime_seconds``...;
+    """The figures of a mapping row's headline at the clock (``clock_mhz``, ``runtime``...;
     none without a clock)."""
     latency, energy, unit = row[column("latency")], row["energy"], row["energy_unit"]
-    return {column(k): v for k, v in clock_figures(latency, macs, energy, unit, clock_mhz).items()}
+    return clock_figures(latency, macs, energy, unit, clock_mhz)
+
+
+def _document(
+    result: Assessment, row: dict[str, Any], clocked: dict[str, float], with_row: bool
+) -> dict[str, Any]:
+    """The JSON of one design: its ``headline`` (the row's, with its figures at the clock
+    ``clocked``), the assessment's fields, the headline's figures at the clock, and (a triple
+    of specs) its mapping ``row``."""
+    named = {column(k) for k in clocked}
+    document = result.to_dict()  # its headline first, given its figures at the clock here
+    document["headline"] = {k: v for k, v in row.items() if k in HEADLINE_FIELDS or k in named}
+    return document | clocked | ({"row": row} if with_row else {})
 
 
 @cli.command("check")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from tenet import load_problem
+from tenet import assess, load_problem
 from tenet.cli.app import choice_option, cli, progress
 from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import (
@@ -28,7 +28,7 @@ from tenet.maestro import (
     load_hardware,
     load_mapping,
 )
-from tenet.report import records_table
+from tenet.report import fits_line, records_table
 from tenet.spec import strict_json
 
 if TYPE_CHECKING:
@@ -192,9 +192,16 @@ def compare_command(
         raise click.UsageError("give MAPPING (with --hw), or --workload/--arch/--dataflow")
     if mapping is not None and hardware is None:
         raise click.UsageError("MAPPING needs --hw")
+    notice = None
     if all(triple):
         workload, arch, dataflow = problem.names()
         loaded = load_problem(workload, arch, dataflow, problem.params())
+        if len(loaded.architecture.levels) > 1:  # tiles that may not fit a level
+            found = assess(workload, arch, dataflow, params=problem.params())
+            notice = (
+                f"{fits_line(found.headline())} (the memory levels; the figures below are the "
+                "array model's)"
+            )
         if mapping is None:
             table = compare_problem(loaded, load_hardware(hardware) if hardware else None)
         else:  # (a mapping comes with its hardware: checked above)
@@ -219,7 +226,8 @@ def compare_command(
         out.write(table.to_csv(index=False).rstrip())
     else:
         shown = table.assign(relative_error=table["relative_error"].map("{:+.2%}".format))
-        out.write(shown.to_string(index=False))
+        text = shown.to_string(index=False)
+        out.write(text if notice is None else f"{notice}\n{text}")
 
 
 def _compare_with_peer(
@@ -246,7 +254,8 @@ def _compare_with_peer(
         rows = compare_accelforge(peer_python(python), mapping)
     if out.fmt == "json":
         energy = {"energy_pj": rows.energy, "energy_peer_pj": rows.energy_peer}
-        out.write(json.dumps({"rows": [asdict(r) for r in rows], **energy}, indent=2))
+        fits = {"fits": rows.overflow is None, "overflow": rows.overflow}
+        out.write(json.dumps({**fits, "rows": [asdict(r) for r in rows], **energy}, indent=2))
     elif out.fmt == "csv":
         out.write(records_table([asdict(r) for r in rows]).to_csv(index=False).rstrip())
     else:

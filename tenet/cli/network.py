@@ -10,8 +10,9 @@ from tenet import clock_figures
 from tenet.cli.app import cli, progress
 from tenet.cli.options import OutputOptions, output_options, written_file
 from tenet.networks import evaluate_network, network_report
-from tenet.report import records_csv, records_text, write_report
+from tenet.report import fits_notice, records_csv, records_text, write_report
 from tenet.spec import LayerSpec, strict_json
+from tenet.vocab import column
 
 __all__ = ["eval_network_command"]
 
@@ -47,22 +48,27 @@ def eval_network_command(
     report: str | None,
 ) -> None:
     """Evaluate every layer of NETWORK (zoo name, YAML or ONNX file) and print a per-layer
-    table with the totals (layers weighted by their count)."""
+    table with the totals (layers weighted by their count). Each layer leads with its
+    headline (latency, energy, DRAM traffic, whether it fits: the memory-aware model's,
+    untiled, when the architecture has levels inside the outermost, else the array's), then
+    the array model's latency and energy (latency_array_cycles, energy_array)."""
     from tenet.networks import CountCache
 
     counts = CountCache(cache) if cache is not None else None
     result = evaluate_network(network, arch, list(dataflows), progress=_bar, cache=counts)
     rows = result.rows()  # (records: printed without pandas)
+    latency = column("latency")
     total = {k: v for k, v in rows[-1].items() if k not in ("layer", "workload", "dataflow")}
     if out.fmt == "json":
         payload = {
             "network": result.name,
             "architecture": result.architecture,
             "layers": [
-                {"dataflow": r.dataflow, "count": r.layer.count, **r.metrics.to_dict()}
+                {"headline": dict(r.headline), "dataflow": r.dataflow, "count": r.layer.count}
+                | r.metrics.to_dict()
                 | {"name": r.layer.name, "workload": r.layer.workload}
-                | clock_figures(m.latency, m.macs, m.energy, m.energy_unit, result.clock_mhz)
-                for r, m in ((r, r.metrics) for r in result.layers)
+                | clock_figures(h[latency], m.macs, h["energy"], m.energy_unit, result.clock_mhz)
+                for r, m, h in ((r, r.metrics, r.headline) for r in result.layers)
             ],
             "total": total,
         }
@@ -70,7 +76,9 @@ def eval_network_command(
     elif out.fmt == "csv":
         out.write(records_csv(rows))
     else:
-        out.write(f"{result.name} on {result.architecture}\n{records_text(rows)}")
+        notice = fits_notice(rows[:-1])
+        head = f"{result.name} on {result.architecture}"
+        out.write("\n".join([*([notice] if notice else []), head, records_text(rows)]))
     if report is not None:
         inputs = {"network": network, "architecture": arch, "dataflows": ", ".join(dataflows)}
         written = write_report(network_report(result, arch, inputs), report)

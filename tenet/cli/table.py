@@ -14,6 +14,7 @@ from tenet.report import (
     Format,
     clock_columns,
     comparison_table,
+    fits_notice,
     format_of,
     render_table,
     reuse_table,
@@ -43,15 +44,24 @@ def table_command(
 ) -> None:
     """Tabulate several design points side by side (the paper's table layout).
 
+    The comparison leads with each point's headline: latency, energy, DRAM traffic and
+    whether it fits (the memory-aware model's, untiled, when the architecture has levels
+    inside the outermost, else the array's); the array model's latency and energy follow as
+    latency_array_cycles and energy_array.
+
     Design points come from TENET EXPERIMENTS files, a --designs YAML file, and
     --workload/--arch/--dataflow options (repeat them to name several points; an option given
     once applies to every point).
     """
     chosen: Format = fmt or (format_of(output) if output else "markdown")
-    results = designs.evaluate_designs(points, progress)
     if kind == "comparison":  # (the points in the order of the results)
+        assessed = designs.assess_designs(points, progress)
         clocks = [p.specs.architecture.clock_mhz for p in points]
-        table = clock_columns(comparison_table(results), clocks)
-    else:
-        table = reuse_table(results)
-    write_output(render_table(table, chosen), output)
+        table = clock_columns(comparison_table(assessed), clocks)
+        notice = fits_notice(table.to_dict(orient="records")) if chosen == "markdown" else None
+        text = render_table(table, chosen)
+        write_output(text if notice is None else f"{notice}\n\n{text}", output)
+        return
+    write_output(
+        render_table(reuse_table(designs.evaluate_designs(points, progress)), chosen), output
+    )

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         rank,
     )
     from tenet.dse.ranking.pareto import draw_pareto
-    from tenet.dse.report import POINT_COLUMNS, design_report, stored_results
+    from tenet.dse.report import POINT_COLUMNS, design_report, stored_results, stored_specs
     from tenet.dse.rows import (
         ARRAY_COLUMNS,
         tiled_figures,
@@ -90,6 +90,7 @@ __all__ = [
     "run_tiling",
     "space_options",
     "stored_results",
+    "stored_specs",
     "sweep",
     "tile_mappings",
     "tiled_figures",
@@ -126,6 +127,7 @@ _HOME = {
     "design_report": "report",
     "POINT_COLUMNS": "report",
     "stored_results": "report",
+    "stored_specs": "report",
     "ARRAY_COLUMNS": "rows",
     "tiled_figures": "rows",
     "tiled_row": "rows",

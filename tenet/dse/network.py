@@ -21,7 +21,7 @@ __all__ = ["NETWORK_COLUMNS", "TOTALLED", "layer_counts", "network_totals", "rec
 TOTALLED = (column("latency"), "energy", column("traffic_dram"))
 """The figures a network's total weighs by each layer's count and adds up."""
 
-NETWORK_COLUMNS = ["architecture", "layer", "count", "name", *TOTALLED, "energy_unit"]
+NETWORK_COLUMNS = ["architecture", "layer", "count", "name", *TOTALLED, "energy_unit", "fits"]
 """Columns of :func:`network_totals`, in order."""
 
 
@@ -61,9 +61,9 @@ def network_totals(best: pd.DataFrame, counts: Sequence[tuple[str, int]]) -> pd.
     """Return, per architecture of ``best`` (the best row of each layer's exploration, with
     ``workload`` its label and ``architecture``), one row per layer entry of ``counts``
     (label, count) with its count and best mapping's figures, then a ``total`` row: the
-    count of layers and each figure of :data:`TOTALLED` weighted by the counts and added up
-    (none when a layer lacks it, or has no best mapping: a time budget left it out, or none
-    is feasible).
+    count of layers, each figure of :data:`TOTALLED` weighted by the counts and added up, and
+    whether every layer fits (none when a layer lacks it, or has no best mapping: a time
+    budget left it out, or none is feasible).
 
     Examples
     --------
@@ -95,6 +95,9 @@ def network_totals(best: pd.DataFrame, counts: Sequence[tuple[str, int]]) -> pd.
             total[name] = sum(v * n for v, n in weighed) if known else None
         units = {layer["energy_unit"] for layer in layers} - {None}
         total["energy_unit"] = units.pop() if len(units) == 1 else None
+        fitting = [layer["fits"] for layer in layers]
+        known = all(f in (True, False) for f in fitting)
+        total["fits"] = all(fitting) if known else None
         rows += [{"architecture": architecture, **row} for row in (*layers, total)]
     # (objects: counts stay integers beside a missing figure)
     return pd.DataFrame(rows, columns=NETWORK_COLUMNS, dtype=object)
@@ -102,5 +105,5 @@ def network_totals(best: pd.DataFrame, counts: Sequence[tuple[str, int]]) -> pd.
 
 def _figures(row: dict[str, Any] | None) -> dict[str, Any]:
     """The mapping's name and figures of a layer's best row (None: every one missing)."""
-    names = ["name", *TOTALLED, "energy_unit"]
+    names = ["name", *TOTALLED, "energy_unit", "fits"]
     return {n: None if row is None else row.get(n) for n in names}

@@ -77,12 +77,17 @@ def untiled_figures(workload: Source, architecture: Arch, params: Mapping[str, i
 
 
 def tiled_figures(
-    workload: Source, architecture: Arch, params: Mapping[str, int], top_k: int = 3
+    workload: Source,
+    architecture: Arch,
+    params: Mapping[str, int],
+    top_k: int = 3,
+    objective: MemoryObjective = "latency",
 ) -> Figures:
-    """Return the mapping row of a design point under the best of the tilings
-    :func:`~tenet.dse.tiling.constructive.construct_tilings` builds (``top_k`` counted), with
-    the latency bound of :func:`tenet.dse.joint.run.space_bound` over the workload's whole
-    space (every mapping, tiling and choice of kept tensors); untiled without memory levels."""
+    """Return the mapping row of a design point under the best by ``objective`` of the
+    tilings :func:`~tenet.dse.tiling.constructive.construct_tilings` builds (``top_k``
+    counted), with the bound of ``objective`` of :func:`tenet.dse.joint.run.space_bound` over
+    the workload's whole space (every mapping, tiling and choice of kept tensors); untiled
+    without memory levels."""
     from tenet.dse.joint.run import space_bound
 
     arch = architecture if isinstance(architecture, ArchitectureSpec) else None
@@ -94,8 +99,9 @@ def tiled_figures(
         space, time = str(row["space_stamp"]), str(row["time_stamp"])
         dataflow = DataflowSpec(name=str(row["name"]), space_stamp=space, time_stamp=time)
         problem = load_problem(workload, arch, dataflow, params)
-        best = construct_tilings(problem, top_k=top_k)[0]
-        return {**best.assessment.row(), **bound_field("latency", space_bound(problem))}
+        best = construct_tilings(problem, top_k=top_k, objective=objective)[0]
+        bound = space_bound(problem, objective)
+        return {**best.assessment.row(), **bound_field(objective, bound)}
 
     return figures
 
@@ -135,11 +141,12 @@ def tiled_rows(
     params: Mapping[str, int] | None,
     space: TilingSpace,
     execution: ExecutionOptions | None = None,
+    objective: MemoryObjective = "latency",
 ) -> pd.DataFrame:
     """Return the ``ok`` design points of ``rows`` (with their mapping rows or not), each
-    with its mapping row under its best tiling of ``space``
-    (:func:`tenet.dse.tiling.run.tile_mappings`, least latency), least latency first (ties:
-    the order of ``rows``)."""
+    with its mapping row under its best tiling of ``space`` by ``objective``
+    (:func:`tenet.dse.tiling.run.tile_mappings`) and the bound of ``objective`` if the search
+    has one, the best by ``objective`` first (ties: the order of ``rows``)."""
     import pandas as pd
 
     from tenet.dse.tiling.run import tile_mappings
@@ -148,12 +155,13 @@ def tiled_rows(
     if column("latency_array") not in ok.columns:  # the array's figures, not yet renamed
         ok = ok.rename(columns=ARRAY_COLUMNS)
     records = ok.to_dict("records")
-    found = tile_mappings(workload, architecture, records, params, space, execution=execution)
+    found = tile_mappings(
+        workload, architecture, records, params, space, objective=objective, execution=execution
+    )
     tiled = [
-        {**record, **tiled_row(search)} for record, (_, search) in zip(records, found, strict=True)
+        {**record, **tiled_row(search, objective)}
+        for record, (_, search) in zip(records, found, strict=True)
     ]
+    order = sorted(range(len(tiled)), key=lambda k: found[k][1].best.value)  # (stable)
     columns = list(dict.fromkeys(c for row in tiled for c in row))
-    table = pd.DataFrame(tiled, columns=columns)
-    if not len(table):
-        return table
-    return table.sort_values(column("latency"), kind="stable", ignore_index=True)
+    return pd.DataFrame([tiled[k] for k in order], columns=columns)

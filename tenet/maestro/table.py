@@ -104,7 +104,8 @@ def comparison_rows(
     name: str | None = None,
 ) -> list[ComparisonRow]:
     """Pair exact ``metrics`` with ``estimate``; ``tensors`` maps MAESTRO's tensor names
-    (input, filter, output) to the exact problem's.
+    (input, filter, output) to the exact problem's. The exact figures are the array model's:
+    its latency and energy are named ``latency_array`` and ``energy_array``.
 
     Examples
     --------
@@ -121,14 +122,14 @@ def comparison_rows(
     >>> m = tenet.analyze(low.specs.workload, low.specs.architecture, low.specs.dataflow)
     >>> rows = comparison_rows(m, estimate(layer, hw), low.tensors)
     >>> [(r.quantity, r.unit, r.exact, r.estimate) for r in rows[:2]]
-    [('macs', 'MACs', 64, 64), ('latency', 'cycles', 16, 16)]
+    [('macs', 'MACs', 64, 64), ('latency_array', 'cycles', 16, 16)]
     """
     label = name or estimate.layer
     rows: list[ComparisonRow] = []
 
     def add(quantity: str, tensor: str, exact: float, est: float, why: str) -> None:
         rel = _relative(exact, est)
-        energy = quantity == "energy"
+        energy = quantity == "energy_array"
         unit = unit_label(quantity, metrics.energy_unit) if energy else UNITS[quantity]
         rows.append(
             ComparisonRow(label, quantity, tensor, unit, exact, est, rel, why if rel else "")
@@ -137,7 +138,7 @@ def comparison_rows(
     macs_note = next((n for n in estimate.edge_cases if n.startswith("num_macs")), "")
     add("macs", "", metrics.macs, estimate.num_macs, macs_note or "edge-case arithmetic")
     add(
-        "latency",
+        "latency_array",
         "",
         metrics.latency,
         estimate.runtime,
@@ -182,7 +183,7 @@ def comparison_rows(
         "L2 volume over runtime: follows both",
     )
     add(
-        "energy",
+        "energy_array",
         "",
         metrics.energy,
         estimate.total_energy_consumption,

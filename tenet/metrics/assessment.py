@@ -30,7 +30,7 @@ from tenet.metrics.memory import (
     fraction_text,
     level_needs,
 )
-from tenet.metrics.row import mapping_row
+from tenet.metrics.row import HEADLINE_FIELDS, mapping_row
 from tenet.model.legality import Legality, check_dataflow
 from tenet.model.memory import check_keep
 from tenet.model.problem import Problem
@@ -117,9 +117,32 @@ class Assessment:
 
     @property
     def legal(self) -> bool:
-        """Whether the checks made pass: the legality checks and every tile fits its level."""
-        checks = self._legality is None or self._legality.legal
-        return checks and (self._memory is None or not self._memory.violations)
+        """Whether the legality checks made pass (dependences and placement; whether every
+        tile fits its level is :attr:`fits`)."""
+        return self._legality is None or self._legality.legal
+
+    @property
+    def fits(self) -> bool:
+        """Whether every tile of every memory level fits its capacity (memory figures)."""
+        return self.memory.fits
+
+    def headline(self) -> dict[str, Any]:
+        """Return the design's headline (:data:`tenet.metrics.row.HEADLINE_FIELDS` of
+        :meth:`row`): latency, energy, DRAM traffic, whether it fits and which model gave
+        them (the memory-aware one when the architecture has levels inside the outermost,
+        else the array's, whose metrics it then needs).
+
+        Examples
+        --------
+        >>> from tenet.api import load_problem
+        >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+        ...                  {"M": 32, "N": 32, "K": 32})
+        >>> h = assess_problem(p, figures=["memory"]).headline()
+        >>> h["fits"], h["overflow"]  # each PE keeps 32 x 4 of A and B, 4 x 4 of C
+        (False, 'rf needs 272 of 256 elements')
+        """
+        row = self.row()
+        return {name: row[name] for name in HEADLINE_FIELDS}
 
     def row(self) -> dict[str, Any]:
         """Return the mapping row (:func:`tenet.metrics.row.mapping_row`) of the assessed
@@ -138,16 +161,26 @@ class Assessment:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return JSON-ready data: the metrics' fields, ``legality`` (the violations of the
-        checks, then those of the capacities, each a ``kind`` and a ``message``) and the
-        memory figures' fields, of those counted."""
+        """Return JSON-ready data, of the figures counted: the ``headline`` (:meth:`headline`),
+        the array's metrics (:meth:`tenet.metrics.evaluate.Metrics.to_dict`: its latency and
+        energy as ``latency_array`` and ``energy_array``), ``legality`` (the violations of the
+        dependence and placement checks) and ``capacity`` (the tiles that do not fit), each
+        a ``kind`` and a ``message``, and the memory figures' fields."""
+        memory = self._memory
+        headline = memory is not None and (len(memory.levels) > 1 or self._metrics is not None)
         checks = [] if self._legality is None else self._legality.violations
-        capacities = [] if self._memory is None else self._memory.violations
         return {
+            **({"headline": self.headline()} if headline else {}),
             **({} if self._metrics is None else self._metrics.to_dict()),
-            "legality": [{"kind": v.kind, "message": v.message} for v in checks]
-            + [{"kind": v.kind, "message": v.message} for v in capacities],
-            **({} if self._memory is None else self._memory.to_dict()),
+            "legality": [{"kind": v.kind, "message": v.message} for v in checks],
+            **(
+                {}
+                if memory is None
+                else {
+                    "capacity": [{"kind": v.kind, "message": v.message} for v in memory.violations]
+                }
+            ),
+            **({} if memory is None else memory.to_dict()),
         }
 
 
@@ -212,8 +245,8 @@ def assess_problem(
     >>> from tenet.api import load_problem
     >>> p = load_problem("gemm", "systolic-2d-8x8", "gemm-os-systolic", {"M": 8, "N": 8, "K": 4})
     >>> a = assess_problem(p)
-    >>> a.legal, a.metrics.macs, [s.level for s in a.memory.levels]  # 8 * 8 * 4 MACs
-    (True, 256, ['dram'])
+    >>> a.legal, a.fits, a.metrics.macs, [s.level for s in a.memory.levels]  # 8 * 8 * 4 MACs
+    (True, True, 256, ['dram'])
     >>> assess_problem(p, figures=["needs"]).needs  # no level inside DRAM
     LevelNeeds(needs={}, fits=True)
     """

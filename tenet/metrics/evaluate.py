@@ -19,7 +19,11 @@ from tenet.vocab import Access, EnergyUnit, Neighbourhood, TensorName
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["TensorMetrics", "Metrics", "evaluate"]
+__all__ = ["ARRAY_NAMES", "TensorMetrics", "Metrics", "evaluate"]
+
+ARRAY_NAMES = {"latency": "latency_array", "energy": "energy_array"}
+"""The array model's figures -> their names wherever they are shown: a design's headline
+(:mod:`tenet.metrics.row`) holds ``latency`` and ``energy``."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,16 @@ class Metrics:
     def to_dict(self) -> dict[str, Any]:
         """Return JSON-ready values named as in :data:`tenet.vocab.UNITS` (ratios as floats):
         ``name``, ``tensors`` (``tensor``, ``access`` and the per-tensor metrics), the
-        per-dataflow metrics, ``original``."""
+        per-dataflow metrics (the latency and energy as ``latency_array`` and
+        ``energy_array``: the array model's, not a design's headline), ``original``.
+
+        Examples
+        --------
+        >>> from tenet.api import analyze
+        >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "K": 4})
+        >>> m.to_dict()["latency_array"] == m.latency, "latency" in m.to_dict()
+        (True, False)
+        """
         out: dict[str, Any] = {
             "name": self.name,
             "tensors": [
@@ -101,7 +114,7 @@ class Metrics:
         }
         for f in fields(self):
             if f.name not in ("name", "tensors", "original"):
-                out[f.name] = _json(getattr(self, f.name))
+                out[ARRAY_NAMES.get(f.name, f.name)] = _json(getattr(self, f.name))
         out["original"] = self.original.to_dict()
         return out
 

@@ -92,6 +92,19 @@ class CapacityViolation:
     """Each tensor's elements held at the witness, at its own place (a level's need only)."""
 
     @property
+    def overflow(self) -> str:
+        """The need against the capacity, without the witness: ``rf needs 2,880 of 64
+        elements`` (a tensor's share of a split level: ``A in rf needs ...``).
+
+        Examples
+        --------
+        >>> CapacityViolation("rf", None, 2880, 64, "[PE[0] -> rf[]]").overflow
+        'rf needs 2,880 of 64 elements'
+        """
+        what = f"{self.tensor} in " if self.tensor else ""
+        return f"{what}{self.level} needs {self.need:,} of {self.capacity:,} elements"
+
+    @property
     def message(self) -> str:
         """One line: which tile, how many elements against how many, and whose."""
         what = f"{self.tensor} in " if self.tensor else ""
@@ -125,6 +138,12 @@ class MemoryMetrics:
     def fits(self) -> bool:
         """True when every tile of every level fits its capacity."""
         return not self.violations
+
+    @property
+    def overflow(self) -> str | None:
+        """What does not fit, one phrase per overflowing level (or tensor of a split level),
+        outermost first: ``rf needs 2,880 of 64 elements``; None when everything fits."""
+        return "; ".join(v.overflow for v in self.violations) or None
 
     @property
     def traffic_dram(self) -> int:

@@ -10,6 +10,10 @@ each level keeps its parent's tiles (``docs/memory.md``: one tile, everything th
 it). An architecture without memory levels has only the array: its latency and energy are the
 array's (:class:`tenet.metrics.evaluate.Metrics`), with no bottleneck and no tiles, and its DRAM
 traffic each tensor's distinct elements once. ``memory_model`` says which the row holds.
+
+The row's first fields are the design's headline (:data:`HEADLINE_FIELDS`): what ``tenet eval``
+prints first, and what every table of mappings leads with; a mapping that does not fit says
+what overflows in ``overflow`` (``rf needs 2,880 of 64 elements``).
 """
 
 from __future__ import annotations
@@ -21,22 +25,48 @@ from typing import Any
 from tenet.metrics.memory import MemoryMetrics
 from tenet.vocab import column
 
-__all__ = ["ROW_FIELDS", "mapping_row", "bound_field"]
+__all__ = ["HEADLINE_FIELDS", "ROW_FIELDS", "mapping_row", "bound_field", "headline_model"]
 
-ROW_FIELDS = [
+HEADLINE_FIELDS = [
     column("latency"),
-    column("latency_compute"),
-    "bottleneck",
     "energy",
     "energy_unit",
     column("traffic_dram"),
     "fits",
+    "overflow",
     "memory_model",
+]
+"""The design's headline: its latency and energy (the memory-aware model's when the
+architecture has levels inside the outermost, else the array's), the unit of the energy, its
+DRAM traffic, whether every tile fits (and what overflows when not) and which model gave
+them."""
+
+ROW_FIELDS = [
+    *HEADLINE_FIELDS,
+    column("latency_compute"),
+    "bottleneck",
     "space_stamp",
     "time_stamp",
     "tiles",
 ]
 """The fields of :func:`mapping_row` (then the bound of the searched objective, if any)."""
+
+_MODELS = {
+    "array": "array (no memory level inside the outermost)",
+    "untiled": "memory-aware, untiled (each level holds what the dataflow gives it)",
+    "tiled": "memory-aware, under the tile stamps",
+}
+
+
+def headline_model(memory_model: str) -> str:
+    """Return what a row's ``memory_model`` says of its headline's figures, in words.
+
+    Examples
+    --------
+    >>> headline_model("array")
+    'array (no memory level inside the outermost)'
+    """
+    return _MODELS[memory_model]
 
 
 def _number(value: Fraction | int) -> int | float:
@@ -89,13 +119,14 @@ def mapping_row(
         dram = sum(r.footprint for r in memory.records)  # each element once, from DRAM
     row: dict[str, Any] = {
         column("latency"): _number(latency),
-        column("latency_compute"): memory.latency_compute,
-        "bottleneck": bottleneck,
         "energy": energy,
         "energy_unit": energy_unit,
         column("traffic_dram"): dram,
         "fits": memory.fits,
+        "overflow": memory.overflow,
         "memory_model": model,
+        column("latency_compute"): memory.latency_compute,
+        "bottleneck": bottleneck,
         "space_stamp": space_stamp,
         "time_stamp": time_stamp,
         "tiles": dict(tiles),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tenet.metrics.evaluate import Metrics, evaluate
+from tenet.metrics.evaluate import ARRAY_NAMES, Metrics, evaluate
 from tenet.metrics.symbolic import AT_SIZES, symbolic_metrics
 from tenet.model.problem import Problem
 from tenet.spec.specs import Specs
@@ -27,6 +27,10 @@ __all__ = ["PIECES_MAX", "SIZES_MIN", "SYMBOLS_MAX", "figures", "figures_at_size
 
 #: Most sizes that vary for which the formulas are built.
 SYMBOLS_MAX = 3
+
+_FIELDS = {shown: field for field, shown in ARRAY_NAMES.items()}
+"""The array model's figures as named in :data:`~tenet.metrics.symbolic.AT_SIZES` -> their
+fields of :class:`~tenet.metrics.evaluate.Metrics`."""
 
 #: Fewest entries for which the formulas are built.
 SIZES_MIN = 3
@@ -44,7 +48,7 @@ def figures(metrics: Metrics) -> dict[str, int]:
         "active_pes": metrics.active_pes,
         "timestamps": metrics.timestamps,
         "occupied_points": metrics.occupied_points,
-        **{name: getattr(metrics, name) for name in AT_SIZES},
+        **{name: getattr(metrics, _FIELDS.get(name, name)) for name in AT_SIZES},
     }
     for t in metrics.tensors:
         key = f"[{t.tensor}.{t.access}]"

@@ -52,10 +52,11 @@ AT_SIZES = (
     "instances_per_step_max",
     "latency_ingress",
     "latency_egress",
-    "latency",
+    "latency_array",
 )
 """The quantities :meth:`SymbolicMetrics.at` adds by direct counting at given sizes (maxima),
-or from the formulas' values (the transfer latencies, with a ceiling)."""
+or from the formulas' values (the transfer latencies, with a ceiling, and the array model's
+latency, their maximum)."""
 
 
 def _inside(text: str) -> str:
@@ -179,7 +180,7 @@ class SymbolicMetrics:
         values["instances_per_step_max"] = timing.instances_per_step_max
         values["latency_ingress"] = moved(".read]")
         values["latency_egress"] = moved(".write]")
-        values["latency"] = max(
+        values["latency_array"] = max(
             values["latency_compute"], values["latency_ingress"], values["latency_egress"]
         )
         return values

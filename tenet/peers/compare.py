@@ -29,7 +29,7 @@ from tenet.counting import count
 from tenet.errors import SpecError, TenetError
 from tenet.mapping import with_mapping
 from tenet.metrics.assessment import assess_problem
-from tenet.metrics.memory import LevelTensor, tensor_relations
+from tenet.metrics.memory import LevelTensor, MemoryMetrics, tensor_relations
 from tenet.model.problem import Problem
 from tenet.model.tiling import halo_tensors, loop_indices
 from tenet.peers.accelforge import action_bits, read_accelforge
@@ -42,6 +42,7 @@ from tenet.peers.zigzag import (
     read_zigzag,
     read_zigzag_mapping,
 )
+from tenet.report.text import fits_line
 from tenet.vocab import Retention
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "compare_zigzag",
     "compare_accelforge",
     "tenet_figures",
+    "tenet_memory",
     "render",
 ]
 
@@ -99,6 +101,9 @@ class Comparison:
     energy_sums: float = 0.0
     energy_refetch: float | None = None
     """tenet's energy under the refetch rule (AccelForge's), before the partial sums."""
+    overflow: str | None = None
+    """What of the imported mapping does not fit its levels under tenet's count (None: every
+    tile fits; :attr:`tenet.metrics.memory.MemoryMetrics.overflow`)."""
 
     def __iter__(self) -> Iterator[CounterRow]:
         """Iterate over the rows."""
@@ -217,8 +222,14 @@ def tenet_figures(
 ) -> dict[tuple[str, str], LevelTensor]:
     """Return tenet's exact figures of an imported mapping, per (level, tensor), under the
     ``retention`` rule (AccelForge's is ``refetch``)."""
+    return {(r.level, r.tensor): r for r in tenet_memory(imported, retention).records}
+
+
+def tenet_memory(imported: Imported, retention: Retention = "keep") -> MemoryMetrics:
+    """Return tenet's exact memory figures of an imported mapping under the ``retention``
+    rule (AccelForge's is ``refetch``)."""
     found = assess_problem(imported.problem, imported.nest, figures=["memory"], retention=retention)
-    return {(r.level, r.tensor): r for r in found.memory.records}
+    return found.memory
 
 
 def _operands(problem: Problem) -> tuple[int, dict[str, tuple[int, int]]]:
@@ -485,7 +496,8 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
     nest = nest_of_allocation(LayerMapping(layer, memories, spatial, temporal, links), allocation)
     specs = imported.specs
     imported = Imported(with_mapping(specs, nest, specs.require_dataflow().name), nest)
-    mine = tenet_figures(imported)
+    memory = tenet_memory(imported)
+    mine = {(r.level, r.tensor): r for r in memory.records}
     counters, energy = level_counters(imported, mine)
     context = _context(imported, mine, None)
     rows = []
@@ -519,7 +531,8 @@ def compare_zigzag(python: str | None, workload: str, accelerator: str, mapping:
                 )
             )
     sums = _energy_sums(imported, context, every=True)
-    return Comparison(tuple(rows), energy, float(peer.get("energy", 0.0)), sums)
+    peer_energy = float(peer.get("energy", 0.0))
+    return Comparison(tuple(rows), energy, peer_energy, sums, overflow=memory.overflow)
 
 
 def _pair(mine: tuple[int, int], theirs: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -545,7 +558,8 @@ def compare_accelforge(python: str | None, spec: str) -> Comparison:
     peer = run_accelforge(python, spec)
     actions = peer["actions"]
     imported = read_accelforge(spec)
-    mine = tenet_figures(imported)
+    memory = tenet_memory(imported)
+    mine = {(r.level, r.tensor): r for r in memory.records}
     refetch = tenet_figures(imported, "refetch")
     counters, energy = level_counters(imported, mine)
     refetch_counters, energy_refetch = level_counters(imported, refetch)
@@ -601,7 +615,7 @@ def compare_accelforge(python: str | None, spec: str) -> Comparison:
     rows.sort(key=lambda row: (order.index(row.level), row.tensor))
     sums = _energy_sums(imported, context, every=False)
     peer_energy = float(peer.get("energy", 0.0))
-    return Comparison(tuple(rows), energy, peer_energy, sums, energy_refetch)
+    return Comparison(tuple(rows), energy, peer_energy, sums, energy_refetch, memory.overflow)
 
 
 def _why(row: CounterRow) -> str:
@@ -611,14 +625,18 @@ def _why(row: CounterRow) -> str:
 
 
 def render(comparison: Comparison | Sequence[CounterRow], peer: str) -> str:
-    """Return the side-by-side table as text: per level and tensor, reads out of and writes
-    into the level, fills and writebacks (elements), tenet's then the peer's; the total
-    energies last."""
+    """Return the side-by-side table as text: whether the mapping fits under tenet's count
+    (a :class:`Comparison`), then per level and tensor, reads out of and writes into the
+    level, fills and writebacks (elements), tenet's then the peer's; the total energies
+    last."""
     head = (
         f"{'level':<14}{'tensor':<8}{'reads':>9}{peer:>11}{'writes':>9}{peer:>11}"
         f"{'fills':>9}{peer:>11}{'wbacks':>9}{peer:>11}  reason"
     )
     lines = [head]
+    if isinstance(comparison, Comparison):
+        fits = {"fits": comparison.overflow is None, "overflow": comparison.overflow}
+        lines.insert(0, f"{fits_line(fits)} (tenet's count of the {peer} mapping)")
     for r in comparison:
         lines.append(
             f"{r.level:<14}{r.tensor:<8}{r.reads:>9}{r.reads_peer:>11}{r.writes:>9}"

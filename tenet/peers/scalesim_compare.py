@@ -25,6 +25,7 @@ from tenet.errors import TenetError
 from tenet.isl_utils import parse_map, parse_set
 from tenet.metrics.assessment import Assessment
 from tenet.peers.scalesim import InputKind, ScaleSimImport, read_scalesim
+from tenet.report.text import fits_line
 
 __all__ = [
     "SCALESIM_ENVIRONMENT",
@@ -128,6 +129,8 @@ class LayerComparison:
     layer: str
     schedule: str
     rows: tuple[FigureRow, ...]
+    overflow: str | None = None
+    """What of the layer does not fit SCALE-Sim's SRAMs under tenet's count (None: fits)."""
 
     def row(self, figure: str) -> FigureRow:
         """Return the row of ``figure``."""
@@ -293,25 +296,29 @@ def compare_scalesim(
         }
         reasons = _reasons(layer, assessment, mine, theirs)
         rows = tuple(FigureRow(f, mine[f], theirs[f], reasons.get(f, "")) for f in FIGURES)
-        out.append(LayerComparison(name, layer.config.dataflow, rows))
+        schedule = layer.config.dataflow
+        out.append(LayerComparison(name, schedule, rows, assessment.memory.overflow))
     return out
 
 
 def render_scalesim(comparisons: Sequence[LayerComparison]) -> str:
-    """Return the comparisons as text: per layer, each figure's tenet and SCALE-Sim values
-    and the reason they differ (``=`` when equal).
+    """Return the comparisons as text: per layer, whether it fits the SRAMs under tenet's
+    count, each figure's tenet and SCALE-Sim values and the reason they differ (``=`` when
+    equal).
 
     Examples
     --------
     >>> row = FigureRow("cycles", 4992, 4991, "the last cycle's index")
     >>> print(render_scalesim([LayerComparison("g", "os", (row,))]))
     g (os)
+      fits: yes
       figure                     tenet   SCALE-Sim  reason
       cycles                      4992        4991  the last cycle's index
     """
     lines = []
     for c in comparisons:
         lines.append(f"{c.layer} ({c.schedule})")
+        lines.append(f"  {fits_line({'fits': c.overflow is None, 'overflow': c.overflow})}")
         lines.append(f"  {'figure':<20}{'tenet':>12}{'SCALE-Sim':>12}  reason")
         for r in c.rows:
             lines.append(f"  {r.figure:<20}{r.tenet:>12}{r.scalesim:>12}  {r.reason or '='}")

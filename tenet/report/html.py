@@ -60,13 +60,16 @@ class MappingRecord:
 @dataclass(frozen=True)
 class Report:
     """What one page shows: a title, the run's inputs (name -> value text), tables (heading,
-    DataFrame), figures (heading, matplotlib Figure) and the reported mappings."""
+    DataFrame), figures (heading, matplotlib Figure), the reported mappings and notes."""
 
     title: str
     inputs: Mapping[str, str]
     tables: Sequence[tuple[str, pd.DataFrame]] = ()
     figures: Sequence[tuple[str, Figure]] = ()
     mappings: Sequence[MappingRecord] = ()
+    notes: Sequence[str] = ()
+    """What the page says first, under its title: e.g. each reported mapping that does not
+    fit its memory levels (``... fits: no — rf needs 2,880 of 64 elements``)."""
 
 
 STYLE = """
@@ -83,6 +86,7 @@ td.number { text-align: right; font-variant-numeric: tabular-nums; }
 th[aria-sort=ascending]::after { content: " \\25B2"; }
 th[aria-sort=descending]::after { content: " \\25BC"; }
 code { font-size: 0.95em; }
+p.note { font-weight: bold; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 """
 
@@ -241,6 +245,7 @@ def render_report(report: Report) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{title}</title><style>{STYLE}</style></head><body>",
         f"<h1>{title}</h1>",
+        *(f'<p class="note">{html.escape(note)}</p>' for note in report.notes),
         "<h2>Inputs</h2>",
         _inputs(report.inputs),
     ]

@@ -65,15 +65,16 @@ def plot_reuse(
 
 
 def plot_latency(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "design") -> Axes:
-    """Draw the compute, ingress and egress latencies (cycles) of each design point as grouped
-    bars, with a black line at the overall latency (their maximum: transfers overlap
-    computation), from a :func:`~tenet.report.comparison_table`.
+    """Draw the array model's compute, ingress and egress latencies (cycles) of each design
+    point as grouped bars, with a black line at the array's latency (their maximum: transfers
+    overlap computation), from a :func:`~tenet.report.comparison_table`.
 
     Examples
     --------
     >>> import pandas as pd
     >>> table = pd.DataFrame({"design": ["os"], "latency_compute_cycles": [6],
-    ...     "latency_ingress_cycles": [4], "latency_egress_cycles": [1], "latency_cycles": [6]})
+    ...     "latency_ingress_cycles": [4], "latency_egress_cycles": [1],
+    ...     "latency_array_cycles": [6]})
     >>> [float(p.get_height()) for p in plot_latency(table).patches]
     [6.0, 4.0, 1.0]
     """
@@ -82,17 +83,17 @@ def plot_latency(table: pd.DataFrame, ax: Axes | None = None, *, by: str = "desi
         "ingress": metric_column("latency_ingress"),
         "egress": metric_column("latency_egress"),
     }
-    require(table, [*parts.values(), metric_column("latency")])
+    require(table, [*parts.values(), metric_column("latency_array")])
     ax = ax if ax is not None else new_axes()
     names = row_names(table, by)
     series = {label: [float(v) for v in table[name]] for label, name in parts.items()}
     centres = grouped_bars(ax, names, series, "latency (cycles)")
     ax.hlines(
-        [float(v) for v in table[metric_column("latency")]],
+        [float(v) for v in table[metric_column("latency_array")]],
         [c - 0.45 for c in centres],
         [c + 0.45 for c in centres],
         colors="black",
-        label="latency (max)",
+        label="array latency (max)",
     )
     legend_beside(ax)
     ax.set_title("Latency breakdown")

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from tenet.metrics.assessment import Assessment
 from tenet.metrics.clock import clock_figures
 from tenet.metrics.evaluate import Metrics, TensorMetrics
 from tenet.vocab import ENERGY, ENERGY_DELAY, UNITS, column, metric_of_column, unit_label
@@ -21,6 +22,7 @@ __all__ = [
     "clock_columns",
     "DATAFLOW_COLUMNS",
     "DESIGN_COLUMNS",
+    "Result",
     "Results",
     "TENSOR_COLUMNS",
     "comparison_table",
@@ -34,7 +36,11 @@ DESIGN_COLUMNS: tuple[str, ...] = ("design", "workload", "architecture", "datafl
 """Columns naming a design point in the tables: its label, then the names of its workload,
 architecture and dataflow."""
 
-Results = Metrics | Sequence[Metrics] | Mapping[str, Metrics] | Mapping[tuple[str, ...], Metrics]
+Result = Metrics | Assessment
+"""A design point's array metrics, or its assessment (metrics and memory figures: its
+headline too)."""
+
+Results = Result | Sequence[Result] | Mapping[str, Result] | Mapping[tuple[str, ...], Result]
 """One result, results named by their ``name``, or results keyed by a label or a tuple of
 names (see ``names`` of the table functions)."""
 
@@ -53,36 +59,32 @@ TENSOR_COLUMNS: dict[str, str] = _columns(
 )
 """Per-tensor metric -> its column in the reuse table (:func:`tenet.vocab.column`)."""
 
-DATAFLOW_COLUMNS: dict[str, str] = _columns(
-    "macs",
-    "active_pes",
-    "timestamps",
-    "utilisation",
-    "latency_compute",
-    "latency_ingress",
-    "latency_egress",
-    "latency",
-    "bandwidth_pe",
-    "bandwidth_scratchpad",
-    "energy",
-)
-"""Per-dataflow metric -> its column in the comparison table (``bandwidth_pe`` is the
-interconnect bandwidth IBW, ``bandwidth_scratchpad`` the scratchpad bandwidth SBW; energy is in
-the unit of the architecture's energy table, its ``energy.unit``: MAC or pJ)."""
+DATAFLOW_COLUMNS: dict[str, str] = {
+    **_columns("macs", "active_pes", "timestamps", "utilisation"),
+    **_columns("latency_compute", "latency_ingress", "latency_egress"),
+    "latency": column("latency_array"),
+    **_columns("bandwidth_pe", "bandwidth_scratchpad"),
+    "energy": column("energy_array"),
+}
+"""Per-dataflow metric of the array model -> its column in the comparison table
+(``bandwidth_pe`` is the interconnect bandwidth IBW, ``bandwidth_scratchpad`` the scratchpad
+bandwidth SBW; the latency and energy are the array's, ``latency_array_cycles`` and
+``energy_array``, in the unit of the architecture's energy table, its ``energy.unit``: MAC or
+pJ)."""
 
 
 def _value(value: object) -> object:
     return float(value) if isinstance(value, Fraction) else value
 
 
-def _keyed(results: Results, names: Sequence[str]) -> list[tuple[dict[str, str], Metrics]]:
+def _keyed(results: Results, names: Sequence[str]) -> list[tuple[dict[str, str], Result]]:
     """Pair each result with its key columns."""
-    if isinstance(results, Metrics):
+    if isinstance(results, (Metrics, Assessment)):
         results = [results]
     if isinstance(results, Mapping):
         items = [((k,) if isinstance(k, str) else tuple(k), m) for k, m in results.items()]
     else:
-        items = [((m.name,), m) for m in results]
+        items = [((_metrics(m).name,), m) for m in results]
         seen = [k for k, _ in items]
         repeated = next((k[0] for k in seen if seen.count(k) > 1), None)
         if repeated is not None:
@@ -96,8 +98,13 @@ def _keyed(results: Results, names: Sequence[str]) -> list[tuple[dict[str, str],
     return [(dict(zip(names, key, strict=False)), m) for key, m in items]
 
 
-def _key_columns(keyed: list[tuple[dict[str, str], Metrics]], names: Sequence[str]) -> list[str]:
+def _key_columns(keyed: list[tuple[dict[str, str], Result]], names: Sequence[str]) -> list[str]:
     return list(keyed[0][0]) if keyed else list(names[:1])
+
+
+def _metrics(result: Result) -> Metrics:
+    """The array metrics of a result."""
+    return result.metrics if isinstance(result, Assessment) else result
 
 
 def tensor_label(metrics: Metrics, tensor: TensorMetrics) -> str:
@@ -140,7 +147,7 @@ def reuse_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) -> pd.D
             "access": t.access,
             **{column: _value(getattr(t, field)) for field, column in TENSOR_COLUMNS.items()},
         }
-        for key, m in keyed
+        for key, m in ((key, _metrics(r)) for key, r in keyed)
         for t in m.tensors
     ]
     import pandas as pd
@@ -153,12 +160,15 @@ def reuse_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) -> pd.D
 def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) -> pd.DataFrame:
     """Return the comparison table: one row per design point, side by side.
 
-    Columns: the key columns (``names``, as many as the keys have parts); per tensor access
-    ``<tensor>_reuse_factor`` and ``<tensor>_volume_unique_elements`` (see
-    :func:`tensor_label`; empty where a design point lacks the tensor); then
-    :data:`DATAFLOW_COLUMNS`: MACs, active PEs, time-stamps, utilisation, latencies in cycles,
-    IBW and SBW in elements/cycle, energy; ``energy_unit``, the unit of the energy (its
-    architecture's: ``MAC`` or ``pJ``).
+    Columns: the key columns (``names``, as many as the keys have parts); for assessments,
+    the headline (:meth:`tenet.metrics.assessment.Assessment.headline`: latency, energy, DRAM
+    traffic, whether it fits, which model); per tensor access ``<tensor>_reuse_factor`` and
+    ``<tensor>_volume_unique_elements`` (see :func:`tensor_label`; empty where a design point
+    lacks the tensor); then :data:`DATAFLOW_COLUMNS` of the array model: MACs, active PEs,
+    time-stamps, utilisation, latencies in cycles (the array's latency as
+    ``latency_array_cycles``), IBW and SBW in elements/cycle, the array's energy
+    (``energy_array``); ``energy_unit``, the unit of the energies (its architecture's:
+    ``MAC`` or ``pJ``).
 
     Examples
     --------
@@ -166,19 +176,25 @@ def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) ->
     >>> m = analyze("gemm", "systolic-2d-8x8", "gemm-os-systolic", params={"M": 8, "N": 8, "K": 4})
     >>> # latency = egress = ceil(64 C elements * 16 bits / 64) + 16 - 1; utilisation 4 / 18
     >>> table = comparison_table({"os": m})
-    >>> table[["A_reuse_factor", "latency_cycles", "utilisation"]].to_dict("records")
-    [{'A_reuse_factor': 8.0, 'latency_cycles': 31, 'utilisation': 0.2222222222222222}]
+    >>> table[["A_reuse_factor", "latency_array_cycles", "utilisation"]].to_dict("records")
+    [{'A_reuse_factor': 8.0, 'latency_array_cycles': 31, 'utilisation': 0.2222222222222222}]
     """
     keyed = _keyed(results, names)
     tensor_columns: dict[str, None] = {}
+    headlines: dict[str, None] = {}
     rows = []
-    for key, m in keyed:
+    for key, result in keyed:
+        m = _metrics(result)
         row: dict[str, object] = dict(key)
+        if isinstance(result, Assessment):
+            headline = result.headline()
+            headlines.update(dict.fromkeys(headline))
+            row.update(headline)
         for t in m.tensors:
             label = tensor_label(m, t)
             row[f"{label}_{column('reuse_factor')}"] = float(t.reuse_factor)
             row[f"{label}_{column('volume_unique')}"] = t.volume_unique
-        tensor_columns.update(dict.fromkeys(c for c in row if c not in key))
+        tensor_columns.update(dict.fromkeys(c for c in row if c not in key and c not in headlines))
         row.update({c: _value(getattr(m, f)) for f, c in DATAFLOW_COLUMNS.items()})
         row["energy_unit"] = m.energy_unit
         rows.append(row)
@@ -188,9 +204,10 @@ def comparison_table(results: Results, names: Sequence[str] = DESIGN_COLUMNS) ->
         rows,
         columns=[
             *_key_columns(keyed, names),
+            *headlines,
             *tensor_columns,
             *DATAFLOW_COLUMNS.values(),
-            "energy_unit",
+            *(["energy_unit"] if "energy_unit" not in headlines else []),
         ],
     )
 

@@ -1,6 +1,6 @@
-"""Results as text: the printed report of an assessment (metrics, legality, memory levels) and
-of a layout evaluation, and the JSON-ready data of the latter; what ``tenet eval`` and
-``tenet layout`` print."""
+"""Results as text: the printed report of an assessment (its headline, then the array's
+metrics, legality, memory levels) and of a layout evaluation, and the JSON-ready data of the
+latter; what ``tenet eval`` and ``tenet layout`` print."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from tenet.metrics.clock import clock_figures
-from tenet.vocab import unit_label
+from tenet.metrics.row import HEADLINE_FIELDS, headline_model
+from tenet.vocab import column, unit_label
 
 if TYPE_CHECKING:
     from tenet.layout.metrics import LayoutMetrics
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "assessment_text",
+    "fits_line",
+    "fits_notice",
+    "headline_lines",
     "layout_dict",
     "layout_text",
     "mapping_row_output",
@@ -29,72 +32,127 @@ __all__ = [
 ]
 
 
-def _clock_lines(
-    latency: int | Fraction, macs: int, energy: float, energy_unit: str, clock_mhz: float | None
-) -> list[str]:
-    """A line per figure at the clock (none without one), named as in JSON, with units."""
-    figures = clock_figures(latency, macs, energy, energy_unit, clock_mhz)
-    return [f"{key:24} {value:.6g} {unit_label(key)}" for key, value in figures.items()]
+def fits_line(row: Mapping[str, Any]) -> str:
+    """Return whether a mapping's row fits, as its headline says it first: ``fits: yes``, or
+    ``fits: no — `` and what overflows.
+
+    Examples
+    --------
+    >>> fits_line({"fits": False, "overflow": "rf needs 2,880 of 64 elements"})
+    'fits: no — rf needs 2,880 of 64 elements'
+    """
+    return "fits: yes" if row["fits"] else f"fits: no — {row['overflow']}"
 
 
-def _memory_lines(memory: MemoryMetrics, energy_unit: str, clock: list[str]) -> list[str]:
+def fits_notice(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """Return the line that heads a table of mapping rows when some do not fit (None when
+    every row with a ``fits`` fits): how many, and what the first of them overflows.
+
+    Examples
+    --------
+    >>> rows = [{"fits": True}, {"fits": False, "overflow": "rf needs 272 of 256 elements"}]
+    >>> fits_notice(rows)
+    'fits: no — 1 of 2 rows (the first: rf needs 272 of 256 elements)'
+    >>> fits_notice(rows[1:])
+    'fits: no — rf needs 272 of 256 elements'
+    """
+    known = [r for r in rows if r.get("fits") in (True, False)]
+    over = [r for r in known if not r["fits"]]
+    if not over:
+        return None
+    if len(known) == 1:
+        return fits_line(over[0])
+    return f"fits: no — {len(over)} of {len(known)} rows (the first: {over[0]['overflow']})"
+
+
+def headline_lines(row: Mapping[str, Any]) -> list[str]:
+    """Return the headline of a mapping's row (:data:`tenet.metrics.row.HEADLINE_FIELDS`) as
+    text: whether it fits, its latency (with the bottleneck), energy and DRAM traffic with
+    their units, which model gave them, and its figures at the clock when the row has them.
+
+    Examples
+    --------
+    >>> for line in headline_lines({"latency_cycles": 31, "energy": 4224.0,
+    ...     "energy_unit": "pJ", "traffic_dram_elements": 128, "fits": True,
+    ...     "memory_model": "array", "bottleneck": None}):
+    ...     print(line)
+    fits: yes
+    latency                  31 cycles
+    energy                   4224.0 pJ
+    traffic_dram             128 elements
+    model                    array (no memory level inside the outermost)
+    """
+    bottleneck = row.get("bottleneck")
+    lines = [
+        fits_line(row),
+        f"{'latency':24} {row[column('latency')]} cycles"
+        + (f" (bottleneck: {bottleneck})" if bottleneck else ""),
+        f"{'energy':24} {row['energy']} {unit_label('energy', row['energy_unit'])}",
+        f"{'traffic_dram':24} {row[column('traffic_dram')]} elements",
+        f"{'model':24} {headline_model(row['memory_model'])}",
+    ]
+    lines += [
+        f"{metric:24} {row[column(metric)]:.6g} {unit_label(metric)}"
+        for metric in ("runtime", "throughput", "power_avg")
+        if row.get(column(metric)) is not None
+    ]
+    return lines
+
+
+def _memory_lines(memory: MemoryMetrics, energy_unit: str) -> list[str]:
     if len(memory.levels) < 2:
         return []
     unit = unit_label("energy", energy_unit)
-    lines = ["", memory.table().to_string(), ""]
+    lines = ["", "memory levels (the headline's model)", memory.table().to_string(), ""]
     lines += [
         f"{s.level:8} footprint {s.footprint} of {s.capacity if s.capacity else 'unbounded'}"
         f" elements, reads {s.accesses_read}, writes {s.accesses_write}, latency "
         f"{float(s.latency):g} cycles, energy {s.energy:g} {unit}"
         for s in memory.levels
     ]
+    levels = sum(s.energy for s in memory.levels)
     lines.append(
-        f"{'memory latency':24} {float(memory.latency):g} cycles (bottleneck: {memory.bottleneck})"
+        f"{'memory energy':24} levels {levels:g}, operands {memory.energy_operands:g}, links "
+        f"{memory.energy_links:g} {unit} (the headline's energy: their sum)"
     )
-    lines.append(
-        f"{'memory energy':24} {memory.energy:g} {unit} (the levels above, operands "
-        f"{memory.energy_operands:g}, links {memory.energy_links:g})"
-    )
-    lines += [f"memory {line}" for line in clock]
     lines += [f"  capacity: {v.message}" for v in memory.violations]
     return lines
 
 
 def assessment_text(
-    assessment: Assessment,
-    csv: bool = False,
-    row: Mapping[str, Any] | None = None,
-    clock_mhz: float | None = None,
+    assessment: Assessment, csv: bool = False, row: Mapping[str, Any] | None = None
 ) -> str:
-    """Return the per-tensor table of ``assessment``, then one line per figure of the
-    dataflow, the legality checks and (with several memory levels) the figures per level;
-    with ``csv``, only the per-tensor table, as CSV, with the figures of the mapping's
-    ``row`` (:func:`tenet.metrics.row.mapping_row`, if given) on every line. With the
-    architecture's ``clock_mhz``, the runtime, throughput and average power of the array's
-    figures follow them, and those of the memory levels' figures follow theirs."""
+    """Return the design's headline (:func:`headline_lines` of its mapping ``row``,
+    :func:`tenet.metrics.row.mapping_row`, with its figures at the clock if any; default the
+    assessment's :meth:`~tenet.metrics.assessment.Assessment.row`), then the per-tensor table
+    of the array model, one line per figure of the array model (its latency and energy as
+    ``latency_array`` and ``energy_array``), the legality checks (dependences and placement)
+    and, with several memory levels, the figures per level and the tiles that do not fit;
+    with ``csv``, only the per-tensor table, as CSV, with the figures of the ``row`` on every
+    line."""
     metrics, legality, memory = assessment.metrics, assessment.legality, assessment.memory
+    row = assessment.row() if row is None else row
     table = metrics.table()
     if csv:
-        if row is not None:
-            table = table.assign(
-                **{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}
-            )
+        table = table.assign(
+            **{k: json.dumps(v) if isinstance(v, dict) else v for k, v in row.items()}
+        )
         return str(table.to_csv().rstrip("\n"))
     table = table[[c for c in table.columns if not c.startswith("accesses_")]]
     table.columns = [c.removeprefix("volume_") for c in table.columns]
     summary = {k: v for k, v in metrics.to_dict().items() if k not in ("tensors", "original")}
     unit = metrics.energy_unit
-    lines = [f"{metrics.name} (volumes in elements)", table.to_string(), ""]
+    lines = [*headline_lines(row), ""]
+    lines += [f"{metrics.name}: the array model (volumes in elements)", table.to_string(), ""]
     lines += [
         f"{key:24} {value} {unit_label(key, unit)}".rstrip()
         for key, value in summary.items()
         if key not in ("name", "energy_unit")
     ]
-    lines += _clock_lines(metrics.latency, metrics.macs, metrics.energy, unit, clock_mhz)
-    lines += [f"{'legality':24} {'legal' if legality.legal else 'see below'}"]
+    checks = "legal" if legality.legal else "see below"
+    lines += [f"{'legality':24} {checks} (dependences and placement; capacity: fits)"]
     lines += [f"  {v.kind}: {v.message}" for v in legality.violations]
-    clock = _clock_lines(memory.latency, metrics.macs, memory.energy, unit, clock_mhz)
-    lines += _memory_lines(memory, unit, clock)
+    lines += _memory_lines(memory, unit)
     return "\n".join(lines)
 
 
@@ -106,18 +164,20 @@ def mapping_row_output(
 ) -> str:
     """Return a mapping's row (:func:`tenet.metrics.row.mapping_row` and what the search adds)
     in ``fmt``: JSON, with the figures per level of ``memory``; CSV, the row (mappings as JSON
-    text), a blank line, the figures per level and tensor; text, one line per field with its
-    unit (``units`` adds or overrides), the tile stamps, the figures per level and tensor."""
+    text), a blank line, the figures per level and tensor; text, its headline
+    (:func:`headline_lines`), then one line per other field with its unit (``units`` adds or
+    overrides), the tile stamps, the figures per level and tensor."""
     if fmt == "json":
         return json.dumps({**row, **memory.to_dict()}, indent=2)
     table = memory.table()
     if fmt == "csv":
         return f"{row_csv(row)}\n\n{table.to_csv().rstrip()}"
     named = {"energy": unit_label("energy", row["energy_unit"]), **(units or {})}
-    lines = [
+    shown = {*HEADLINE_FIELDS, "bottleneck", "tiles"}
+    lines = headline_lines(row) + [
         f"{key:24} {value} {named.get(key, '')}".rstrip()
         for key, value in row.items()
-        if key not in ("tiles", "energy_unit")
+        if key not in shown
     ]
     lines += ["tiles:"] + [f'  {k}: "{v}"' for k, v in row["tiles"].items()]
     return "\n".join([*lines, "", table.to_string()])

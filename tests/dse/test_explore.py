@@ -160,4 +160,4 @@ def test_draw_pareto_returns_axes(reference):
 
     ax = Figure().add_subplot()
     assert draw_pareto(reference.results, "latency", "energy", ax=ax) is ax
-    assert ax.get_ylabel().startswith("energy")
+    assert ax.get_ylabel().startswith("array's energy")

@@ -49,9 +49,9 @@ def test_compare_data_centric_against_its_lowering() -> None:
     assert rows.loc[("volume_unique", "output"), "estimate"] == 512
     assert "every step" in rows.loc[("volume_unique", "output"), "reason"]
     # both: 512 MACs, 64 steps of one MAC, all 8 PEs busy.
-    for q in ("macs", "latency", "active_pes_avg", "utilisation"):
+    for q in ("macs", "latency_array", "active_pes_avg", "utilisation"):
         assert rows.loc[(q, ""), "relative_error"] == 0 and rows.loc[(q, ""), "reason"] == ""
-    assert rows.loc[("latency", ""), "exact"] == 64
+    assert rows.loc[("latency_array", ""), "exact"] == 64
 
 
 def test_compare_relation_centric_only_synthesises_directives(tenet_data: Path) -> None:
@@ -79,7 +79,7 @@ def test_compare_both_notations_given(tenet_data: Path) -> None:
     rows = _rows(df)
     # reference CSV (bw64_64pe): MAESTRO reads B once (65,536) and runs 263,201 cycles.
     assert rows.loc[("volume_unique", "filter"), "estimate"] == 65536
-    assert rows.loc[("latency", ""), "estimate"] == 263201
+    assert rows.loc[("latency_array", ""), "estimate"] == 263201
     assert rows.loc[("macs", ""), "exact"] == 256**3
 
 
@@ -97,7 +97,7 @@ def test_compare_problem_on_given_hardware_keeps_the_synthesised_pe_count() -> N
     # gemm-os: PE[i, j] for 8 x 8 outputs, each reducing K = 8 on its PE: 8 steps of 64 MACs,
     # on the 64 PEs of the synthesised directives (not the hardware's single PE)
     assert rows.loc[("macs", ""), "estimate"] == 512
-    assert rows.loc[("latency", ""), "estimate"] == 8
+    assert rows.loc[("latency_array", ""), "estimate"] == 8
 
 
 def test_match_tensors_conv_and_gemm(tenet_data: Path) -> None:
@@ -183,7 +183,7 @@ def test_plot_comparison_returns_axes() -> None:
     assert plot_comparison(df, ax=ax) is ax
     assert [p.get_label() for p in ax.containers] == ["exact", "MAESTRO-style"]
     labels = [t.get_text() for t in ax.get_xticklabels()]
-    assert "volume_unique[output]" in labels and "latency" in labels
+    assert "volume_unique[output]" in labels and "latency_array" in labels
     assert ax.get_yscale() == "log"
 
 

@@ -111,3 +111,20 @@ def test_browser_loads_the_report_of_a_resnet50_sweep(tmp_path: Path) -> None:
     assert "<h1>resnet50 on systolic-2d-8x8</h1>" in dom
     assert dom.count("resnet50/conv1 on systolic-2d-8x8") == 1  # its dataflow, listed once
     assert dom.count("<svg") == 1  # the per-layer plot
+
+
+def test_browser_loads_the_report_of_a_mapping_that_does_not_fit(tmp_path: Path) -> None:
+    from tenet.cli import main
+
+    browser = _browser()
+    # GEMM 32^3 on systolic-levels-8x8: each PE's register file would hold 272 of 256
+    # elements (tests/test_headline.py), which the page says under its title
+    page = tmp_path / "overflow.html"
+    args = ["-w", "gemm", "-a", "systolic-levels-8x8", *("-p", "M=32", "-p", "N=32", "-p", "K=32")]
+    with pytest.raises(SystemExit) as stop:
+        main(["dse", *args, "--workers", "1", "--top", "1", "--report", str(page)])
+    assert stop.value.code in (0, None)
+    dom, console = _load(browser, page)
+    assert console == []
+    assert "fits: no — rf needs 272 of 256 elements" in dom
+    assert dom.count("<svg") == 1  # the Pareto front of the one exploration

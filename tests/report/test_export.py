@@ -40,7 +40,7 @@ def test_export_json_is_a_list_of_records_with_null_for_missing(table: pd.DataFr
     records = json.loads(render_table(table, "json"))
     assert [r["design"] for r in records] == ["os-skewed", "only-a"]
     assert records[1]["B_reuse_factor"] is None
-    assert records[0]["latency_cycles"] == 6
+    assert records[0]["latency_array_cycles"] == 6
 
 
 def _markdown_cells(text: str) -> list[list[str]]:
@@ -54,7 +54,7 @@ def test_export_markdown_has_every_header_and_value(table: pd.DataFrame) -> None
     assert len(rows) == 2
     skewed = dict(zip(header, rows[0], strict=True))
     assert skewed["design"] == "os-skewed"
-    assert skewed["latency_cycles"] == "6"
+    assert skewed["latency_array_cycles"] == "6"
     assert float(skewed["utilisation"]) == pytest.approx(2 / 3, rel=1e-5)
 
 

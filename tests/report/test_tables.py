@@ -80,14 +80,14 @@ def test_comparison_table_has_hand_derived_figures_side_by_side() -> None:
         "latency_compute_cycles",
         "latency_ingress_cycles",
         "latency_egress_cycles",
-        "latency_cycles",
+        "latency_array_cycles",
         "bandwidth_pe_elements_per_cycle",
         "bandwidth_scratchpad_elements_per_cycle",
     ]
     for design, figures in expected.items():
         assert table.loc[design, columns].tolist() == pytest.approx(figures)
     # 16 MACs + 2·48 L1 accesses at 1.68 + 2·20 L2 accesses at 18.61
-    assert table["energy"].tolist() == pytest.approx([16 + 96 * 1.68 + 40 * 18.61] * 3)
+    assert table["energy_array"].tolist() == pytest.approx([16 + 96 * 1.68 + 40 * 18.61] * 3)
     assert (table["macs"] == 16).all()
 
 

@@ -1,5 +1,6 @@
 """The best design point overall against the best that data-centric directives can write (a
-rectangular mapping, ``data_centric`` column), and the latency reduction between them."""
+rectangular mapping, ``data_centric`` column), and the reduction of the array's latency (what
+the search ranks by) between them."""
 
 from __future__ import annotations
 
@@ -33,11 +34,12 @@ class DataCentricComparison:
         )
 
     def lines(self) -> list[str]:
-        """Return the comparison as text lines: both dataflows and the reduction."""
+        """Return the comparison as text lines: both dataflows with the array's latency, and
+        the reduction."""
 
         def describe(label: str, row: dict[str, Any]) -> list[str]:
             return [
-                f"{label}: {row['name']} ({int(row[column('latency')])} cycles)",
+                f"{label}: {row['name']} (array's latency {int(row[column('latency')])} cycles)",
                 f"  space_stamp: {row['space_stamp']}",
                 f"  time_stamp:  {row['time_stamp']}",
             ]
@@ -48,7 +50,7 @@ class DataCentricComparison:
         out += describe("best data-centric", self.data_centric)
         reduction = self.reduction
         assert reduction is not None
-        return [*out, f"latency reduction: {float(reduction):.1%}"]
+        return [*out, f"array's latency reduction: {float(reduction):.1%}"]
 
 
 def compare_data_centric(results: pd.DataFrame, by: str = "latency") -> DataCentricComparison:

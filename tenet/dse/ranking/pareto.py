@@ -21,7 +21,8 @@ def draw_pareto(
     results: pd.DataFrame, x: str = "latency", y: str = "energy", ax: Axes | None = None
 ) -> Axes:
     """Scatter the evaluated design points of ``results`` on objectives ``x`` and ``y`` and
-    draw their Pareto front; return the Axes (a new figure's when ``ax`` is None).
+    draw their Pareto front; return the Axes (a new figure's when ``ax`` is None). The figures
+    of a search's rows are the array model's, and the axes say so.
 
     Examples
     --------
@@ -31,7 +32,7 @@ def draw_pareto(
     ...     "energy": [3.0, 1.0, 2.0]})
     >>> ax = draw_pareto(t)
     >>> ax.get_xlabel(), len(ax.lines[0].get_xdata())  # point 2 is beaten by point 1
-    ('latency, cycles', 2)
+    ("array's latency, cycles", 2)
     """
     first, second = objective(x), objective(y)
     return plot_pareto(
@@ -40,6 +41,6 @@ def draw_pareto(
         first.column,
         second.column,
         ax,
-        xlabel=axis_label(first.column, results, first.description.split(",")[0]),
-        ylabel=axis_label(second.column, results, second.description.split(",")[0]),
+        xlabel=axis_label(first.column, results, f"array's {first.description.split(',')[0]}"),
+        ylabel=axis_label(second.column, results, f"array's {second.description.split(',')[0]}"),
     )

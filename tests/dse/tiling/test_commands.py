@@ -77,7 +77,7 @@ def test_vs_data_centric_prints_both_dataflows(capsys: pytest.CaptureFixture[str
         *("--vs-data-centric", "--workers", "1", "--strategy", "exhaustive"),
     )
     assert code == 0, err
-    assert "best overall: PE[i, j] T[i + j + k] (47 cycles)" in out
+    assert "best overall: PE[i, j] T[i + j + k] (array's latency 47 cycles)" in out
     assert "best data-centric: " in out
     assert "time_stamp:  { S[i, j, k] -> T[" in out
-    assert "latency reduction: " in out
+    assert "array's latency reduction: " in out
