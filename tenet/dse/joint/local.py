@@ -17,7 +17,7 @@ from itertools import combinations
 from tenet.dse.joint.bounds import Band, BoundContext, bands_of, lower_bound
 from tenet.dse.joint.search import _leaf, _Tally
 from tenet.mapping import array_blocks, cuts_array
-from tenet.mapping.tiling import divisors
+from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.assessment import Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.model.problem import Problem

@@ -45,7 +45,7 @@ from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import fraction_text
 from tenet.metrics.row import bound_field
-from tenet.model.memory import MemoryLevel
+from tenet.model.hierarchy import MemoryLevel
 from tenet.model.problem import Problem
 from tenet.spec import (
     ArchitectureSpec,

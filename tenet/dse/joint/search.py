@@ -24,7 +24,7 @@ from math import factorial, prod
 from tenet.dse.joint.bounds import Band, Bound, BoundContext, Share, kept_levels, lower_bound
 from tenet.dse.tiling.search import TilingSpace
 from tenet.mapping import array_blocks, cuts_array, tiled_nest, to_stamps
-from tenet.mapping.tiling import divisors
+from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.assessment import Evaluated, assess_problem
 from tenet.metrics.latency import occupancy
 from tenet.model.problem import Problem

@@ -10,7 +10,7 @@ import pandas as pd
 
 from tenet.dse.ranking.objectives import Constraint, rank
 from tenet.layout.evaluate import load_layout_problem
-from tenet.layout.search import Search, search_layout
+from tenet.layout.optimiser import Search, search_layout
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.layout import ScratchpadSpec
 from tenet.vocab import Neighbourhood, column

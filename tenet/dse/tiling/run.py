@@ -33,12 +33,12 @@ from tenet.dse.tiling.search import (
     size_choices,
 )
 from tenet.errors import SpecError
-from tenet.mapping.tiling import nested_sizes
+from tenet.mapping.tile_sizes import nested_sizes
 from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import fraction_text
 from tenet.model.problem import Problem
-from tenet.model.tiling import tile_stamps
+from tenet.model.tiles import tile_stamps
 from tenet.model.workload import Workload
 from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec, load_architecture
 from tenet.vocab import MemoryObjective, Strategy

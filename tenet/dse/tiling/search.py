@@ -21,7 +21,7 @@ from tenet.dse.run.execution import Progress
 from tenet.dse.tiling.rtile import box_extents
 from tenet.errors import CapacityError, SpecError
 from tenet.mapping import LoopNest, array_blocks, cuts_array, tiled_nest, tiling_key
-from tenet.mapping.tiling import nested_sizes
+from tenet.mapping.tile_sizes import nested_sizes
 from tenet.metrics.assessment import Evaluated, assess_problem
 from tenet.metrics.latency import occupancy
 from tenet.model.problem import Problem
@@ -46,7 +46,7 @@ class TilingSpace:
     """The tilings a search enumerates: the tiled ``levels`` (outermost first; None: every
     level inside the outermost), the tiled loop ``dims`` (None: all; the others stay whole),
     ``sizes`` restricting some dimensions' tile sizes, and ``aligned``: also the multiples of
-    it that do not divide the loop (see :func:`tenet.mapping.tiling.nested_sizes`)."""
+    it that do not divide the loop (see :func:`tenet.mapping.tile_sizes.nested_sizes`)."""
 
     levels: Sequence[str] | None = None
     dims: Sequence[str] | None = None

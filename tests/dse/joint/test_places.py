@@ -21,7 +21,7 @@ from tenet.dse.joint.run import joint_search
 from tenet.dse.joint.search import place_choices, space_size
 from tenet.dse.tiling.search import TilingSpace, tilings
 from tenet.mapping import place_maps, tile_maps
-from tenet.mapping.tiling import divisors
+from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.assessment import objective_value
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory, level_needs

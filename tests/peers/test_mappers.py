@@ -33,7 +33,7 @@ from tenet.peers.compare import (
     run_zigzag,
 )
 from tenet.peers.files import dump, write_specs
-from tenet.peers.search import (
+from tenet.peers.mappers import (
     ACCELFORGE_FILE,
     ZIGZAG_FILES,
     Objective,
