@@ -18,6 +18,7 @@ from tenet.cli.app import (
     neighbourhood_option,
     parse_params,
     progress,
+    tell,
 )
 from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
@@ -54,7 +55,7 @@ from tenet.spec import (
     load_workload,
     strict_json,
 )
-from tenet.vocab import STRATEGIES, Neighbourhood, Strategy
+from tenet.vocab import SPACE_STRATEGIES, Neighbourhood, SpaceStrategy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,7 +114,7 @@ class SearchRequest:
     """Where a PE finds data without fetching it."""
     every_figure: bool
     """Count every figure of every point (else only what the ranking needs)."""
-    strategy: Strategy
+    strategy: SpaceStrategy
     """Evaluate every point, or build the ``top_k`` best (``auto``: by the space's size)."""
     top_k: int
     """Points the constructive strategy evaluates exactly."""
@@ -193,7 +194,7 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
         ),
         choice_option(
             "--strategy",
-            list(STRATEGIES),
+            list(SPACE_STRATEGIES),
             "auto",
             "Evaluate every point, or build the top-k (auto: by the space's size).",
             kept=True,
@@ -273,10 +274,10 @@ def _bars(items: Sequence[SweepItem], archs: Sequence[str]) -> Progress:
     ]
     count = iter(range(len(names)))
 
-    def bar(rows: Iterable[Any], total: int) -> Iterable[Any]:
+    def bar(rows: Iterable[Any], total: int, desc: str) -> Iterable[Any]:
         k = next(count, len(names) - 1)
-        desc = f"exploration {k + 1}/{len(names)} ({names[k]}): design points"
-        return progress(rows, total=total, desc=desc, each=False)
+        shown = f"exploration {k + 1}/{len(names)} ({names[k]}): {desc}"
+        return progress(rows, total=total, desc=shown, each=False)
 
     return bar
 
@@ -516,7 +517,8 @@ def _tile_best(
         workers=run.workers,
         address=run.address,
         store=run.store,
-        progress=lambda items, total: progress(items, total=total, desc="tiling: tile sizes"),
+        progress=lambda items, total, desc: progress(items, total=total, desc=f"tiling: {desc}"),
+        tell=tell,
     )
     table = tiled_rows(spec, arch, best, request.params, TilingSpace(levels), execution)
     head = f"{head}, each with its best tiling of {', '.join(levels)} (least latency first)"

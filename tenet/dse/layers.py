@@ -5,8 +5,8 @@ for the architecture's memory levels (drawn per layer by :func:`tenet.report.plo
 Each row carries the memory-aware latency and energy, the bottleneck, the DRAM traffic (the
 elements moved between the outermost level and the next) and the tile stamps of the best of the
 tilings :func:`~tenet.dse.tiling.constructive.construct_tilings` builds, with the bound of
-:func:`tenet.dse.joint.run.space_bound` (every mapping, tiling and choice of kept tensors of the
-layer takes at least that many cycles); an architecture without levels inside DRAM keeps the
+:func:`tenet.dse.joint.declared.space_bound` (every mapping, tiling and choice of kept tensors
+of the layer takes at least that many cycles); an architecture without levels inside DRAM keeps the
 array's latency and energy and moves each tensor's distinct elements once
 (:func:`tenet.dse.rows.tiled_figures`).
 """

@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenet.api import load_problem
+from tenet.dse.ranking.certificate import Certificate
 from tenet.dse.run.execution import ExecutionOptions, Progress
 from tenet.dse.tiling.constructive import construct_tilings
-from tenet.dse.tiling.search import TilingSearch, TilingSpace
+from tenet.dse.tiling.sizes import TilingSpace
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.row import bound_field, mapping_row
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
@@ -81,9 +82,9 @@ def tiled_figures(
 ) -> Figures:
     """Return the mapping row of a design point under the best of the tilings
     :func:`~tenet.dse.tiling.constructive.construct_tilings` builds (``top_k`` counted), with
-    the latency bound of :func:`tenet.dse.joint.run.space_bound` over the workload's whole
+    the latency bound of :func:`tenet.dse.joint.declared.space_bound` over the workload's whole
     space (every mapping, tiling and choice of kept tensors); untiled without memory levels."""
-    from tenet.dse.joint.run import space_bound
+    from tenet.dse.joint.declared import space_bound
 
     arch = architecture if isinstance(architecture, ArchitectureSpec) else None
     arch = arch or load_architecture(str(architecture))
@@ -100,7 +101,7 @@ def tiled_figures(
     return figures
 
 
-def tiled_row(search: TilingSearch, objective: MemoryObjective = "latency") -> dict[str, Any]:
+def tiled_row(search: Certificate, objective: MemoryObjective = "latency") -> dict[str, Any]:
     """Return the mapping row of the best tiling of ``search`` (of a design point), with the
     search's bound of ``objective`` if it has one, and the tiling's loop nest."""
     best = search.best
@@ -138,11 +139,11 @@ def tiled_rows(
 ) -> pd.DataFrame:
     """Return the ``ok`` design points of ``rows`` (with their mapping rows or not), each
     with its mapping row under its best tiling of ``space``
-    (:func:`tenet.dse.tiling.run.tile_mappings`, least latency), least latency first (ties:
+    (:func:`tenet.dse.strategies.tile_mappings`, least latency), least latency first (ties:
     the order of ``rows``)."""
     import pandas as pd
 
-    from tenet.dse.tiling.run import tile_mappings
+    from tenet.dse.strategies import tile_mappings
 
     ok = rows[rows["status"] == "ok"]
     if column("latency_array") not in ok.columns:  # the array's figures, not yet renamed
