@@ -39,7 +39,7 @@ from tenet.dse.run.runner import Interrupted, Runner, Settled, StoredRun, run_pa
 from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.tiling.constructive import rank_mappings
 from tenet.dse.tiling.sizes import TilingSpace
-from tenet.errors import CapacityError
+from tenet.errors import CapacityError, TimeBudgetError
 from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import fraction_text
@@ -204,6 +204,10 @@ def joint_search(
 
     Raises
     ------
+    CapacityError
+        No tiling of the declared space fits.
+    TimeBudgetError
+        The time budget ran out before a tiling that fits was counted.
     Interrupted
         Ctrl-C, with the certificate of what was searched (not complete).
 
@@ -372,6 +376,8 @@ def _seed(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> 
     problems: dict[int, Problem] = {}
     seeds: list[tuple[int, Evaluated]] = []
     for m in runner.shown(seeded, len(seeded), "seeds: array mappings"):
+        if seeds and runner.expired():
+            break
         problems[m] = load_problem(w, a, d.mappings[m], bound)
         for point in seed_tilings(problems[m], d.objective, policy.seed_tilings):
             seeds.append((m, point))
@@ -380,6 +386,8 @@ def _seed(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> 
         improved = improved_seeds(problems, seeds, d.objective, d.choices, policy.improved)
         total = 2 * policy.improved
         for m, point in runner.shown(improved, total, "seeds: improved locally"):
+            if runner.expired():
+                break
             seeds.append((m, point))
             _offer(runner, d, incumbent, point)
     return [point for _, point in seeds]
@@ -578,6 +586,8 @@ def _certify(
             left_open += result.left_open
             if result.best is not None:
                 incumbent.offer(result.best)
+    if incumbent.best is None and not (whole and not left_open):
+        raise TimeBudgetError("the time budget ran out before a tiling that fits was counted")
     if incumbent.best is None:
         raise CapacityError("no tiling of the declared space fits the memory levels")
     return Certificate(

@@ -11,6 +11,7 @@ so that an interrupted search prints no worker's traceback.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import threading
@@ -110,6 +111,8 @@ class LocalEngine(Engine):
         self.workers = workers
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["tenet.dse.run.worker"])
+        with _interrupts_ignored():  # the fork server and its workers inherit it
+            multiprocessing.forkserver.ensure_running()
         self._pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=context,
@@ -146,6 +149,21 @@ class LocalEngine(Engine):
         finally:
             for future in pending:
                 future.cancel()
+
+
+@contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while the block starts processes (in the main thread): they start with
+    Ctrl-C ignored (a terminal's Ctrl-C reaches them too), and leave it to this process,
+    which stops them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
