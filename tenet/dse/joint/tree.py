@@ -405,6 +405,8 @@ def _run(
     result by part as it comes."""
     names = {d.task(t.index, p): d.name(t, p) for t in d.subtrees for p in range(d.parts)}
     arguments: dict[str, Any] = {"search": "joint", "context": d.context, "records": RECORD_FORMAT}
+    # the array mappings searched: searches of other mappings in one store keep apart
+    arguments["mappings"] = [f"{m.space_stamp} {m.time_stamp}" for m in d.mappings]
     if d.parts > 1:
         arguments["parts"] = d.parts
     stored = runner.open(arguments, names)
