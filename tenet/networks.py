@@ -43,7 +43,7 @@ __all__ = [
     "network_report",
 ]
 
-Item = TypeVar("Item")
+_Item = TypeVar("_Item")
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def choose_dataflow(layer: LayerSpec, dataflows: Sequence[str], architecture: st
     )
 
 
-def _each(items: Iterable[Item], total: int) -> Iterable[Item]:
+def _each(items: Iterable[_Item], total: int) -> Iterable[_Item]:
     return items
 
 

@@ -45,7 +45,7 @@ ARRAY_COLUMNS = {
 """The array's figures of a design point (what the exploration ranks) -> their names in a shown
 row, beside its memory-aware ``latency_cycles`` and ``energy``."""
 
-Source = str | WorkloadSpec
+WorkloadSource = str | WorkloadSpec
 Arch = str | ArchitectureSpec
 Figures = Callable[[Mapping[str, Any]], dict[str, Any]]
 """A design point's row (array figures, stamps) -> the fields of its mapping row."""
@@ -58,7 +58,9 @@ def _array(row: Mapping[str, Any]) -> tuple[int, float]:
     return int(latency), float(energy)
 
 
-def untiled_figures(workload: Source, architecture: Arch, params: Mapping[str, int]) -> Figures:
+def untiled_figures(
+    workload: WorkloadSource, architecture: Arch, params: Mapping[str, int]
+) -> Figures:
     """Return the mapping row of a design point without tiles: its memory figures with each
     level keeping its parent's tiles (the array's figures without memory levels)."""
     arch = architecture if isinstance(architecture, ArchitectureSpec) else None
@@ -78,7 +80,7 @@ def untiled_figures(workload: Source, architecture: Arch, params: Mapping[str, i
 
 
 def tiled_figures(
-    workload: Source, architecture: Arch, params: Mapping[str, int], top_k: int = 3
+    workload: WorkloadSource, architecture: Arch, params: Mapping[str, int], top_k: int = 3
 ) -> Figures:
     """Return the mapping row of a design point under the best of the tilings
     :func:`~tenet.dse.tiling.constructive.construct_tilings` builds (``top_k`` counted), with
@@ -130,7 +132,7 @@ def with_mapping_rows(
 
 
 def tiled_rows(
-    workload: Source,
+    workload: WorkloadSource,
     architecture: str,
     rows: pd.DataFrame,
     params: Mapping[str, int] | None,
