@@ -60,7 +60,7 @@ class ExecutionOptions:
     """Takes each line of news of a search as it goes (a branch and bound's best so far, its
     bound and their gap); None: nothing told."""
     cache: str | Path | None = None
-    """Folder of the workers' count cache (:mod:`tenet.dse.run.cache`); None: in memory only."""
+    """Folder of the workers' count cache (:mod:`tenet.dse.run.row_cache`); None: in memory only."""
 
     def __post_init__(self) -> None:
         if isinstance(self.engine, str) and self.engine not in ENGINES:
