@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -34,6 +34,7 @@ from tenet.dse.joint.declared import compute_floor, kept_choices, places_apply, 
 from tenet.dse.joint.seeds import improved_seeds, seed_tilings
 from tenet.dse.joint.subtree import Part, Subtree, SubtreeResult
 from tenet.dse.ranking.certificate import Certificate, Incumbent, status_line
+from tenet.dse.run.engines import Job
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Interrupted, Runner, Settled, StoredRun, run_parts
 from tenet.dse.space.design import DesignSpace, SpaceOptions
@@ -420,16 +421,11 @@ def _run(
     todo = [(t, p) for t in d.subtrees for p in range(d.parts) if d.task(t.index, p) not in found]
     desc = "subtrees" if d.parts == 1 else f"subtree parts ({d.parts} a subtree)"
     jobs = _jobs(d, todo, incumbent, runner.deadline, None)
-    for index, result in run_parts(
-        runner,
-        stored,
-        evaluate_subtree,
-        jobs,
-        decode_subtree,
-        lambda r: "ok" if runner.deadline is None or r.left_open == 0 else None,
-        total=len(todo),
-        desc=desc,
-    ):
+
+    def kept(result: SubtreeResult) -> str | None:  # a part cut short by the budget: not kept
+        return "ok" if runner.deadline is None or result.left_open == 0 else None
+
+    for index, result in _parts(runner, stored, jobs, kept, len(todo), desc):
         found[index] = result
         teller.heard(result)
     teller.tell()
@@ -454,17 +450,8 @@ def _probe(
         until = time.monotonic() + (deadline - time.monotonic()) * policy.probe_share
     pruned: set[int] = set()
     jobs = _jobs(d, todo, incumbent, until, policy.probe, pruned)
-    for index, result in run_parts(
-        runner,
-        stored,
-        evaluate_subtree,
-        jobs,
-        decode_subtree,
-        lambda _: None,
-        total=len(todo),
-        desc="probes: each subtree's first leaves",
-        until=until,
-    ):
+    desc = "probes: each subtree's first leaves"
+    for index, result in _parts(runner, stored, jobs, lambda _: None, len(todo), desc, until):
         teller.heard(result)
         if result.left_open > 0:
             continue
@@ -474,6 +461,30 @@ def _probe(
             found[task] = result if p == 0 else _EMPTY
             if index not in pruned:  # (a pruning depends on the incumbent: not stored)
                 stored.keep(task, encode_subtree(found[task]))
+
+
+def _parts(
+    runner: Runner,
+    stored: StoredRun,
+    jobs: Iterable[Job | Settled],
+    kept: Callable[[SubtreeResult], str | None],
+    total: int,
+    desc: str,
+    until: float | None = None,
+) -> Iterator[tuple[int, SubtreeResult]]:
+    """Search the subtree parts of ``jobs`` on the runner (:func:`run_parts`): each part's
+    index and result, stored under ``kept(result)``."""
+    return run_parts(
+        runner,
+        stored,
+        evaluate_subtree,
+        jobs,
+        decode_subtree,
+        kept,
+        total=total,
+        desc=desc,
+        until=until,
+    )
 
 
 _EMPTY = SubtreeResult(None, None, 0, 0, 0, Fraction(0), 0)

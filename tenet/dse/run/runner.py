@@ -105,7 +105,7 @@ class Runner:
         if cache is not None:
             Path(cache).mkdir(parents=True, exist_ok=True)
         self.cache = None if cache is None else str(Path(cache).resolve())
-        """Folder of the workers' count cache (:mod:`tenet.dse.run.row_cache`), made here, or None."""
+        """Folder of the workers' row cache (:mod:`tenet.dse.run.row_cache`), made here, or None."""
         given = execution.engine
         self._engine = given if isinstance(given, Engine) else None
         self._own_engine = False
