@@ -35,7 +35,7 @@ from tenet.dse.tiling.constructive import construct_tilings, rank_mappings
 from tenet.mapping import to_stamps
 from tenet.metrics.memory import tensor_relations
 from tenet.model.problem import Problem
-from tenet.model.tiling import tile_levels
+from tenet.model.tiles import tile_levels
 from tenet.spec import Specs, load_architecture, load_network, load_workload
 
 TOP = 10

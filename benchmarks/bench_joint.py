@@ -14,7 +14,9 @@ import os
 import sys
 
 from benchmarks.cputime import cpu_seconds
-from tenet.dse.joint.run import Certificate, constructive_certificate, joint_search
+from tenet.dse.joint.seeds import constructive_certificate
+from tenet.dse.joint.tree import joint_search
+from tenet.dse.ranking.certificate import Certificate
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.spec import load_network
 

@@ -18,7 +18,7 @@ import sys
 import time
 
 from tenet.layout.evaluate import load_layout_problem
-from tenet.layout.search import search_layout
+from tenet.layout.optimiser import search_layout
 from tenet.spec import load_architecture
 from tenet.spec.layout import ScratchpadSpec
 

@@ -16,7 +16,8 @@ import time
 import islpy as isl
 
 from tenet.api import load_problem
-from tenet.dse.tiling.search import TilingSpace, search_tiling
+from tenet.dse.tiling.exhaustive import search_tiling
+from tenet.dse.tiling.sizes import TilingSpace
 from tenet.metrics.memory import MemoryMetrics, evaluate_memory
 from tenet.model.problem import Problem
 
@@ -59,7 +60,7 @@ def conv3_search(quick: bool) -> None:
     best = found.best
     print(
         f"conv3_x tiling search on eyeriss: {seconds:.1f} CPU-s (target < 60), "
-        f"{found.candidates} candidates, {found.fitting} fit, {found.evaluated} evaluated"
+        f"{found.space} candidates, {found.fitting} fit, {found.evaluated} evaluated"
     )
     print(
         f"  best: {best.mapping.describe()}; latency {float(best.value):.0f} cycles "

@@ -5,7 +5,7 @@ and 1 pJ per element) and a set of layers: GEMM 256³, the GEMMs of BERT-base, R
 MobileNet layers.
 
 For each layer and objective, each tool searches on its own: tenet by its joint search
-(:func:`tenet.dse.joint.run.joint_search`: branch and bound over every array mapping of the
+(:func:`tenet.dse.joint.tree.joint_search`: branch and bound over every array mapping of the
 design space, kept tensor, tile size and loop order, and for energy each tensor's place in the
 register file, seeded by constructive tilings; at most ``--tenet-budget`` seconds); ZigZag
 by its spatial mapping generator and LOMA; AccelForge by its mapper. The peers' best mappings
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import cast
 
 from benchmarks.cputime import cpu_seconds
-from tenet.dse.joint.run import joint_search
+from tenet.dse.joint.tree import joint_search
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.peers import (
     PeerSearch,

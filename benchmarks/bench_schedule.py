@@ -19,8 +19,8 @@ import pandas as pd
 
 from tenet.dse.ranking.objectives import rank
 from tenet.dse.run.worker import Context, evaluate_tasks
+from tenet.dse.schedules import explore_schedule
 from tenet.dse.space.design import DesignSpace, SpaceOptions
-from tenet.dse.space.schedules import explore_schedule
 
 CASES = {
     "jacobi-1d": ({"T": 4, "N": 10}, {"T": 8, "N": 32}),

@@ -22,6 +22,7 @@ __all__ = [
     "CountingError",
     "NotABijectionError",
     "CapacityError",
+    "TimeBudgetError",
     "InfeasibleError",
     "NotALoopNestError",
 ]
@@ -136,6 +137,10 @@ class NotABijectionError(SpecError):
 
 class CapacityError(TenetError, ValueError):
     """No tiling fits the capacities of the memory levels; the message names the smallest need."""
+
+
+class TimeBudgetError(TenetError, ValueError):
+    """A search's time budget ran out before it found anything to answer with."""
 
 
 class InfeasibleError(SpecError):

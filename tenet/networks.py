@@ -46,7 +46,7 @@ __all__ = [
     "network_report",
 ]
 
-Item = TypeVar("Item")
+_Item = TypeVar("_Item")
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ def choose_dataflow(layer: LayerSpec, dataflows: Sequence[str], architecture: st
     )
 
 
-def _each(items: Iterable[Item], total: int) -> Iterable[Item]:
+def _each(items: Iterable[_Item], total: int) -> Iterable[_Item]:
     return items
 
 

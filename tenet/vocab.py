@@ -15,8 +15,8 @@ __all__ = [
     "Access",
     "Neighbourhood",
     "NEIGHBOURHOODS",
-    "Strategy",
-    "STRATEGIES",
+    "SpaceStrategy",
+    "SPACE_STRATEGIES",
     "MemoryObjective",
     "MEMORY_OBJECTIVES",
     "TilingStrategy",
@@ -58,10 +58,12 @@ Neighbourhood = Literal["window", "links"]
 ``"links"`` (what the array delivers: same PE one occupied time-stamp earlier, or a linked PE
 at the link's delay)."""
 NEIGHBOURHOODS: tuple[Neighbourhood, ...] = get_args(Neighbourhood)
-Strategy = Literal["auto", "exhaustive", "constructive"]
+SpaceStrategy = Literal["auto", "exhaustive", "constructive"]
 """How a design-space search finds its candidates: enumerate them, build them from the
-workload's reuse (:mod:`tenet.dse.tiling.constructive`), or ``auto`` (build above a size)."""
-STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+workload's reuse (:mod:`tenet.dse.tiling.constructive`), or ``auto`` (build above a size): the
+names of the registry :data:`tenet.dse.strategies.STRATEGIES` that serve the array mappings
+(a test checks them)."""
+SPACE_STRATEGIES: tuple[SpaceStrategy, ...] = get_args(SpaceStrategy)
 EnergyUnit = Literal["MAC", "pJ"]
 """The unit of an architecture's energy table: one MAC's energy (TENET's costs, the zoo's) or
 picojoules."""
@@ -71,10 +73,10 @@ MemoryObjective = Literal["latency", "energy", "edp"]
 """What a tiling search minimises: cycles, energy, or their product."""
 MEMORY_OBJECTIVES: tuple[MemoryObjective, ...] = get_args(MemoryObjective)
 TilingStrategy = Literal["auto", "exhaustive", "constructive", "joint"]
-"""How ``tenet tile`` searches: a :data:`Strategy` of the tiling of the given array mapping
-(every tiling counted exactly, the top-k built, or ``auto``), or the branch and bound of
-:mod:`tenet.dse.joint` (array mapping, bypass, sizes and orders together, with a proven
-bound)."""
+"""How ``tenet tile`` searches the tiling of the given array mapping: every tiling counted
+exactly, the top-k built, ``auto``, or the branch and bound of :mod:`tenet.dse.joint` (bypass,
+sizes and orders together, with a proven bound): the names of the registry
+:data:`tenet.dse.strategies.STRATEGIES` that serve the tilings (a test checks them)."""
 TILING_STRATEGIES: tuple[TilingStrategy, ...] = get_args(TilingStrategy)
 Retention = Literal["keep", "refetch"]
 """How a memory level keeps a tensor's tile (``docs/peers.md``): ``keep`` (tenet's own rule,

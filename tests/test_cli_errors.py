@@ -339,8 +339,11 @@ def test_cli_foreign_store_is_left_as_it_was(
     ("args", "started"),
     [
         (("dse", "-w", "gemm", "-a", "simba", *SMALL, "--tile", "l9"), "tenet.dse.explore.sweep"),
-        ((*TILE, "-d", "twotiles.yaml"), "tenet.dse.tiling.run._resume_and_run"),
-        ((*TILE, "-d", "gemm-os-systolic", "-p", "M=100000"), "tenet.dse.tiling.run.size_choices"),
+        ((*TILE, "-d", "twotiles.yaml"), "tenet.dse.tiling.exhaustive.exhaustive_tiling"),
+        (
+            (*TILE, "-d", "gemm-os-systolic", "-p", "M=100000"),
+            "tenet.dse.tiling.exhaustive.size_choices",
+        ),
     ],
 )
 def test_cli_bad_tiling_input_is_refused_before_the_search(

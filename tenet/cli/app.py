@@ -27,6 +27,7 @@ __all__ = [
     "parse_params",
     "write_output",
     "progress",
+    "tell",
     "QUIET_SECONDS",
     "HEARTBEAT_SECONDS",
     "working",
@@ -208,6 +209,17 @@ def progress(
 
         return cast("Iterable[Item]", tqdm(items, total=total, desc=desc, file=sys.stderr))
     return _progress_lines(items, total, desc, each)
+
+
+def tell(line: str) -> None:
+    """Print one line of news of a running search on stderr (above a progress bar on a
+    terminal)."""
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+    else:
+        click.echo(line, err=True)
 
 
 HEARTBEAT_SECONDS = 9.5
@@ -468,11 +480,11 @@ def _run(args: list[str], debug: bool) -> None:
         sys.exit(2)
     except click.Abort as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):
-            click.echo(f"interrupted: {_resume_hint(args)}", err=True)
+            click.echo(f"interrupted: {_resume_hint(args, exc.__cause__)}", err=True)
             sys.exit(INTERRUPTED)
         sys.exit(1)
-    except KeyboardInterrupt:
-        click.echo(f"interrupted: {_resume_hint(args)}", err=True)
+    except KeyboardInterrupt as exc:
+        click.echo(f"interrupted: {_resume_hint(args, exc)}", err=True)
         sys.exit(INTERRUPTED)
     except TenetError as exc:
         if debug:
@@ -492,9 +504,16 @@ INTERRUPTED = 128 + signal.SIGINT
 """Exit status after Ctrl-C (SIGINT), as a shell reports it."""
 
 
-def _resume_hint(args: Sequence[str]) -> str:
-    """What an interrupted command kept, and how to go on from there: the store given with
-    ``--store``, or the option to give for a command that has one."""
+def _resume_hint(args: Sequence[str], stop: KeyboardInterrupt | None = None) -> str:
+    """What an interrupted command kept, and how to go on from there: the best so far that a
+    search wrote (``stop`` carrying it), the store given with ``--store``, or the option to
+    give for a command that has one."""
+    if getattr(stop, "partial", None) is not None:
+        kept = "the best so far is written with what the search proved"
+        later = _resume_hint(args)
+        if later.startswith("nothing kept"):
+            later = later.removeprefix("nothing kept").lstrip("; ")
+        return "; ".join(part for part in (kept, later) if part)
     for k, arg in enumerate(args):
         if arg == "--store" and k + 1 < len(args):
             store: str | None = args[k + 1]

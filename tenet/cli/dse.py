@@ -18,6 +18,7 @@ from tenet.cli.app import (
     neighbourhood_option,
     parse_params,
     progress,
+    tell,
 )
 from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
@@ -56,10 +57,10 @@ from tenet.spec import (
 )
 from tenet.vocab import (
     MEMORY_OBJECTIVES,
-    STRATEGIES,
+    SPACE_STRATEGIES,
     MemoryObjective,
     Neighbourhood,
-    Strategy,
+    SpaceStrategy,
     column,
     unit_label,
 )
@@ -121,7 +122,7 @@ class SearchRequest:
     """Where a PE finds data without fetching it."""
     every_figure: bool
     """Count every figure of every point (else only what the ranking needs)."""
-    strategy: Strategy
+    strategy: SpaceStrategy
     """Evaluate every point, or build the ``top_k`` best (``auto``: by the space's size)."""
     top_k: int
     """Points the constructive strategy evaluates exactly."""
@@ -201,7 +202,7 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
         ),
         choice_option(
             "--strategy",
-            list(STRATEGIES),
+            list(SPACE_STRATEGIES),
             "auto",
             "Evaluate every point, or build the top-k (auto: by the space's size).",
             kept=True,
@@ -292,10 +293,10 @@ def _bars(items: Sequence[SweepItem], archs: Sequence[str]) -> Progress:
     ]
     count = iter(range(len(names)))
 
-    def bar(rows: Iterable[Any], total: int) -> Iterable[Any]:
+    def bar(rows: Iterable[Any], total: int, desc: str) -> Iterable[Any]:
         k = next(count, len(names) - 1)
-        desc = f"exploration {k + 1}/{len(names)} ({names[k]}): design points"
-        return progress(rows, total=total, desc=desc, each=False)
+        shown = f"exploration {k + 1}/{len(names)} ({names[k]}): {desc}"
+        return progress(rows, total=total, desc=shown, each=False)
 
     return bar
 
@@ -540,7 +541,8 @@ def _tile_best(
         workers=run.workers,
         address=run.address,
         store=run.store,
-        progress=lambda items, total: progress(items, total=total, desc="tiling: tile sizes"),
+        progress=lambda items, total, desc: progress(items, total=total, desc=f"tiling: {desc}"),
+        tell=tell,
     )
     objective = _tiling_objective(request.objective)
     space = TilingSpace(levels)

@@ -23,7 +23,13 @@ from tenet.cli.options import (
     written_file,
 )
 from tenet.errors import SpecError
-from tenet.layout import SEARCHES, Search, load_layout_problem, search_layout, write_layout_file
+from tenet.layout import (
+    SEARCHES,
+    SearchMethod,
+    load_layout_problem,
+    search_layout,
+    write_layout_file,
+)
 from tenet.report import layout_dict, layout_text
 from tenet.spec import load_architecture, load_workload
 from tenet.vocab import Neighbourhood, column
@@ -104,7 +110,7 @@ def layout_command(
     found = None
     if method != "none":
         lp.evaluate()  # the given layouts first: sizes too large for any layout end here
-        found = search_layout(lp, cast(Search, method), depth=depth)  # one of SEARCHES
+        found = search_layout(lp, cast(SearchMethod, method), depth=depth)  # one of SEARCHES
         lp = lp.with_layouts(found.layouts())
     metrics = lp.evaluate()
     if save is not None:
@@ -173,7 +179,7 @@ def layout_rank_command(
         architecture,
         params,
         scratchpad=geometry.apply(architecture.scratchpad),
-        search=None if method == "none" else cast(Search, method),
+        search=None if method == "none" else cast(SearchMethod, method),
         by=objective,
         top=top,
     )

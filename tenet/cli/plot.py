@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 __all__ = ["plot_command"]
 
-Command = TypeVar("Command", bound=Callable[..., object])
+_Command = TypeVar("_Command", bound=Callable[..., object])
 
-KINDS = ("reuse", "latency", "bandwidth", "utilisation", "spacetime")
+PLOT_KINDS = ("reuse", "latency", "bandwidth", "utilisation", "spacetime")
 
 
 MAX_PIXELS = 10**8
@@ -65,7 +65,7 @@ def _draw(
     return draw(report.comparison_table(results), ax, by=by)
 
 
-def _at_least(flag: str, least: int, default: int, text: str) -> Callable[[Command], Command]:
+def _at_least(flag: str, least: int, default: int, text: str) -> Callable[[_Command], _Command]:
     """An integer option of at least ``least``, with its default shown in the help."""
     return click.option(
         flag, type=click.IntRange(min=least), default=default, show_default=True, help=text
@@ -78,7 +78,7 @@ def _at_least(flag: str, least: int, default: int, text: str) -> Callable[[Comma
     Refusal("--by", "KIND", "the space-time diagram draws one design point", ("spacetime",)),
 )
 @cli.command("plot")
-@click.argument("kind", type=click.Choice(KINDS))
+@click.argument("kind", type=click.Choice(PLOT_KINDS))
 @design_inputs
 @written_file("--output", "-o", help="Image file: .png, .svg or .pdf.", image=True, required=True)
 @click.option("--size", nargs=2, type=float, help="Figure width and height, inches.")

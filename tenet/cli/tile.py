@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from tenet.cli.app import choice_option, cli, progress
+from tenet.cli.app import choice_option, cli, progress, tell
 from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
     OutputOptions,
@@ -18,7 +18,7 @@ from tenet.cli.options import (
     output_options,
     problem_options,
 )
-from tenet.dse import TILING_AUTO_LIMIT, Certificate, ExecutionOptions, TilingSearch
+from tenet.dse import TILING_AUTO_LIMIT, Certificate, ExecutionOptions, Interrupted
 from tenet.report import mapping_row_output
 from tenet.vocab import (
     ENERGY_UNIT_LABELS,
@@ -32,19 +32,22 @@ from tenet.vocab import (
 __all__ = ["tile_command"]
 
 
-def _summary(found: TilingSearch, seconds: float, objective: MemoryObjective) -> dict[str, Any]:
+def _summary(found: Certificate, seconds: float) -> dict[str, Any]:
     """Return the best tiling's row (:func:`tenet.mapping_row`: memory-aware figures, full
-    dataflow, the bound of ``objective`` when the search has one), then what was searched."""
+    dataflow, the bound of the objective when the search has one): then, of a branch and
+    bound, its certificate; of another search, what it counted."""
     from tenet import bound_field
 
+    if found.strategy == "joint":
+        return {**found.row(), "cpu_seconds": round(seconds, 3)}
     best = found.best
-    bound = {} if found.bound is None else bound_field(objective, found.bound)
+    bound = {} if found.bound is None else bound_field(found.objective, found.bound)
     return {
         **best.assessment.row(),
         **bound,
         "tiling": best.mapping.describe(),
         "objective": float(best.value),
-        "candidates": found.candidates,
+        "candidates": found.space,
         "fitting": found.fitting,
         "evaluated": found.evaluated,
         "cpu_seconds": round(seconds, 3),
@@ -107,6 +110,12 @@ def _summary(found: TilingSearch, seconds: float, objective: MemoryObjective) ->
     help="With --strategy joint, also search above which loops each tensor's copy sits in a "
     "per-PE innermost level of single-instance tiles.",
 )
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(min=0),
+    help="Seconds after which no part of the search starts; the best so far is printed "
+    "(with its bound and gap, of a branch and bound).",
+)
 @execution_options(workers=1)  # as `tenet dse`, but one worker (this process) by default
 @output_options()
 def tile_command(
@@ -121,15 +130,18 @@ def tile_command(
     top_k: int,
     bypass: bool,
     places: bool,
+    time_budget: float | None,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
     and its exact figures per level and tensor (docs/memory.md). A large default space is
     built constructively (--strategy). With ``--workers`` above 1
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
-    finished choice of tile sizes is kept and a search started again resumes."""
+    finished choice of tile sizes (or subtree of the branch and bound) is kept and a search
+    started again resumes. A branch and bound prints its best so far, its bound and their gap
+    on stderr as it goes; Ctrl-C prints the best so far and its certificate (exit 130)."""
     check_before_work((), execution, None, None, out.path)
-    from tenet.dse import TilingSpace, joint_search, run_tiling
+    from tenet.dse import TilingSpace, run_tiling
 
     start = time.process_time()
     told: list[str] = []
@@ -139,60 +151,42 @@ def tile_command(
         if levels or dims or aligned
         else None
     )
-    if strategy == "joint":
-        from tenet import load_problem
-        from tenet.dse import check_tiling
-
-        workload, arch, dataflow = problem.names()
-        # the space a tiling search takes, checked before the branch and bound starts
-        check_tiling(load_problem(workload, arch, dataflow, problem.params()), space)
-        certificate = joint_search(
+    workload, arch, dataflow = problem.names()
+    try:
+        found = run_tiling(
             workload,
             arch,
-            [dataflow],
+            dataflow,
             problem.params(),
-            space or TilingSpace(),
+            space,
             objective=objective,
-            bypass=bypass,
-            places=places,
             execution=replace(
                 execution,
                 engine=None if in_process else execution.engine,
-                progress=lambda items, total: progress(items, total=total, desc="subtrees"),
+                time_budget=time_budget,
+                progress=progress,
+                tell=tell,
             ),
+            strategy=strategy,
+            top_k=top_k,
+            bypass=bypass,
+            places=places,
+            report=told.append,
         )
-        _write_certificate(out, certificate, time.process_time() - start)
-        return
-    from tenet import load_specs
+    except Interrupted as stop:
+        if isinstance(stop.partial, Certificate):
+            _write(out, stop.partial, time.process_time() - start)
+        raise
+    if told:  # after the search: an error stays one line
+        click.echo("\n".join(told), err=True)
+    _write(out, found, time.process_time() - start)
 
-    specs = load_specs(*problem.names(), problem.params())
-    found = run_tiling(
-        specs.workload,
-        specs.architecture,
-        specs.require_dataflow(),
-        specs.params,
-        space,
-        objective=objective,
-        execution=replace(
-            execution,
-            engine=None if in_process else execution.engine,
-            progress=lambda items, total: progress(items, total=total, desc="tile sizes"),
-        ),
-        strategy=strategy,
-        top_k=top_k,
-        report=told.append,
-    )
-    click.echo("\n".join(told), err=True)  # after the search: an error stays one line
-    summary = _summary(found, time.process_time() - start, objective)
-    units = _units(summary, objective)
+
+def _write(out: OutputOptions, found: Certificate, seconds: float) -> None:
+    """Print the best tiling of a search, its figures and what the search proved."""
+    summary = _summary(found, seconds)
+    units = _units(summary, found.objective)
     out.write(mapping_row_output(summary, found.best.memory, out.fmt, units))
-
-
-def _write_certificate(out: OutputOptions, certificate: Certificate, seconds: float) -> None:
-    """Print the best of a joint search, its figures and its certificate."""
-    row = {**certificate.row(), "cpu_seconds": round(seconds, 3)}
-    units = _units(row, certificate.objective)
-    out.write(mapping_row_output(row, certificate.best.memory, out.fmt, units))
 
 
 def _units(row: dict[str, Any], objective: MemoryObjective) -> dict[str, str]:

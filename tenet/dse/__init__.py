@@ -12,9 +12,10 @@ from tenet.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tenet.dse.explore import NOT_SEARCHED, Exploration, Sweep, sweep
-    from tenet.dse.joint.run import Certificate, joint_search
+    from tenet.dse.joint.tree import joint_search
     from tenet.dse.layers import LAYER_COLUMNS, layer_table
     from tenet.dse.network import layer_counts, network_totals, record_network
+    from tenet.dse.ranking.certificate import Certificate
     from tenet.dse.ranking.headline import compare_data_centric
     from tenet.dse.ranking.layout import LAYOUT_COLUMN, rank_by_layout
     from tenet.dse.ranking.objectives import (
@@ -38,17 +39,19 @@ if TYPE_CHECKING:
         with_mapping_rows,
     )
     from tenet.dse.run.execution import ExecutionOptions, Progress
+    from tenet.dse.run.runner import Interrupted
     from tenet.dse.run.store import ROW_COLUMNS, ResultStore
+    from tenet.dse.schedules import explore_schedule
     from tenet.dse.space.design import SpaceOptions, space_options
-    from tenet.dse.space.schedules import explore_schedule
-    from tenet.dse.tiling.run import (
+    from tenet.dse.strategies import (
+        STRATEGIES,
         TILING_AUTO_LIMIT,
-        check_tile_levels,
-        check_tiling,
+        find_strategy,
         run_tiling,
+        strategy_names,
         tile_mappings,
     )
-    from tenet.dse.tiling.search import TilingSearch, TilingSpace
+    from tenet.dse.tiling.sizes import TilingSpace, check_tile_levels, check_tiling
 
 __all__ = [
     "ALIASES",
@@ -57,6 +60,7 @@ __all__ = [
     "Constraint",
     "ExecutionOptions",
     "Exploration",
+    "Interrupted",
     "LAYER_COLUMNS",
     "LAYOUT_COLUMN",
     "NOT_SEARCHED",
@@ -65,10 +69,10 @@ __all__ = [
     "Progress",
     "ROW_COLUMNS",
     "ResultStore",
+    "STRATEGIES",
     "SpaceOptions",
     "Sweep",
     "TILING_AUTO_LIMIT",
-    "TilingSearch",
     "TilingSpace",
     "by_source",
     "check_tile_levels",
@@ -78,6 +82,7 @@ __all__ = [
     "design_report",
     "draw_pareto",
     "explore_schedule",
+    "find_strategy",
     "joint_search",
     "layer_table",
     "layer_counts",
@@ -91,6 +96,7 @@ __all__ = [
     "space_options",
     "stored_results",
     "stored_specs",
+    "strategy_names",
     "sweep",
     "tile_mappings",
     "tiled_figures",
@@ -105,8 +111,8 @@ _HOME = {
     "NOT_SEARCHED": "explore",
     "Sweep": "explore",
     "sweep": "explore",
-    "Certificate": "joint.run",
-    "joint_search": "joint.run",
+    "Certificate": "ranking.certificate",
+    "joint_search": "joint.tree",
     "LAYER_COLUMNS": "layers",
     "layer_table": "layers",
     "layer_counts": "network",
@@ -136,18 +142,21 @@ _HOME = {
     "with_mapping_rows": "rows",
     "ExecutionOptions": "run.execution",
     "Progress": "run.execution",
+    "Interrupted": "run.runner",
     "ROW_COLUMNS": "run.store",
     "ResultStore": "run.store",
     "SpaceOptions": "space.design",
     "space_options": "space.design",
-    "explore_schedule": "space.schedules",
-    "TILING_AUTO_LIMIT": "tiling.run",
-    "run_tiling": "tiling.run",
-    "check_tile_levels": "tiling.run",
-    "check_tiling": "tiling.run",
-    "tile_mappings": "tiling.run",
-    "TilingSearch": "tiling.search",
-    "TilingSpace": "tiling.search",
+    "explore_schedule": "schedules",
+    "STRATEGIES": "strategies",
+    "TILING_AUTO_LIMIT": "strategies",
+    "find_strategy": "strategies",
+    "run_tiling": "strategies",
+    "strategy_names": "strategies",
+    "tile_mappings": "strategies",
+    "check_tile_levels": "tiling.sizes",
+    "check_tiling": "tiling.sizes",
+    "TilingSpace": "tiling.sizes",
 }
 """The module of each re-export, under ``tenet.dse``."""
 

@@ -9,23 +9,20 @@ it stopped and ends with the same rows.
 from __future__ import annotations
 
 import heapq
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from tenet.dse.ranking.objectives import Constraint, objective, pareto_front, rank
-from tenet.dse.run.engines import Engine, InProcessEngine, make_engine
-from tenet.dse.run.execution import ExecutionOptions, Progress
-from tenet.dse.run.store import ResultStore, run_key
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.run.runner import Runner, StoredRun
 from tenet.dse.run.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
 from tenet.dse.space.design import Candidate, DesignSpace, SpaceOptions, SpaceSizes
-from tenet.dse.tiling.constructive import choose_strategy, rank_mappings
+from tenet.dse.strategies import find_strategy
 from tenet.metrics.design import CUTOFF_OBJECTIVES, Cutoff
 from tenet.spec import ArchitectureSpec, Specs, WorkloadSpec, load_architecture, load_workload
 from tenet.spec.params import check_param_names, check_sizes, param_names
-from tenet.vocab import Neighbourhood, Source, Strategy
+from tenet.vocab import Neighbourhood, Source, SpaceStrategy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,7 +48,7 @@ class SearchArguments(TypedDict, total=False):
     neighbourhood: Neighbourhood
     execution: ExecutionOptions | None
     best: tuple[str, int] | None
-    strategy: Strategy
+    strategy: SpaceStrategy
     top_k: int
 
 
@@ -235,108 +232,67 @@ def _batches(
 
 
 def _stream(
-    engine: Engine,
-    store: ResultStore,
-    run: str,
+    runner: Runner,
+    stored: StoredRun,
     context: str,
     todo: Sequence[Candidate],
     batch: int,
-    deadline: float | None,
     threshold: _Threshold,
-    cache: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     known = {c.index: _metadata(c) for c in todo}
-    jobs = _batches(context, todo, batch, threshold, cache)
-    for rows in engine.run(evaluate_tasks, jobs, deadline):
+    jobs = _batches(context, todo, batch, threshold, runner.cache)
+    for rows in runner.run(evaluate_tasks, jobs):
         threshold.add(rows)
         merged = [{**known[row["index"]], **row} for row in rows]
-        store.add(run, merged)
+        stored.add(merged)
         yield from merged
 
 
-class _Session:
-    """An engine and a store, made from names or given, closed when made here."""
-
-    def __init__(self, execution: ExecutionOptions) -> None:
-        engine, store, cache = execution.engine, execution.store, execution.cache
-        if cache is not None:
-            Path(cache).mkdir(parents=True, exist_ok=True)
-        self.cache = None if cache is None else str(Path(cache).resolve())
-        """Folder of the workers' count cache (:mod:`tenet.dse.run.cache`), made here, or None."""
-        self.own_engine = not isinstance(engine, Engine)
-        self.engine = (
-            engine
-            if isinstance(engine, Engine)
-            else InProcessEngine()
-            if engine is None
-            else make_engine(engine, execution.workers, execution.address)
-        )
-        self.own_store = not isinstance(store, ResultStore)
-        self.store = store if isinstance(store, ResultStore) else ResultStore(store)
-
-    def close(self, failure: BaseException | None = None) -> None:
-        """Close what was made here; after a ``failure``, stop the engine's work at once."""
-        if self.own_engine:
-            self.engine.__exit__(type(failure) if failure else None, failure, None)
-        if self.own_store:
-            self.store.close()
-
-
 def _explore(
-    session: _Session,
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    params: Mapping[str, int],
+    runner: Runner,
+    specs: Specs,
     options: SpaceOptions,
     reductions: Sequence[str] | None,
     neighbourhood: Neighbourhood,
-    deadline: float | None,
-    batch: int,
-    progress: Progress | None,
     label: str | None,
     best: tuple[str, int] | None = None,
-    strategy: Strategy = "exhaustive",
+    strategy: SpaceStrategy = "exhaustive",
     top_k: int = 10,
 ) -> Exploration:
-    specs = Specs(workload, architecture, None, params)
+    workload, architecture = specs.workload, specs.architecture
     space = DesignSpace(specs, options)
-    candidates = list(space)
-    how = choose_strategy(strategy, len(candidates))
-    if how == "constructive":
-        candidates = rank_mappings(space, candidates, top_k)
+    how, candidates = find_strategy(strategy, "mappings").choose(space, list(space), top_k)
     chosen = tuple(workload.reductions if reductions is None else reductions)
     context = Context.make(specs, chosen, neighbourhood)
     arguments: dict[str, Any] = {
         "context": context.text,
         "options": options.model_dump(mode="json"),
     }
-    if how == "constructive":
-        arguments["strategy"] = f"constructive:{top_k}"
+    if how != "exhaustive":
+        arguments["strategy"] = how
     if label is not None:  # a network's layers each have their run, repeated ones too
         arguments["label"] = label
-    run = run_key(arguments if best is None else {**arguments, "best": list(best)})
-    store = session.store
     recorded = {
         "workload": workload.name,
         "architecture": architecture.name,
         "label": label or workload.name,
         "params": specs.bound,
-        "strategy": how if how != "constructive" else f"constructive:{top_k}",
+        "strategy": how,
     }
-    store.resume(run, recorded, {c.index: c.name for c in candidates})
-    done = store.done(run)
+    stored = runner.open(
+        arguments if best is None else {**arguments, "best": list(best)},
+        {c.index: c.name for c in candidates},
+        recorded,
+    )
+    done = stored.done()
     todo = [c for c in candidates if c.index not in done]
     threshold = _Threshold(best)
     if best is not None and done:
-        threshold.add(store.rows(run).to_dict(orient="records"))
-    rows: Iterable[dict[str, Any]] = _stream(
-        session.engine, store, run, context.text, todo, batch, deadline, threshold, session.cache
-    )
-    if progress is not None:
-        rows = progress(rows, total=len(todo))
-    for _ in rows:
+        threshold.add(stored.rows().to_dict(orient="records"))
+    rows = _stream(runner, stored, context.text, todo, runner.execution.batch, threshold)
+    for _ in runner.shown(rows, len(todo), "design points"):
         pass
-    results = store.rows(run)
+    results = stored.rows()
     if (results["status"] == "pruned").any():
         # pruned rows have no figures: keep the counts integers beside them (nullable int64
         # where they fit; counts beyond 64 bits stay Python ints)
@@ -403,7 +359,7 @@ def sweep(
     neighbourhood: Neighbourhood = "links",
     execution: ExecutionOptions | None = None,
     best: tuple[str, int] | None = None,
-    strategy: Strategy = "exhaustive",
+    strategy: SpaceStrategy = "exhaustive",
     top_k: int = 10,
 ) -> Sweep:
     """Explore every workload on every architecture with one engine and one store.
@@ -437,9 +393,10 @@ def sweep(
         ``top``-th best value found so far. The ranking by that objective is that of full
         evaluation. None (the default): every figure of every candidate.
     strategy, top_k
-        ``exhaustive`` evaluates every candidate; ``constructive`` only the ``top_k`` that the
-        micro model of :mod:`tenet.dse.tiling.constructive` ranks best; ``auto`` does so above
-        :data:`~tenet.dse.tiling.constructive.AUTO_LIMIT` candidates.
+        A strategy of :data:`tenet.dse.strategies.STRATEGIES`: ``exhaustive`` evaluates every
+        candidate; ``constructive`` only the ``top_k`` that the micro model of
+        :mod:`tenet.dse.tiling.constructive` ranks best; ``auto`` does so above
+        :data:`~tenet.dse.strategies.AUTO_LIMIT` candidates.
 
     Examples
     --------
@@ -449,48 +406,41 @@ def sweep(
     [['small', 'systolic-2d-8x8', 47]]
     """
     items = [item if isinstance(item, tuple) else (None, item, {}) for item in workloads]
-    specs = [load_workload(source) for _, source, _ in items]
+    loaded = [load_workload(source) for _, source, _ in items]
     arrays = [load_architecture(arch) for arch in architectures]
-    for sizes in (params or {}, *(own for _, _, own in items)):
-        check_sizes(sizes, source=None)
-    if params:
-        what = " or ".join(dict.fromkeys(s.name for s in specs))
-        check_param_names(params, param_names(*specs, *arrays), what, source=None)
-    for (label, _, own), spec in zip(items, specs, strict=True):
-        check_param_names(own, param_names(spec), label or spec.name, source=None)
-    run = execution or ExecutionOptions()
-    session = _Session(run)
-    deadline = None if run.time_budget is None else time.monotonic() + run.time_budget
+    _check_sizes(params or {}, items, loaded, arrays)
+    runner = Runner(execution or ExecutionOptions())
     done: list[Exploration] = []
     try:
-        for (label, _, own), spec in zip(items, specs, strict=True):
+        for (label, _, own), spec in zip(items, loaded, strict=True):
             for array in arrays:
                 # past the budget, a space is not even built (but the first, for its sizes)
-                if done and deadline is not None and time.monotonic() >= deadline:
+                if done and runner.expired():
                     done.append(_not_searched(label, spec, array.name))
                     continue
-                done.append(
-                    _explore(
-                        session,
-                        spec,
-                        array,
-                        {**(params or {}), **own},
-                        options or SpaceOptions(),
-                        reductions,
-                        neighbourhood,
-                        deadline,
-                        run.batch,
-                        run.progress,
-                        label,
-                        best,
-                        strategy,
-                        top_k,
-                    )
-                )
+                specs = Specs(spec, array, None, {**(params or {}), **own})
+                how = (options or SpaceOptions(), reductions, neighbourhood, label, best)
+                done.append(_explore(runner, specs, *how, strategy, top_k))
     except BaseException as failure:
-        session.close(failure)
+        runner.close(failure)
         raise
     result = Sweep(tuple(done))
     # past the budget, the points still running are dropped rather than waited for
-    session.close(None if result.complete else TimeoutError("the time budget ran out"))
+    runner.close(None if result.complete else TimeoutError("the time budget ran out"))
     return result
+
+
+def _check_sizes(
+    params: Mapping[str, int],
+    items: Sequence[tuple[str | None, Any, Mapping[str, int]]],
+    workloads: Sequence[WorkloadSpec],
+    arrays: Sequence[ArchitectureSpec],
+) -> None:
+    """Refuse sizes that are not integers >= 1 and names that no workload (or array) has."""
+    for sizes in (params, *(own for _, _, own in items)):
+        check_sizes(sizes, source=None)
+    if params:
+        what = " or ".join(dict.fromkeys(s.name for s in workloads))
+        check_param_names(params, param_names(*workloads, *arrays), what, source=None)
+    for (label, _, own), spec in zip(items, workloads, strict=True):
+        check_param_names(own, param_names(spec), label or spec.name, source=None)

@@ -6,9 +6,9 @@ Each row carries the headline (the memory-aware latency and energy, the DRAM tra
 elements moved between the outermost level and the next, whether it fits), the bottleneck and
 the tile stamps of the best by the objective of the tilings
 :func:`~tenet.dse.tiling.constructive.construct_tilings` builds, with the bound of
-:func:`tenet.dse.joint.run.space_bound` (every mapping, tiling and choice of kept tensors of the
-layer is at least that good); an architecture without levels inside DRAM keeps the
-array's latency and energy and moves each tensor's distinct elements once
+:func:`tenet.dse.joint.declared.space_bound` (every mapping, tiling and choice of kept
+tensors of the layer is at least that good); an architecture without levels inside DRAM keeps
+the array's latency and energy and moves each tensor's distinct elements once
 (:func:`tenet.dse.rows.tiled_figures`).
 """
 

@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenet.api import load_problem
+from tenet.dse.ranking.certificate import Certificate
 from tenet.dse.run.execution import ExecutionOptions, Progress
 from tenet.dse.tiling.constructive import construct_tilings
-from tenet.dse.tiling.search import TilingSearch, TilingSpace
+from tenet.dse.tiling.sizes import TilingSpace
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.row import bound_field, mapping_row
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
@@ -44,7 +45,7 @@ ARRAY_COLUMNS = {
 """The array's figures of a design point (what the exploration ranks) -> their names in a shown
 row, beside its memory-aware ``latency_cycles`` and ``energy``."""
 
-Source = str | WorkloadSpec
+WorkloadSource = str | WorkloadSpec
 Arch = str | ArchitectureSpec
 Figures = Callable[[Mapping[str, Any]], dict[str, Any]]
 """A design point's row (array figures, stamps) -> the fields of its mapping row."""
@@ -57,7 +58,9 @@ def _array(row: Mapping[str, Any]) -> tuple[int, float]:
     return int(latency), float(energy)
 
 
-def untiled_figures(workload: Source, architecture: Arch, params: Mapping[str, int]) -> Figures:
+def untiled_figures(
+    workload: WorkloadSource, architecture: Arch, params: Mapping[str, int]
+) -> Figures:
     """Return the mapping row of a design point without tiles: its memory figures with each
     level keeping its parent's tiles (the array's figures without memory levels)."""
     arch = architecture if isinstance(architecture, ArchitectureSpec) else None
@@ -77,7 +80,7 @@ def untiled_figures(workload: Source, architecture: Arch, params: Mapping[str, i
 
 
 def tiled_figures(
-    workload: Source,
+    workload: WorkloadSource,
     architecture: Arch,
     params: Mapping[str, int],
     top_k: int = 3,
@@ -85,10 +88,10 @@ def tiled_figures(
 ) -> Figures:
     """Return the mapping row of a design point under the best by ``objective`` of the
     tilings :func:`~tenet.dse.tiling.constructive.construct_tilings` builds (``top_k``
-    counted), with the bound of ``objective`` of :func:`tenet.dse.joint.run.space_bound` over
+    counted), with the bound of ``objective`` of :func:`tenet.dse.joint.declared.space_bound` over
     the workload's whole space (every mapping, tiling and choice of kept tensors); untiled
     without memory levels."""
-    from tenet.dse.joint.run import space_bound
+    from tenet.dse.joint.declared import space_bound
 
     arch = architecture if isinstance(architecture, ArchitectureSpec) else None
     arch = arch or load_architecture(str(architecture))
@@ -106,7 +109,7 @@ def tiled_figures(
     return figures
 
 
-def tiled_row(search: TilingSearch, objective: MemoryObjective = "latency") -> dict[str, Any]:
+def tiled_row(search: Certificate, objective: MemoryObjective = "latency") -> dict[str, Any]:
     """Return the mapping row of the best tiling of ``search`` (of a design point), with the
     search's bound of ``objective`` if it has one, and the tiling's loop nest."""
     best = search.best
@@ -135,7 +138,7 @@ def with_mapping_rows(
 
 
 def tiled_rows(
-    workload: Source,
+    workload: WorkloadSource,
     architecture: str,
     rows: pd.DataFrame,
     params: Mapping[str, int] | None,
@@ -145,11 +148,11 @@ def tiled_rows(
 ) -> pd.DataFrame:
     """Return the ``ok`` design points of ``rows`` (with their mapping rows or not), each
     with its mapping row under its best tiling of ``space`` by ``objective``
-    (:func:`tenet.dse.tiling.run.tile_mappings`) and the bound of ``objective`` if the search
+    (:func:`tenet.dse.strategies.tile_mappings`) and the bound of ``objective`` if the search
     has one, the best by ``objective`` first (ties: the order of ``rows``)."""
     import pandas as pd
 
-    from tenet.dse.tiling.run import tile_mappings
+    from tenet.dse.strategies import tile_mappings
 
     ok = rows[rows["status"] == "ok"]
     if column("latency_array") not in ok.columns:  # the array's figures, not yet renamed

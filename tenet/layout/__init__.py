@@ -10,8 +10,8 @@ from tenet.layout.evaluate import (
     write_layout_file,
 )
 from tenet.layout.metrics import LayoutMetrics, TensorLayoutFigures, evaluate_layout
+from tenet.layout.optimiser import SEARCHES, LayoutSearch, SearchMethod, search_layout
 from tenet.layout.relation import Box, Layout, bank_map, build_layout, line_map
-from tenet.layout.search import SEARCHES, LayoutSearch, Search, search_layout
 
 __all__ = [
     "SEARCHES",
@@ -20,7 +20,7 @@ __all__ = [
     "LayoutMetrics",
     "LayoutProblem",
     "LayoutSearch",
-    "Search",
+    "SearchMethod",
     "TensorLayoutFigures",
     "bank_map",
     "build_layout",

@@ -27,7 +27,7 @@ from tenet.mapping.stamps import (
     to_stamps,
     with_mapping,
 )
-from tenet.mapping.tiling import tiled_nest, tiling_key
+from tenet.mapping.tile_sizes import tiled_nest, tiling_key
 from tenet.mapping.tuples import TupleMapping
 
 __all__ = [

@@ -10,7 +10,7 @@ from tenet.metrics.analytic import AnalyticLevel, analytic_figures
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.memory import tensor_relations
 from tenet.model.problem import Problem
-from tenet.model.tiling import halo_tensors, loop_indices
+from tenet.model.tiles import halo_tensors, loop_indices
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -31,8 +31,8 @@ from tenet.metrics.memory import (
     level_needs,
 )
 from tenet.metrics.row import HEADLINE_FIELDS, mapping_row
+from tenet.model.hierarchy import check_keep
 from tenet.model.legality import Legality, check_dataflow
-from tenet.model.memory import check_keep
 from tenet.model.problem import Problem
 from tenet.vocab import EnergyUnit, Figure, MemoryObjective, Retention, TensorName
 

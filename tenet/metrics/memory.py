@@ -1,7 +1,7 @@
 """Exact figures of the memory hierarchy: per level and tensor, the footprint of a tile, the
 fills and writebacks summed over the tiles in order, the capacity check, and per level the
 accesses, time and energy (definitions in ``docs/memory.md``). Counted on the relations of
-:mod:`tenet.model.tiling`, never by walking points."""
+:mod:`tenet.model.tiles`, never by walking points."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from tenet.counting import constant_pieces, count
 from tenet.errors import CountingError, UnknownTensorError
 from tenet.isl_utils import coalesce, point_text
 from tenet.metrics.latency import occupancy
-from tenet.model.memory import MemoryLevel, mapped_levels
+from tenet.model.hierarchy import MemoryLevel, mapped_levels
 from tenet.model.problem import Problem
 from tenet.model.spacetime import identity, neighbours
-from tenet.model.tiling import TiledLevel, tensor_tile_levels, tile_levels
+from tenet.model.tiles import TiledLevel, tensor_tile_levels, tile_levels
 from tenet.vocab import Retention, TensorName
 
 if TYPE_CHECKING:
@@ -434,7 +434,7 @@ def evaluate_memory(
     ``latency_compute`` is the array's compute latency in cycles (counted when not given);
     ``tiles`` (level name, tile stamp) replace the dataflow's tile stamps when given,
     ``places`` (level name, tensor, tile stamp) its tensors' places and ``keep`` (level name,
-    tensors; checked by :func:`tenet.model.memory.check_keep`) the tensors it keeps;
+    tensors; checked by :func:`tenet.model.hierarchy.check_keep`) the tensors it keeps;
     ``retention`` is the rule by which a level keeps a tile (``docs/peers.md``): ``keep``,
     what the previous tile held stays, or ``refetch``, every tile is brought in whole.
 

@@ -26,7 +26,7 @@ from tenet.metrics.volume import reused
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
 from tenet.model.problem import Problem
-from tenet.model.tiling import check_place_tensors
+from tenet.model.tiles import check_place_tensors
 from tenet.model.workload import parametric_workload
 from tenet.spec import Specs, load_architecture, load_dataflow, load_workload
 from tenet.vocab import Neighbourhood

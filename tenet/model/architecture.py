@@ -9,7 +9,7 @@ import islpy as isl
 
 from tenet.errors import SpecError
 from tenet.isl_utils import parse_map, parse_set, tuple_signature
-from tenet.model.memory import MemoryLevel, memory_levels
+from tenet.model.hierarchy import MemoryLevel, memory_levels
 from tenet.spec.architecture import ArchitectureSpec, EnergySpec
 
 __all__ = ["Architecture", "Link"]

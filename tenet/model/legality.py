@@ -42,7 +42,7 @@ __all__ = [
     "check_dataflow",
 ]
 
-Kind = Literal["coverage", "function", "array", "collision", "dependence"]
+ViolationKind = Literal["coverage", "function", "array", "collision", "dependence"]
 DependenceKind = Literal["flow", "anti", "output"]
 
 
@@ -50,7 +50,7 @@ DependenceKind = Literal["flow", "anti", "output"]
 class Violation:
     """One failed condition, with a witness in ``message``."""
 
-    kind: Kind
+    kind: ViolationKind
     message: str
 
 
@@ -151,7 +151,7 @@ def _placement(
     workload: Workload, dataflow: Dataflow, architecture: Architecture
 ) -> list[Violation]:
     return [
-        Violation(cast(Kind, error.kind), error.reason)
+        Violation(cast(ViolationKind, error.kind), error.reason)
         for error in placement_errors(
             workload.domain, dataflow.space_stamp, dataflow.time_stamp, architecture.pe_set
         )

@@ -12,7 +12,7 @@ from tenet.errors import SpecError, UnknownTensorError
 from tenet.isl_utils import coalesce, tuple_signature, witness
 from tenet.model.architecture import Architecture
 from tenet.model.dataflow import Dataflow
-from tenet.model.memory import MemoryLevel, check_keep, mapped_levels
+from tenet.model.hierarchy import MemoryLevel, check_keep, mapped_levels
 from tenet.model.placement import placement_errors
 from tenet.model.spacetime import Neighbours
 from tenet.model.workload import Workload, check_statement
@@ -170,7 +170,7 @@ class Problem:
     @cached_property
     def levels(self) -> tuple[MemoryLevel, ...]:
         """The memory levels as the dataflow uses them: each holding the tensors the dataflow
-        keeps there (:func:`tenet.model.memory.mapped_levels`)."""
+        keeps there (:func:`tenet.model.hierarchy.mapped_levels`)."""
         return mapped_levels(self.architecture.levels, dict(self.dataflow.keep))
 
     @cached_property

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import reduce
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import islpy as isl
 
 from tenet.errors import SpecError
-from tenet.isl_utils import Located, parameters_of, parse_map, parse_set, tuple_signature
+from tenet.isl_utils import Located, Relation, parameters_of, parse_map, parse_set, tuple_signature
 from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import Access, TensorName
 
@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["Workload", "check_statement", "parametric_workload"]
-
-Relation = TypeVar("Relation", isl.Set, isl.Map)
 
 
 def check_statement(

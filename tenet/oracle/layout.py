@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from tenet.oracle.metrics import Point, enumerate_problem, previous_steps
+from tenet.oracle.metrics import Point, SpaceTime, enumerate_problem, previous_steps
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.layout import ScratchpadSpec, TransformSpec
@@ -22,8 +22,6 @@ from tenet.spec.workload import WorkloadSpec
 from tenet.vocab import Neighbourhood
 
 __all__ = ["address_function", "reference_layout"]
-
-SpaceTime = tuple[Point, Point]
 
 
 def address_function(

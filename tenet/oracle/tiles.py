@@ -28,11 +28,11 @@ from tenet.spec.workload import WorkloadSpec
 
 __all__ = ["TileFigures", "reference_memory"]
 
-Point = tuple[int, ...]
+_Point = tuple[int, ...]
 
 
-def _points(obj: isl.Set) -> list[Point]:
-    found: list[Point] = []
+def _points(obj: isl.Set) -> list[_Point]:
+    found: list[_Point] = []
 
     def visit(point: isl.Point) -> None:
         n = point.get_space().dim(isl.dim_type.set)
@@ -46,8 +46,8 @@ def _points(obj: isl.Set) -> list[Point]:
 
 def _image(
     texts: str | Sequence[str], domain: isl.Set, params: Mapping[str, int]
-) -> dict[Point, list[Point]]:
-    out: dict[Point, list[Point]] = defaultdict(list)
+) -> dict[_Point, list[_Point]]:
+    out: dict[_Point, list[_Point]] = defaultdict(list)
     for text in [texts] if isinstance(texts, str) else texts:
         relation = parse_map(text, params).intersect_domain(domain)
         n_in = relation.dim(isl.dim_type.in_)
@@ -93,13 +93,13 @@ def _levels(architecture: ArchitectureSpec) -> list[_Level]:
     ]
 
 
-Senders = Mapping[Point, Sequence[tuple[Point, int, float]]]
+Senders = Mapping[_Point, Sequence[tuple[_Point, int, float]]]
 """Receiving PE -> the PEs linked to it, each with the link's delay and energy."""
 
 
 def _senders(architecture: ArchitectureSpec, params: Mapping[str, int]) -> Senders:
     pes = parse_set(architecture.pe, params)
-    out: dict[Point, list[tuple[Point, int, float]]] = defaultdict(list)
+    out: dict[_Point, list[tuple[_Point, int, float]]] = defaultdict(list)
     for link in architecture.interconnect:
         relation = parse_map(link.link, params).intersect_domain(pes).intersect_range(pes)
         n = relation.dim(isl.dim_type.in_)
@@ -111,13 +111,13 @@ def _senders(architecture: ArchitectureSpec, params: Mapping[str, int]) -> Sende
 
 
 def _tiles(
-    instances: list[Point], levels: Sequence[_Level], stamps: Mapping[str, Mapping[Point, Point]]
-) -> dict[str, dict[Point, Point]]:
+    instances: list[_Point], levels: Sequence[_Level], stamps: Mapping[str, Mapping[_Point, _Point]]
+) -> dict[str, dict[_Point, _Point]]:
     """Return, per level inside the outermost, each instance's tile: the concatenation of the
     tile stamps of that level and of every level outside it (a level without a stamp keeps
     its parent's tiles)."""
-    tile: dict[Point, Point] = {s: () for s in instances}
-    out: dict[str, dict[Point, Point]] = {}
+    tile: dict[_Point, _Point] = {s: () for s in instances}
+    out: dict[str, dict[_Point, _Point]] = {}
     for level in levels[1:]:
         if level.name in stamps:
             tile = {s: tile[s] + stamps[level.name][s] for s in instances}
@@ -151,8 +151,8 @@ def reference_memory(
     domain = parse_set(workload.domain, bound)
     instances = _points(domain)
     pe_of = {s: pes[0] for s, pes in _image(dataflow.space_stamp, domain, bound).items()}
-    reads: dict[str, dict[Point, list[Point]]] = {}
-    writes: dict[str, dict[Point, list[Point]]] = {}
+    reads: dict[str, dict[_Point, list[_Point]]] = {}
+    writes: dict[str, dict[_Point, list[_Point]]] = {}
     for tensor, access in workload.accesses.items():
         if dataflow.tensors is not None and tensor not in dataflow.tensors:
             continue
@@ -186,11 +186,11 @@ def reference_memory(
         figures[(levels[0].name, tensor)] = TileFigures(len(every), 0, 0)
     need[levels[0].name] = sum(f.footprint for f in figures.values())
     for level in levels[1:]:
-        pes: list[Point] = sorted(set(pe_of.values())) if level.per_pe else [()]
+        pes: list[_Point] = sorted(set(pe_of.values())) if level.per_pe else [()]
         # the tensors the dataflow keeps at the level, else those the level may hold
         kept = dataflow.keep.get(level.name, level.tensors)
         held_by = [t for t in reads if kept is None or t in kept]
-        buffers: dict[str, dict[tuple[Point, Point], set[Point]]] = {}
+        buffers: dict[str, dict[tuple[_Point, _Point], set[_Point]]] = {}
         for tensor in held_by:
             tile = tensor_tiles[tensor][level.name]
             figures[(level.name, tensor)], buffers[tensor] = _walk(
@@ -222,24 +222,24 @@ def reference_memory(
 
 
 def _walk(
-    instances: list[Point],
-    tile: Mapping[Point, Point],
-    order: list[Point],
-    pes: list[Point],
-    pe_of: Mapping[Point, Point] | None,
-    reads: Mapping[Point, list[Point]],
-    writes: Mapping[Point, list[Point]],
+    instances: list[_Point],
+    tile: Mapping[_Point, _Point],
+    order: list[_Point],
+    pes: list[_Point],
+    pe_of: Mapping[_Point, _Point] | None,
+    reads: Mapping[_Point, list[_Point]],
+    writes: Mapping[_Point, list[_Point]],
     senders: Senders,
     level: _Level,
-) -> tuple[TileFigures, dict[tuple[Point, Point], set[Point]]]:
+) -> tuple[TileFigures, dict[tuple[_Point, _Point], set[_Point]]]:
     """Walk the tiles in order with one literal buffer per PE (one in all when shared); a
     fill comes from a linked PE's buffer when that buffer held the element ``delay`` tiles
     earlier (the same tile, from a PE before it, for a same-step link). Return the figures
     and the elements each buffer holds, per (PE, tile)."""
-    touched: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
-    read_in: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
-    wrote_in: dict[tuple[Point, Point], set[Point]] = defaultdict(set)
-    written_in_tile: dict[Point, set[Point]] = defaultdict(set)
+    touched: dict[tuple[_Point, _Point], set[_Point]] = defaultdict(set)
+    read_in: dict[tuple[_Point, _Point], set[_Point]] = defaultdict(set)
+    wrote_in: dict[tuple[_Point, _Point], set[_Point]] = defaultdict(set)
+    written_in_tile: dict[_Point, set[_Point]] = defaultdict(set)
     for s in instances:
         key = (pe_of[s] if pe_of is not None else (), tile[s])
         touched[key].update(reads.get(s, []), writes.get(s, []))
@@ -247,11 +247,11 @@ def _walk(
         wrote_in[key].update(writes.get(s, []))
         written_in_tile[tile[s]].update(writes.get(s, []))
     fills = writebacks = footprint = from_neighbour = 0
-    parent_reads: list[tuple[Point, Point]] = []
-    parent_writes: list[tuple[Point, Point]] = []
-    held: dict[tuple[Point, Point], set[Point]] = {}
+    parent_reads: list[tuple[_Point, _Point]] = []
+    parent_writes: list[tuple[_Point, _Point]] = []
+    held: dict[tuple[_Point, _Point], set[_Point]] = {}
 
-    def cheapest_link(pe: Point, position: int, element: Point) -> float | None:
+    def cheapest_link(pe: _Point, position: int, element: _Point) -> float | None:
         """The least energy of a link over which a linked buffer holds ``element``."""
         found: list[float] = []
         for sender, delay, energy in senders.get(pe, ()):
@@ -266,9 +266,9 @@ def _walk(
     moved = 0.0
 
     for pe in pes:
-        buffer: set[Point] = set()
-        dirty: set[Point] = set()
-        written_before: set[Point] = set()
+        buffer: set[_Point] = set()
+        dirty: set[_Point] = set()
+        written_before: set[_Point] = set()
         for position, t in enumerate(order):
             key = (pe, t)
             incoming = touched.get(key, set())

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
+    from tenet.peers.mappers import PeerSearch, evaluate_best, search_accelforge, search_zigzag
     from tenet.peers.scalesim import read_scalesim
     from tenet.peers.scalesim_compare import compare_scalesim, render_scalesim, scalesim_python
     from tenet.peers.scalesim_export import write_scalesim
-    from tenet.peers.search import PeerSearch, evaluate_best, search_accelforge, search_zigzag
     from tenet.peers.zigzag import ZIGZAG_UNITS, read_zigzag, write_zigzag
 
 __all__ = [
@@ -60,10 +60,10 @@ _HOME = {
     "compare_scalesim": "scalesim_compare",
     "render_scalesim": "scalesim_compare",
     "scalesim_python": "scalesim_compare",
-    "PeerSearch": "search",
-    "evaluate_best": "search",
-    "search_accelforge": "search",
-    "search_zigzag": "search",
+    "PeerSearch": "mappers",
+    "evaluate_best": "mappers",
+    "search_accelforge": "mappers",
+    "search_zigzag": "mappers",
     "read_zigzag": "zigzag",
     "write_zigzag": "zigzag",
 }

@@ -31,7 +31,7 @@ from tenet.mapping import with_mapping
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.memory import LevelTensor, MemoryMetrics, tensor_relations
 from tenet.model.problem import Problem
-from tenet.model.tiling import halo_tensors, loop_indices
+from tenet.model.tiles import halo_tensors, loop_indices
 from tenet.peers.accelforge import action_bits, read_accelforge
 from tenet.peers.specs import Imported
 from tenet.peers.zigzag import (

@@ -25,7 +25,7 @@ __all__ = [
     "CONV_HEAD",
     "GEMM_HEAD",
     "InputKind",
-    "Schedule",
+    "ScaleSimDataflow",
     "SCHEDULES",
     "ScaleSimConfig",
     "ScaleSimLayer",
@@ -38,10 +38,10 @@ __all__ = [
     "sram_kb",
 ]
 
-Schedule = Literal["os", "ws", "is"]
+ScaleSimDataflow = Literal["os", "ws", "is"]
 InputKind = Literal["gemm", "conv"]
 
-SCHEDULES: tuple[Schedule, ...] = ("os", "ws", "is")
+SCHEDULES: tuple[ScaleSimDataflow, ...] = ("os", "ws", "is")
 """SCALE-Sim's dataflows: output, weight and input stationary."""
 
 _SETS, _SHARE = 100, 50
@@ -88,7 +88,7 @@ class ScaleSimConfig:
     ifmap_kb: int
     filter_kb: int
     ofmap_kb: int
-    dataflow: Schedule
+    dataflow: ScaleSimDataflow
     mode: Literal["CALC", "USER"] = "CALC"
     bandwidths: tuple[int, int, int] | None = None
 

@@ -20,8 +20,8 @@ from tenet.peers.scalesim import (
     GEMM_HEAD,
     SCHEDULES,
     InputKind,
+    ScaleSimDataflow,
     ScaleSimLayer,
-    Schedule,
     conv_layer,
     sram_kb,
 )
@@ -176,7 +176,7 @@ def _renamed(text: str, statement: str) -> isl.Map:
     return parse_map(text).set_tuple_name(isl.dim_type.in_, statement)
 
 
-def _schedule(specs: Specs, domain: isl.Set, rows: int, cols: int) -> Schedule:
+def _schedule(specs: Specs, domain: isl.Set, rows: int, cols: int) -> ScaleSimDataflow:
     """Return which of SCALE-Sim's schedules the dataflow is (equal stamps on the domain)."""
     dataflow = specs.dataflow
     assert dataflow is not None

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     )
     from tenet.report.figures import IMAGE_FORMATS, image_format, save_axes, save_figure
     from tenet.report.html import MappingRecord, Report, render_report, write_report
-    from tenet.report.memory import plot_level_latency, plot_traffic
     from tenet.report.plots import (
         plot_bandwidth,
         plot_latency,
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
         records_text,
         row_csv,
     )
+    from tenet.report.traffic import plot_level_latency, plot_traffic
 
 __all__ = [
     "DESIGN_COLUMNS",
@@ -134,8 +134,8 @@ _lazy = lazy_exports(
         "Report": "html",
         "render_report": "html",
         "write_report": "html",
-        "plot_level_latency": "memory",
-        "plot_traffic": "memory",
+        "plot_level_latency": "traffic",
+        "plot_traffic": "traffic",
         "plot_bandwidth": "plots",
         "plot_latency": "plots",
         "plot_reuse": "plots",

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["SPACE_TIME_COLUMNS", "space_time_table", "utilisation_table"]
 
 Coordinates = tuple[int, ...]
-Point = tuple[Coordinates, Coordinates]
+_Point = tuple[Coordinates, Coordinates]
 
 SPACE_TIME_COLUMNS: tuple[str, ...] = (
     "pe",
@@ -107,9 +107,9 @@ def utilisation_table(problem: Problem, max_timestamps: int = 100_000) -> pd.Dat
     )
 
 
-def _neighbour_pairs(relation: isl.Map, occupied: isl.Set, n_pe: int) -> dict[Point, list[Point]]:
+def _neighbour_pairs(relation: isl.Map, occupied: isl.Set, n_pe: int) -> dict[_Point, list[_Point]]:
     """Occupied point -> the occupied points it can take data from, per the relation."""
-    pairs: dict[Point, list[Point]] = defaultdict(list)
+    pairs: dict[_Point, list[_Point]] = defaultdict(list)
     within = relation.intersect_domain(occupied).intersect_range(occupied)
     for c in _points(within.wrap()):
         half = len(c) // 2
@@ -160,14 +160,14 @@ def space_time_table(
     n_time = problem.timestamps.dim(isl.dim_type.set)
     pe_index = {pe: k for k, pe in enumerate(_points(problem.active_pes))}
     step = {t: k for k, t in enumerate(_points(problem.timestamps))}
-    held: dict[tuple[Point, int], set[Coordinates]] = defaultdict(set)
+    held: dict[tuple[_Point, int], set[Coordinates]] = defaultdict(set)
     for k, (_, da) in enumerate(assignments):
         for c in _points(da.wrap()):
             held[((c[:n_pe], c[n_pe : n_pe + n_time]), k)].add(c[n_pe + n_time :])
     temporal = _neighbour_pairs(problem.neighbours.temporal, occupied, n_pe)
     spatial = _neighbour_pairs(problem.neighbours.spatial, occupied, n_pe)
 
-    def order(point: Point) -> tuple[int, int]:
+    def order(point: _Point) -> tuple[int, int]:
         return pe_index[point[0]], step[point[1]]
 
     rows = []

@@ -14,7 +14,7 @@ from tenet.vocab import column, unit_label
 
 if TYPE_CHECKING:
     from tenet.layout.metrics import LayoutMetrics
-    from tenet.layout.search import LayoutSearch
+    from tenet.layout.optimiser import LayoutSearch
     from tenet.metrics.assessment import Assessment
     from tenet.metrics.memory import MemoryMetrics
 

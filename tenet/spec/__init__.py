@@ -5,11 +5,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar
 
 from tenet.errors import SpecError
 from tenet.spec.architecture import ArchitectureSpec, EnergySpec, LinkSpec
-from tenet.spec.base import SpecModel
+from tenet.spec.base import Spec
 from tenet.spec.catalog import Kind, find_entry, zoo_names
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.io import strict_json
@@ -54,8 +53,6 @@ __all__ = [
     "read_experiment",
     "strict_json",
 ]
-
-Spec = TypeVar("Spec", bound=SpecModel)
 
 
 def _not_in_zoo(kind: Kind, name: str) -> str:

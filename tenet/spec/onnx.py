@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["read_onnx"]
 
-Layer = dict[str, Any]
+_Layer = dict[str, Any]
 
 
 def _shapes(model: onnx.ModelProto) -> dict[str, list[int | None]]:
@@ -71,7 +71,7 @@ def _with_args(workload: str, args: dict[str, int]) -> str:
     return f"{workload}:{changed}" if changed else workload
 
 
-def _conv(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: str) -> Layer:
+def _conv(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: str) -> _Layer:
     x = _known(shapes, node.input[0], node.name, source)
     w = _known(shapes, node.input[1], node.name, source)
     y = _known(shapes, node.output[0], node.name, source)
@@ -102,7 +102,7 @@ def _conv(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: str
     )
 
 
-def _matmul(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: str) -> Layer:
+def _matmul(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: str) -> _Layer:
     a = _known(shapes, node.input[0], node.name, source)
     b = _known(shapes, node.input[1], node.name, source)
     if node.op_type == "Gemm":

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from string import Template
-from typing import Any, TypeVar
+from typing import Any
 
 import islpy as isl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tenet.errors import SpecError
 from tenet.isl_utils import parse_set
 from tenet.spec.architecture import ArchitectureSpec
-from tenet.spec.base import SpecModel
+from tenet.spec.base import Spec
 from tenet.spec.io import read_text, read_yaml
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "split_arguments",
 ]
 
-Spec = TypeVar("Spec", bound=SpecModel)
 
 _ARGUMENTS = re.compile(r"^(?P<base>.+?):(?P<args>[A-Za-z_]\w*=[^,]*(?:,[A-Za-z_]\w*=[^,]*)*)$")
 _HEADER_KEYS = ("template", "fits")

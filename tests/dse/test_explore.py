@@ -29,7 +29,7 @@ class Stop(Exception):
 
 
 def stop_after(count: int):
-    def hook(rows: Iterator[dict[str, Any]], total: int) -> Iterator[dict[str, Any]]:
+    def hook(rows: Iterator[dict[str, Any]], total: int, desc: str) -> Iterator[dict[str, Any]]:
         for k, row in enumerate(rows):
             if k == count:
                 raise Stop

@@ -104,7 +104,7 @@ def test_joint_row_with_its_kept_tensors_reproduced_by_eval(
     # tensors of that subtree's choice at glb; by energy, glb bypasses some tensor. The row
     # carries the kept tensors (``keep``), and eval of the row's dataflow counts glb with
     # them: the same energy, less than with glb keeping every tensor.
-    from tenet.dse.joint.run import joint_search
+    from tenet.dse.joint.tree import joint_search
 
     sizes = {"M": 8, "N": 8, "K": 8}
     found = joint_search("gemm", ARCH, ["gemm-os-systolic"], sizes, seed=False, objective="energy")

@@ -10,8 +10,8 @@ import pytest
 from tenet.api import load_problem
 from tenet.dse.explore import sweep
 from tenet.dse.run.execution import ExecutionOptions
-from tenet.dse.tiling.run import tile_mappings
-from tenet.dse.tiling.search import TilingSpace, tilings
+from tenet.dse.strategies import tile_mappings
+from tenet.dse.tiling.sizes import TilingSpace, tilings
 from tenet.isl_utils import parse_map
 from tenet.mapping import to_stamps
 from tenet.metrics.latency import occupancy

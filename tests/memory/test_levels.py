@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from tenet.cli import cli
 from tenet.errors import SpecError
 from tenet.model import Architecture
-from tenet.model.memory import IMPLIED_DRAM, memory_levels
+from tenet.model.hierarchy import IMPLIED_DRAM, memory_levels
 from tenet.spec import ArchitectureSpec, load_architecture
 from tests.memory import HERE, LINE4, gemm_tiled_on
 

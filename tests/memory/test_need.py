@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from tenet.api import load_problem
 from tenet.mapping import place_maps, tile_maps, tiled_nest, to_stamps
-from tenet.mapping.tiling import divisors
+from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.memory import decode_metrics, encode_metrics, evaluate_memory, level_needs
 from tenet.oracle.tiles import reference_memory
 from tenet.peers.files import dump
-from tenet.peers.search import ZIGZAG_FILES, zigzag_best
+from tenet.peers.mappers import ZIGZAG_FILES, zigzag_best
 from tenet.peers.specs import Imported
 from tenet.peers.zigzag import ZIGZAG_UNITS, read_zigzag, write_zigzag
 from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec, load_workload

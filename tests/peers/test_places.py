@@ -15,7 +15,7 @@ from tenet.oracle.tiles import reference_memory
 from tenet.peers import ACCELFORGE_UNITS, PeerSearch, evaluate_best
 from tenet.peers.accelforge import read_accelforge, write_accelforge
 from tenet.peers.files import dump
-from tenet.peers.search import ACCELFORGE_FILE, ZIGZAG_FILES, accelforge_best, zigzag_best
+from tenet.peers.mappers import ACCELFORGE_FILE, ZIGZAG_FILES, accelforge_best, zigzag_best
 from tenet.peers.zigzag import (
     ZIGZAG_UNITS,
     port_widths,

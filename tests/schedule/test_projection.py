@@ -147,7 +147,7 @@ def test_zoo_skewed_dataflows_are_legal_for_other_array_sizes(name: str) -> None
     ],
 )
 def test_explore_schedule_rows_are_all_legal_and_evaluated(name: str, arch: str) -> None:
-    from tenet.dse.space.schedules import explore_schedule
+    from tenet.dse.schedules import explore_schedule
 
     rows = explore_schedule(name, arch, params=_small(name))
     assert len(rows) > 0 and set(rows["status"]) == {"ok"}

@@ -29,9 +29,9 @@ from tenet.counting import count
 from tenet.dse.tiling.rtile import box_extents
 from tenet.mapping import LoopNest, array_spread
 from tenet.metrics.memory import tensor_relations
-from tenet.model.memory import MemoryLevel
+from tenet.model.hierarchy import MemoryLevel
 from tenet.model.problem import Problem
-from tenet.model.tiling import loop_indices
+from tenet.model.tiles import loop_indices
 from tenet.vocab import MemoryObjective, TensorName
 
 __all__ = [

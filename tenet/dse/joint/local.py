@@ -15,9 +15,9 @@ from collections.abc import Iterator, Sequence
 from itertools import combinations
 
 from tenet.dse.joint.bounds import Band, BoundContext, bands_of, lower_bound
-from tenet.dse.joint.search import _leaf, _Tally
+from tenet.dse.joint.subtree import Tally, count_leaf
 from tenet.mapping import array_blocks, cuts_array
-from tenet.mapping.tiling import divisors
+from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.assessment import Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.model.problem import Problem
@@ -45,7 +45,7 @@ def improve(
     blocks = [per_dim[d] for d in context.dims]
     shared = {lv.name: not lv.per_pe for lv in context.levels}
     keeps = {lv.level: lv.keep for lv in point.mapping.levels if lv.keep is not None}
-    tally = _Tally(best=point, best_rank=point.rank(objective))
+    tally = Tally(best=point, best_rank=point.rank(objective))
     seen = {_key(bands)}
     spent = 0
     while spent < evaluations:
@@ -62,7 +62,7 @@ def improve(
         moves.sort(key=lambda m: m[0])
         for _, move in moves[: evaluations - spent]:
             spent += 1
-            _leaf(problem, compute, context, move, keeps, objective, tally)
+            count_leaf(problem, compute, context, move, keeps, objective, tally)
             if tally.best is not current:
                 bands = move
                 break

@@ -1,2 +1,2 @@
-"""Ranking evaluated design points: objectives, constraints, Pareto fronts, the headline comparison
-and the layout-aware re-ranking."""
+"""Ranking what a search found: objectives, constraints, Pareto fronts, the headline
+comparison, the layout-aware re-ranking, and the certificate of a tiling search."""

@@ -10,7 +10,7 @@ import pandas as pd
 
 from tenet.dse.ranking.objectives import Constraint, rank
 from tenet.layout.evaluate import load_layout_problem
-from tenet.layout.search import Search, search_layout
+from tenet.layout.optimiser import SearchMethod, search_layout
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.layout import ScratchpadSpec
 from tenet.vocab import Neighbourhood, column
@@ -28,7 +28,7 @@ def rank_by_layout(
     params: Mapping[str, int] | None = None,
     *,
     scratchpad: ScratchpadSpec | None = None,
-    search: Search | None = None,
+    search: SearchMethod | None = None,
     by: str = "latency",
     top: int = 10,
     constraints: Sequence[Constraint] = (),

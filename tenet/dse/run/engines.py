@@ -3,18 +3,22 @@ cluster (a local one of ``workers`` processes, or an existing scheduler at ``add
 
 Both take batches of tasks as plain text and hand results back as they finish, keeping a
 bounded number of batches in flight; both stop submitting at a deadline and cancel what is left
-when the caller stops early.
+when the caller stops early. The local workers leave Ctrl-C to the process that started them
+(which stops them), and a worker being started finishes starting before Ctrl-C takes effect,
+so that an interrupted search prints no worker's traceback.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Literal
 
 from tenet.errors import SpecError
@@ -42,7 +46,9 @@ WATCH_SECONDS = 0.5
 def watch_parent(parent: int) -> None:
     """Start a thread that ends this worker process when process ``parent`` has ended (killed,
     say), so that no worker (nor the fork server and resource tracker they keep alive) is
-    left behind."""
+    left behind; Ctrl-C (SIGINT to the terminal's process group) is left to ``parent``, which
+    stops its workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while True:
@@ -105,6 +111,8 @@ class LocalEngine(Engine):
         self.workers = workers
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["tenet.dse.run.worker"])
+        with _interrupts_ignored():  # the fork server and its workers inherit it
+            multiprocessing.forkserver.ensure_running()
         self._pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=context,
@@ -126,7 +134,8 @@ class LocalEngine(Engine):
             for job in jobs:
                 if deadline is not None and time.monotonic() >= deadline:
                     return
-                pending.add(self._pool.submit(function, *job))
+                with _interrupts_held():  # a submission may start a worker
+                    pending.add(self._pool.submit(function, *job))
                 while len(pending) >= self._in_flight():
                     done, pending = _first_done(pending, deadline)
                     if not done:
@@ -140,6 +149,39 @@ class LocalEngine(Engine):
         finally:
             for future in pending:
                 future.cancel()
+
+
+@contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while the block starts processes (in the main thread): they start with
+    Ctrl-C ignored (a terminal's Ctrl-C reaches them too), and leave it to this process,
+    which stops them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C back until the block ends (in the main thread): a worker that the pool
+    starts meanwhile is then known to it, and stopped with it, rather than left to fail
+    reading its start-up data from a process that has gone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[tuple[int, Any]] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append((signum, frame)))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught and callable(previous):
+            previous(*caught[0])
 
 
 def _first_done(

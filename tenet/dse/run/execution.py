@@ -1,7 +1,6 @@
 """Where and how a search runs: the engine and its workers, the results store, the time
-budget, the batch size, the progress display and the count cache, as one record shared by
-:func:`tenet.dse.explore.explore`, :func:`tenet.dse.explore.sweep`,
-:func:`tenet.dse.tiling.run.run_tiling` and the command line.
+budget, the batch size, the progress display, the lines of news and the count cache, as one
+record that every search (:class:`tenet.dse.run.runner.Runner`) and the command line share.
 """
 
 from __future__ import annotations
@@ -18,7 +17,8 @@ from tenet.errors import SpecError
 __all__ = ["ExecutionOptions", "Progress"]
 
 Progress = Callable[..., Iterable[Any]]
-"""Wraps a stream of results, called as ``progress(items, total=n)`` (e.g. ``tqdm``)."""
+"""Wraps a stream of results, called as ``progress(items, total=n, desc=what)`` (e.g.
+``tqdm``)."""
 
 ENGINES = ("local", "dask")
 
@@ -49,14 +49,18 @@ class ExecutionOptions:
     """SQLite file (or open store) for the results (None: in memory); a run found there is
     resumed."""
     time_budget: float | None = None
-    """Seconds (wall clock) after which no new task is started; the result is then
-    incomplete. None: no limit."""
+    """Seconds (wall clock) after which no new task is started and those running are dropped
+    (a branch and bound's subtree stops where it is); the result is then incomplete. None: no
+    limit."""
     batch: int = 4
     """Design points per task sent to a worker (at least 1)."""
     progress: Progress | None = None
     """Wraps the stream of results (e.g. ``tqdm``); None: nothing shown."""
+    tell: Callable[[str], object] | None = None
+    """Takes each line of news of a search as it goes (a branch and bound's best so far, its
+    bound and their gap); None: nothing told."""
     cache: str | Path | None = None
-    """Folder of the workers' count cache (:mod:`tenet.dse.run.cache`); None: in memory only."""
+    """Folder of the workers' count cache (:mod:`tenet.dse.run.row_cache`); None: in memory only."""
 
     def __post_init__(self) -> None:
         if isinstance(self.engine, str) and self.engine not in ENGINES:

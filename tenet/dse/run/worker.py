@@ -11,7 +11,7 @@ from typing import Any
 
 import islpy as isl
 
-from tenet.dse.run.cache import row_key, worker_cache
+from tenet.dse.run.row_cache import row_key, worker_cache
 from tenet.errors import TenetError
 from tenet.isl_utils import parse_map
 from tenet.metrics import Metrics
@@ -169,7 +169,7 @@ def evaluate_tasks(
     ``bound``, points that surely cannot beat it are left ``pruned`` (see
     :func:`tenet.metrics.design.design_row`). A point whose relations this process (or, given
     the folder ``cache``, any run) has counted already is not counted again
-    (:mod:`tenet.dse.run.cache`).
+    (:mod:`tenet.dse.run.row_cache`).
 
     Examples
     --------

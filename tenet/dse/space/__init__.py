@@ -1,2 +1,2 @@
-"""The design space of affine space-time mappings: its points, symmetries, equivalence, data
-movement and the points derived from schedules."""
+"""The design space of affine space-time mappings: its points, symmetries, equivalence and data
+movement."""

@@ -169,7 +169,7 @@ class SpaceSizes:
     """Kept candidates that data-centric directives can write."""
 
 
-State = tuple[tuple[int, int], ...]
+_State = tuple[tuple[int, int], ...]
 """Per loop: (stride of its next digit, number of values left above it)."""
 
 
@@ -274,11 +274,11 @@ class DesignSpace:
         return automorphisms(self.architecture)
 
     # -- enumeration -------------------------------------------------------------------------
-    def _dim_choices(self, size: int, state: State) -> list[tuple[tuple[Term, ...], State]]:
+    def _dim_choices(self, size: int, state: _State) -> list[tuple[tuple[Term, ...], _State]]:
         """Term lists of one PE dimension of ``size``, given what is left of each loop."""
-        found: list[tuple[tuple[Term, ...], State]] = []
+        found: list[tuple[tuple[Term, ...], _State]] = []
 
-        def extend(terms: tuple[Term, ...], weight: int, state: State, open_: bool) -> None:
+        def extend(terms: tuple[Term, ...], weight: int, state: _State, open_: bool) -> None:
             if terms and not open_:
                 found.append((terms, state))
             cap = size // weight
@@ -304,11 +304,11 @@ class DesignSpace:
         extend((), 1, state, False)
         return found
 
-    def spaces(self) -> Iterator[tuple[tuple[tuple[Term, ...], ...], State]]:
+    def spaces(self) -> Iterator[tuple[tuple[tuple[Term, ...], ...], _State]]:
         """Space-stamps (term lists per PE dimension) and what they leave of each loop."""
-        start: State = tuple((1, n) for n in self.extents)
+        start: _State = tuple((1, n) for n in self.extents)
 
-        def place(dim: int, state: State) -> Iterator[tuple[tuple[tuple[Term, ...], ...], State]]:
+        def place(dim: int, state: _State) -> Iterator[tuple[tuple[tuple[Term, ...], ...], _State]]:
             if dim < 0:
                 yield (), state
                 return
@@ -319,7 +319,7 @@ class DesignSpace:
 
         yield from place(len(self.pe_sizes) - 1, start)
 
-    def temporal_digits(self, state: State) -> Iterator[tuple[Digit, ...]]:
+    def temporal_digits(self, state: _State) -> Iterator[tuple[Digit, ...]]:
         """Temporal digits left by a space-stamp, with every optional split."""
         per_loop: list[list[tuple[Digit, ...]]] = []
         for loop, (stride, left) in enumerate(state):
@@ -354,7 +354,7 @@ class DesignSpace:
         yield from grow(0, (), 1)
 
     def _variants(
-        self, space: tuple[tuple[Term, ...], ...], state: State
+        self, space: tuple[tuple[Term, ...], ...], state: _State
     ) -> Iterator[tuple[tuple[int, ...], Digit | None, tuple[Digit, ...], tuple[Digit, ...]]]:
         """Time-stamp structures of one space-stamp: (skew, inner loop digit, outer digits
         to order, dropped digits)."""
@@ -389,7 +389,7 @@ class DesignSpace:
         return self.workload.domain.get_tuple_name() or "S"
 
     def space_mappings(
-        self, space: tuple[tuple[Term, ...], ...], state: State
+        self, space: tuple[tuple[Term, ...], ...], state: _State
     ) -> Iterator[AffineMapping]:
         """Every mapping with the space-stamp ``space`` (``state``: what it leaves of each
         loop), before the symmetry reduction."""

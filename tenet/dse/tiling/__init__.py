@@ -1,2 +1,2 @@
-"""Tiles per memory level: the exhaustive tiling search and its runner, rTiles, hardware alignment
-and the constructive scale-up."""
+"""Tiles per memory level: the tiling space, the exhaustive tiling search, rTiles, hardware
+alignment and the constructive scale-up."""

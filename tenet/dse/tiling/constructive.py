@@ -32,13 +32,13 @@ tile least. The top K are evaluated exactly (:func:`tenet.metrics.assessment.ass
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, lcm, prod
-from typing import Literal
 
 from tenet.counting import count
+from tenet.dse.run.runner import Runner
 from tenet.dse.space.design import Candidate, DesignSpace
 from tenet.dse.space.mapping import AffineMapping
 from tenet.dse.tiling.alignment import (
@@ -51,7 +51,7 @@ from tenet.dse.tiling.alignment import (
     pe_units,
 )
 from tenet.dse.tiling.rtile import RTile, box_extents, reuse_score, traffic
-from tenet.dse.tiling.search import TilingSpace, array_cutter
+from tenet.dse.tiling.sizes import TilingSpace, array_cutter
 from tenet.errors import CapacityError, SpecError
 from tenet.mapping import LoopNest, tiled_nest, tiling_key
 from tenet.metrics.assessment import Evaluated, assess_problem
@@ -59,20 +59,15 @@ from tenet.metrics.latency import occupancy
 from tenet.model import Workload
 from tenet.model.problem import Problem
 from tenet.spec.layout import ScratchpadSpec
-from tenet.vocab import MemoryObjective, Strategy
+from tenet.vocab import MemoryObjective
 
 __all__ = [
-    "AUTO_LIMIT",
     "Estimate",
     "micro_estimate",
     "rank_mappings",
-    "choose_strategy",
     "build_tilings",
     "construct_tilings",
 ]
-
-AUTO_LIMIT = 500
-"""Above this many design points, ``auto`` builds instead of enumerating."""
 
 
 @dataclass(frozen=True)
@@ -190,19 +185,6 @@ def rank_mappings(
             chosen.append(c)
     chosen += rest[: top_k - len(chosen)]
     return sorted(chosen, key=lambda c: c.index)
-
-
-def choose_strategy(strategy: Strategy, kept: int) -> Literal["exhaustive", "constructive"]:
-    """Resolve ``auto``: exhaustive up to :data:`AUTO_LIMIT` design points, else constructive.
-
-    Examples
-    --------
-    >>> choose_strategy("auto", 198), choose_strategy("auto", 13020)
-    ('exhaustive', 'constructive')
-    """
-    if strategy != "auto":
-        return strategy
-    return "exhaustive" if kept <= AUTO_LIMIT else "constructive"
 
 
 # -- scale up: tiles per memory level ----------------------------------------------------------
@@ -355,9 +337,10 @@ def construct_tilings(
     compute: int | None = None,
     bound: Callable[[LoopNest], Fraction] | None = None,
     incumbent: Fraction | None = None,
+    runner: Runner | None = None,
 ) -> list[Evaluated]:
     """Return the first ``top_k`` fitting tilings of :func:`build_tilings` whose levels shared
-    by the PEs do not cut the array's loops (:func:`tenet.dse.tiling.search.array_cutter`),
+    by the PEs do not cut the array's loops (:func:`tenet.dse.tiling.sizes.array_cutter`),
     each evaluated exactly, best first by ``objective`` (ties: less DRAM traffic);
     ``compute`` is the array's compute latency (default: counted from the dataflow).
 
@@ -366,6 +349,9 @@ def construct_tilings(
     bounds (least first), and one whose bound is above the best value so far (``incumbent``,
     found elsewhere, or one evaluated here) is not evaluated. The first result is then the
     same, unless ``incumbent`` is better (none returned: an empty list).
+
+    On a ``runner``, the exact evaluations are shown as its progress and none starts past its
+    time budget (the first always runs).
 
     Raises
     ------
@@ -389,7 +375,12 @@ def construct_tilings(
     bounds = [Fraction(0) if bound is None else bound(tiling) for tiling in fitting]
     results: list[Evaluated] = []
     best = incumbent
-    for k in sorted(range(len(fitting)), key=lambda k: bounds[k]):
+    order: Iterable[int] = sorted(range(len(fitting)), key=lambda k: bounds[k])
+    if runner is not None:
+        order = runner.shown(order, len(fitting), "constructed tilings counted exactly")
+    for k in order:
+        if runner is not None and results and runner.expired():
+            break
         if best is not None and bounds[k] > best:
             continue
         results.append(Evaluated.of(problem, fitting[k], objective, compute))

@@ -15,7 +15,7 @@ from tenet.api import load_problem
 from tenet.dse.joint.bounds import ENERGY_SLACK, Band, BoundContext, lower_bound
 from tenet.dse.tiling.rtile import box_extents
 from tenet.mapping import LoopNest, tile_maps, tiled_nest, to_stamps
-from tenet.mapping.tiling import divisors
+from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory
 from tenet.oracle.tiles import reference_memory

@@ -11,8 +11,9 @@ from typing import Any
 from hypothesis import given, settings
 
 from tenet.api import load_problem
-from tenet.dse.joint.run import joint_search
-from tenet.dse.tiling.search import TilingSpace, search_tiling
+from tenet.dse.joint.tree import joint_search
+from tenet.dse.tiling.exhaustive import search_tiling
+from tenet.dse.tiling.sizes import TilingSpace
 from tenet.mapping import tile_maps
 from tenet.metrics.memory import evaluate_memory
 from tenet.spec import DataflowSpec

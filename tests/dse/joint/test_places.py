@@ -17,11 +17,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tenet.api import load_problem
-from tenet.dse.joint.run import joint_search
-from tenet.dse.joint.search import place_choices, space_size
-from tenet.dse.tiling.search import TilingSpace, tilings
+from tenet.dse.joint.declared import place_choices, space_size
+from tenet.dse.joint.tree import joint_search
+from tenet.dse.tiling.sizes import TilingSpace, tilings
 from tenet.mapping import place_maps, tile_maps
-from tenet.mapping.tiling import divisors
+from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.assessment import objective_value
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory, level_needs
@@ -81,7 +81,7 @@ def test_joint_search_with_places_equals_brute_force(
     objective: MemoryObjective, bounded_orders: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # with 0 bounded orders, each order of the single instances is bounded when it comes up
-    monkeypatch.setattr("tenet.dse.joint.search._BOUNDED_ORDERS", bounded_orders)
+    monkeypatch.setattr("tenet.dse.joint.subtree._BOUNDED_ORDERS", bounded_orders)
     found = joint_search(
         "gemm",
         ARCH,
@@ -145,7 +145,7 @@ def test_the_register_files_need_bound_never_exceeds_its_need() -> None:
     from itertools import permutations
 
     from tenet.dse.joint.bounds import BoundContext
-    from tenet.dse.joint.search import _need_bound
+    from tenet.dse.joint.subtree import _need_bound
     from tenet.mapping import array_spread, tiled_nest
 
     problem = load_problem("gemm", ARCH, MAPPING, PARAMS)
@@ -177,7 +177,7 @@ def test_the_placing_bounds_never_exceed_a_place_that_fits() -> None:
     from itertools import permutations
 
     from tenet.dse.joint.bounds import BoundContext
-    from tenet.dse.joint.search import _need_bound, _placing_bound
+    from tenet.dse.joint.subtree import _need_bound, _placing_bound
     from tenet.mapping import tiled_nest
 
     problem = load_problem("gemm", ARCH, MAPPING, PARAMS)
@@ -261,7 +261,7 @@ def test_the_need_bound_never_exceeds_the_need_with_places(case: tuple[Any, ...]
     # places' loops) is at most the need counted exactly, each tensor at its own place at
     # the same moment, and that need is the tile oracle's
     from tenet.dse.joint.bounds import BoundContext
-    from tenet.dse.joint.search import _need_bound
+    from tenet.dse.joint.subtree import _need_bound
     from tenet.mapping import tiled_nest, to_stamps
     from tenet.oracle.tiles import reference_memory
 

@@ -12,11 +12,13 @@ import pytest
 
 from tenet.api import load_problem
 from tenet.counting import count
-from tenet.dse.joint.run import compute_floor, joint_search
-from tenet.dse.joint.search import bypass_choices, search_subtree, space_size
+from tenet.dse.joint.declared import bypass_choices, compute_floor, space_size
+from tenet.dse.joint.subtree import search_subtree
+from tenet.dse.joint.tree import joint_search
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import DesignSpace, SpaceOptions
-from tenet.dse.tiling.search import TilingSpace, search_tiling
+from tenet.dse.tiling.exhaustive import search_tiling
+from tenet.dse.tiling.sizes import TilingSpace
 from tenet.errors import CapacityError
 from tenet.metrics.latency import occupancy
 from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, load_architecture, load_workload

@@ -12,13 +12,13 @@ from tenet.api import load_problem
 from tenet.dse.explore import explore
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import DesignSpace
+from tenet.dse.strategies import resolve
 from tenet.dse.tiling.constructive import (
-    choose_strategy,
     construct_tilings,
     micro_estimate,
     rank_mappings,
 )
-from tenet.dse.tiling.search import search_tiling
+from tenet.dse.tiling.exhaustive import search_tiling
 from tenet.errors import CapacityError
 from tenet.spec import ArchitectureSpec
 
@@ -68,9 +68,9 @@ def test_micro_model_of_the_systolic_gemm() -> None:
 
 
 def test_strategy_choice() -> None:
-    assert choose_strategy("auto", 500) == "exhaustive"
-    assert choose_strategy("auto", 501) == "constructive"
-    assert choose_strategy("exhaustive", 10**6) == "exhaustive"
+    assert resolve("auto", "mappings", 500).name == "exhaustive"
+    assert resolve("auto", "mappings", 501).name == "constructive"
+    assert resolve("exhaustive", "mappings", 10**6).name == "exhaustive"
 
 
 @pytest.mark.slow

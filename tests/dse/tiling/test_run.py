@@ -11,8 +11,9 @@ import pytest
 
 from tenet.api import load_problem
 from tenet.dse.run.execution import ExecutionOptions
-from tenet.dse.tiling.run import decode, encode, run_tiling
-from tenet.dse.tiling.search import TilingSpace, search_tiling
+from tenet.dse.strategies import run_tiling
+from tenet.dse.tiling.exhaustive import decode_sizes, encode_sizes, search_tiling
+from tenet.dse.tiling.sizes import TilingSpace
 from tenet.errors import SpecError
 from tests.conftest import run
 
@@ -27,14 +28,14 @@ def test_engine_and_store_match_in_process(tmp_path: Path) -> None:
     execution = ExecutionOptions(engine="local", workers=2, store=store)
     first = run_tiling(*ARGS, PARAMS, GLB, execution=execution)
     assert first.best == expected.best
-    assert (first.candidates, first.fitting, first.evaluated) == (
-        expected.candidates,
+    assert (first.space, first.fitting, first.evaluated) == (
+        expected.space,
         expected.fitting,
         expected.evaluated,
     )
     totals: list[int] = []
 
-    def seen(items: Any, total: int) -> Any:
+    def seen(items: Any, total: int, desc: str) -> Any:
         totals.append(total)
         return list(items)
 
@@ -45,14 +46,15 @@ def test_engine_and_store_match_in_process(tmp_path: Path) -> None:
 
 
 def test_encode_round_trip() -> None:
-    from tenet.dse.tiling.search import search_sizes, size_choices
+    from tenet.dse.tiling.exhaustive import search_sizes
+    from tenet.dse.tiling.sizes import size_choices
     from tenet.metrics.latency import occupancy
 
     problem = load_problem(*ARGS, PARAMS)
     compute = occupancy(problem).latency_compute
     for position, chosen in enumerate(size_choices(problem, GLB)[:4]):
         found = search_sizes(problem, compute, GLB, chosen, "edp", position)
-        assert decode(encode(found)) == found
+        assert decode_sizes(encode_sizes(found)) == found
 
 
 def test_cli_workers_and_store(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -96,12 +98,11 @@ def test_cli_store_not_a_store(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     ],
 )
 def test_counts_match_the_listed_tilings(space: TilingSpace) -> None:
-    from tenet.dse.tiling.run import _counts, check_tiling
-    from tenet.dse.tiling.search import size_choices, tilings
+    from tenet.dse.tiling.sizes import check_tiling, count_tilings, size_choices, tilings
 
     problem = load_problem(*ARGS, PARAMS)
     checked = check_tiling(problem, space)
-    sizes, orders = _counts(problem, checked)
+    sizes, orders = count_tilings(problem, checked)
     assert sizes == len(size_choices(problem, checked))
     assert sizes * orders == sum(1 for _ in tilings(problem, space))
 

@@ -11,7 +11,8 @@ import islpy as isl
 import pytest
 
 from tenet.api import load_problem
-from tenet.dse.tiling.search import TilingSpace, search_tiling, tilings
+from tenet.dse.tiling.exhaustive import search_tiling
+from tenet.dse.tiling.sizes import TilingSpace, tilings
 from tenet.errors import CapacityError, SpecError
 from tenet.mapping import to_stamps
 from tenet.metrics.assessment import objective_value
@@ -74,7 +75,7 @@ def check_search(problem: Problem, space: TilingSpace, objective: MemoryObjectiv
     value, dram, described = _brute_force(problem, space, objective)
     assert (found.best.value, found.best.memory.traffic_dram) == (value, dram)
     assert found.best.mapping.describe() == described
-    assert found.evaluated <= found.fitting <= found.candidates
+    assert found.evaluated <= found.fitting <= found.space
 
 
 def test_search_two_level_gemm_has_216_orders() -> None:

@@ -33,10 +33,10 @@ from tenet.peers.compare import (
     run_zigzag,
 )
 from tenet.peers.files import dump, write_specs
-from tenet.peers.search import (
+from tenet.peers.mappers import (
     ACCELFORGE_FILE,
     ZIGZAG_FILES,
-    Objective,
+    PeerObjective,
     accelforge_best,
     zigzag_best,
 )
@@ -283,7 +283,7 @@ def _specs_back(imported: Imported, directory: Path) -> Specs:
 
 @pytest.mark.peers
 @pytest.mark.parametrize("objective", ["latency", "energy"])
-def test_search_zigzag_small(peers_python: str, tmp_path: Path, objective: Objective) -> None:
+def test_search_zigzag_small(peers_python: str, tmp_path: Path, objective: PeerObjective) -> None:
     workload = load_workload("gemm")
     # One spatial mapping (ZigZag's most utilising) keeps the search short.
     found = search_zigzag(
@@ -335,7 +335,9 @@ def test_search_zigzag_small(peers_python: str, tmp_path: Path, objective: Objec
 
 @pytest.mark.peers
 @pytest.mark.parametrize("objective", ["latency", "energy"])
-def test_search_accelforge_small(peers_python: str, tmp_path: Path, objective: Objective) -> None:
+def test_search_accelforge_small(
+    peers_python: str, tmp_path: Path, objective: PeerObjective
+) -> None:
     workload = load_workload("gemm")
     found = search_accelforge(peers_python, workload, SMALL, GEMM, objective=objective)
     assert found.imported is not None, found.reason

@@ -27,13 +27,13 @@ from tenet.model.problem import Problem
 __all__ = ["RowCache", "row_key", "worker_cache"]
 
 #: Bumped when the figures of a design point or their counting change.
-VERSION = 1
+ROW_VERSION = 1
 
 #: Rows a worker keeps in memory (the least recently used go first).
 MEMORY_ROWS = 20_000
 
 #: The outcomes that do not depend on a bound.
-KEPT = ("ok", "illegal")
+CACHED_STATUSES = ("ok", "illegal")
 
 #: The field of a kept ``pruned`` row holding its bound.
 PRUNED_UNDER = "pruned_under"
@@ -53,7 +53,7 @@ def row_key(problem: Problem, found: Sequence[Dependence]) -> str:
     (True, False)
     """
     parts = [
-        f"design row {VERSION}",
+        f"design row {ROW_VERSION}",
         problem_key(problem),
         *(f"{d.kind} {d.tensor} {d.relation}" for d in found),
     ]
@@ -99,7 +99,7 @@ class RowCache:
         kept = dict(row)
         if row.get("status") == "pruned" and bound is not None:
             kept[PRUNED_UNDER] = list(bound)
-        if row.get("status") in KEPT or PRUNED_UNDER in kept:
+        if row.get("status") in CACHED_STATUSES or PRUNED_UNDER in kept:
             self._files.put(key, kept)
         return dict(row)
 

@@ -28,7 +28,7 @@ from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
 
 __all__ = [
-    "Objective",
+    "PeerObjective",
     "PeerSearch",
     "search_zigzag",
     "search_accelforge",
@@ -37,7 +37,7 @@ __all__ = [
     "evaluate_best",
 ]
 
-Objective = Literal["latency", "energy"]
+PeerObjective = Literal["latency", "energy"]
 
 ZIGZAG_FILES = ("workload.yaml", "accelerator.yaml", "mapping.yaml")
 """ZigZag's files of a search, in the order :func:`read_zigzag` takes them."""
@@ -61,7 +61,7 @@ class PeerSearch:
     """
 
     peer: str
-    objective: Objective
+    objective: PeerObjective
     cpu_seconds: float
     evaluations: int | None
     latency: float | None
@@ -189,7 +189,7 @@ def _cpu_children() -> float:
 def _search(
     python: str | None,
     peer: str,
-    objective: Objective,
+    objective: PeerObjective,
     script: str,
     args: list[str],
     budget: float | None,
@@ -236,7 +236,7 @@ def search_zigzag(
     architecture: ArchitectureSpec,
     params: Mapping[str, int] | None = None,
     *,
-    objective: Objective = "latency",
+    objective: PeerObjective = "latency",
     time_budget: float | None = None,
     spatial_mappings: int = 3,
 ) -> PeerSearch:
@@ -292,7 +292,7 @@ def search_accelforge(
     architecture: ArchitectureSpec,
     params: Mapping[str, int] | None = None,
     *,
-    objective: Objective = "latency",
+    objective: PeerObjective = "latency",
     time_budget: float | None = None,
 ) -> PeerSearch:
     """Run AccelForge's FFM mapper (``Spec.map_workload_to_arch``'s steps, in one process,

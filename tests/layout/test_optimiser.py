@@ -8,7 +8,7 @@ import pytest
 from tenet.errors import SpecError
 from tenet.layout.evaluate import load_layout_problem
 from tenet.layout.metrics import fetched_per_step, line_cycles, transfer_figures
-from tenet.layout.search import moves, search_layout
+from tenet.layout.optimiser import moves, search_layout
 from tenet.oracle.layout import reference_layout
 from tenet.spec import (
     ArchitectureSpec,

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from tenet.cli import cli
 from tenet.dse.explore import sweep
-from tenet.dse.run.cache import _CACHES, RowCache, row_key, worker_cache
 from tenet.dse.run.engines import InProcessEngine
 from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.run.row_cache import _CACHES, RowCache, row_key, worker_cache
 from tenet.dse.run.worker import Context, evaluate_tasks
 from tenet.spec import Specs, load_architecture, load_network, load_workload
 

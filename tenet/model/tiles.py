@@ -18,7 +18,7 @@ import islpy as isl
 from tenet.errors import DomainNotCoveredError, NotAFunctionError, SpecError
 from tenet.isl_utils import coalesce, tuple_signature, witness
 from tenet.model.architecture import Link
-from tenet.model.memory import MemoryLevel, inner_level
+from tenet.model.hierarchy import MemoryLevel, inner_level
 from tenet.model.problem import Problem
 from tenet.model.spacetime import identity, neighbours, previous, step_back
 from tenet.model.workload import check_statement

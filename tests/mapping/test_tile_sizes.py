@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tenet.mapping import tiled_nest, tiling_key, to_stamps
-from tenet.mapping.tiling import nested_sizes
+from tenet.mapping.tile_sizes import nested_sizes
 
 
 def test_tiling_loops_and_stamps_by_hand() -> None:

@@ -26,10 +26,10 @@ from tenet.layout.relation import Layout, build_layout
 from tenet.spec.layout import TransformSpec
 from tenet.vocab import TensorName
 
-__all__ = ["SEARCHES", "Search", "TensorChoice", "LayoutSearch", "moves", "search_layout"]
+__all__ = ["SEARCHES", "SearchMethod", "TensorChoice", "LayoutSearch", "moves", "search_layout"]
 
-Search = Literal["greedy", "exhaustive"]
-SEARCHES: tuple[Search, ...] = get_args(Search)
+SearchMethod = Literal["greedy", "exhaustive"]
+SEARCHES: tuple[SearchMethod, ...] = get_args(SearchMethod)
 
 Cost = tuple[int, int, int, int]
 """(cycles, bank conflicts, transactions, size): compared lexicographically."""
@@ -55,7 +55,7 @@ class TensorChoice:
 class LayoutSearch:
     """What a layout search found: a choice per read tensor and the ingress latencies."""
 
-    method: Search
+    method: SearchMethod
     tensors: tuple[TensorChoice, ...]
     latency_ingress_before: int
     """Layout-aware ingress latency with the given layouts, in cycles."""
@@ -195,7 +195,7 @@ def _exhaustive(
 
 def search_layout(
     lp: LayoutProblem,
-    method: Search = "greedy",
+    method: SearchMethod = "greedy",
     *,
     factors: Sequence[int] = (2, 4, 8, 16),
     depth: int = 2,

@@ -1,0 +1,569 @@
+"""One subtree of the joint search (an array mapping and a choice of kept tensors): its
+tilings searched by branch and bound on the lower bounds of :mod:`tenet.dse.joint.bounds`, each
+leaf a loop nest with its kept tensors counted exactly by
+:func:`tenet.metrics.assessment.assess_problem`.
+
+Below the subtree's root (its bound: the mapping's compute latency and the compulsory traffic)
+comes one band per tiled level from the outermost inward (its tile sizes, nested divisors of the
+band outside, and the order of its loops that run more than once: orders of loops of one trip
+cannot change a figure). Children are visited best bound first; a node whose bound is not below
+the best found is pruned with its subtree. The first level's children, in that order, may be
+searched in parts (:meth:`Subtree.search`): the parts of a subtree searched one after the other,
+each below the best of those before, visit, prune and count exactly what the whole subtree does.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from itertools import permutations, product
+from math import prod
+
+from tenet.dse.joint.bounds import Band, Bound, BoundContext, Share, kept_levels, lower_bound
+from tenet.dse.joint.declared import place_choices, places_apply
+from tenet.dse.tiling.sizes import TilingSpace
+from tenet.mapping import array_blocks, cuts_array, tiled_nest, to_stamps
+from tenet.mapping.tile_sizes import divisors
+from tenet.metrics.assessment import Evaluated, assess_problem
+from tenet.metrics.latency import occupancy
+from tenet.model.problem import Problem
+from tenet.vocab import MemoryObjective
+
+__all__ = ["SubtreeResult", "Subtree", "Tally", "search_subtree", "count_leaf"]
+
+Part = tuple[int, int]
+"""Part ``p`` of ``n`` of a subtree: the ``p``-th of ``n`` runs of its first level's children
+(best bound first)."""
+
+Child = tuple[tuple[Fraction, Fraction], tuple[int, ...]]
+"""A node's child: its key (estimate, bound) and its tile sizes."""
+
+
+@dataclass(frozen=True)
+class SubtreeResult:
+    """What the search of one subtree found: its best leaf below the incumbent it started
+    with (None: none), the least bound of the nodes it pruned (None: none pruned), and
+    counts of leaves evaluated, leaves too big for a level, nodes pruned and nodes left open
+    (not searched once the budget of exact evaluations was spent; their bounds are among the
+    pruned ones)."""
+
+    best: Evaluated | None
+    pruned_bound: Fraction | None
+    evaluated: int
+    too_big: int
+    pruned: int
+    root_bound: Fraction
+    left_open: int = 0
+
+
+@dataclass
+class Tally:
+    """What a search below one node has counted: leaves evaluated and too big, nodes pruned
+    (and the least of their bounds) and left open, and the best leaf (by rank)."""
+
+    evaluated: int = 0
+    too_big: int = 0
+    pruned: int = 0
+    left_open: int = 0
+    pruned_bound: Fraction | None = None
+    best: Evaluated | None = None
+    best_rank: tuple[Fraction, Fraction, int] | None = None
+    needs: dict[tuple[object, ...], bool] = field(default_factory=dict)
+    """Whether a level fits, by its tiles, places and kept tensors (counted once)."""
+
+    def prune(self, bound: Fraction) -> None:
+        """Count a node pruned (or left open) with its ``bound``."""
+        self.pruned += 1
+        if self.pruned_bound is None or bound < self.pruned_bound:
+            self.pruned_bound = bound
+
+
+class Subtree:
+    """The tilings of ``problem`` (an array mapping) in the checked ``space``, its levels
+    keeping the tensors ``keep`` names for them (:func:`tenet.dse.joint.declared.bypass_choices`;
+    the others every tensor they may hold), searched for the least ``objective`` (``compute``:
+    the array's compute latency, counted when None). With ``places``, when the innermost level
+    is per PE and its tiles are single instances, each tensor's copy there may also sit above
+    any of the level's loops (:func:`tenet.dse.joint.declared.place_choices`). What does not
+    depend on a search (the bound context, the root bound, the first level's children, which
+    levels fit) is counted once, for every search of the subtree.
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        space: TilingSpace,
+        keep: Mapping[str, frozenset[str]],
+        objective: MemoryObjective,
+        compute: int | None = None,
+        places: bool = False,
+        context: BoundContext | None = None,
+    ) -> None:
+        self.problem = problem
+        self.objective = objective
+        self.compute = occupancy(problem).latency_compute if compute is None else compute
+        self.context = context = context or BoundContext.from_problem(problem)
+        self.levels = list(space.levels or ())
+        self.position = {lv.name: k for k, lv in enumerate(context.levels)}
+        self.tiled = frozenset(
+            range(len(context.dims))
+            if space.dims is None
+            else (context.dims.index(d) for d in space.dims)
+        )
+        self.keeps = dict(keep)
+        self.held = kept_levels(context.levels, self.keeps)
+        self.root = lower_bound(context, self.compute, [], self.keeps).value(objective)
+        per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
+        self.blocks = [per_dim[d] for d in context.dims]
+        self.innermost = len(context.levels) - 1
+        named = [(lv.name, lv.per_pe) for lv in context.levels]
+        self.placing = places and places_apply(named, self.levels)
+        self.inner_keeps = self.held[self.innermost]
+        self.tensors = [
+            f.tensor
+            for f in context.tensors
+            if self.inner_keeps is None or f.tensor in self.inner_keeps
+        ]
+        self.needs: dict[tuple[object, ...], bool] = {}
+        self._first: tuple[list[Child], int] | None = None
+
+    def search(
+        self,
+        incumbent: Fraction | None,
+        budget: int | None = None,
+        until: float | None = None,
+        part: Part | None = None,
+    ) -> SubtreeResult:
+        """Return the subtree's best leaf whose objective is below ``incumbent`` (None: no
+        incumbent yet), the least bound it pruned, and its counts. Ties between leaves go to
+        less energy (by latency; else less latency), then less DRAM traffic, then to the first
+        visited. After ``budget`` exact evaluations, or once the clock (``time.time()``,
+        seconds) passes ``until`` (None: no limit), the nodes not yet searched are left open,
+        their bounds kept as pruned ones. The tiles of levels shared by the PEs do not cut the
+        array's loops (:func:`tenet.mapping.array_blocks`), as in a loop nest. A ``part``
+        searches only its share of the first level's children (the first part also bounds
+        the root and counts the first level's tiles too big)."""
+        walk = _Walk(self, incumbent, budget, until)
+        first = part is None or part[0] == 0
+        if first and walk.worse(self.root):
+            walk.tally.prune(self.root)
+        else:
+            walk.visit([], part)
+        t = walk.tally
+        return SubtreeResult(
+            t.best, t.pruned_bound, t.evaluated, t.too_big, t.pruned, self.root, t.left_open
+        )
+
+    def fits(self, tensor: str, copy: Sequence[int]) -> bool:
+        """Whether ``tensor``'s copy of sizes ``copy`` alone may fit the innermost level."""
+        capacity = self.context.levels[self.innermost].capacity
+        need = _need_bound(
+            self.context,
+            self.innermost,
+            copy,
+            frozenset({tensor}),
+            self.context.spread,
+            {tensor: copy},
+        )
+        return capacity is None or need <= capacity
+
+    def first_children(self) -> tuple[list[Child], int]:
+        """The first level's children, best first, and how many tile sizes of it do not fit
+        (counted once)."""
+        if self._first is None:
+            counted = Tally()
+            self._first = (self.children([], counted), counted.too_big)
+        return self._first
+
+    def children(self, bands: list[Band], tally: Tally) -> list[Child]:
+        """The tile sizes of the level below ``bands`` whose tiles may fit, each with its key
+        (estimate, bound), best first; those that do not fit counted in ``tally``."""
+        context, depth = self.context, len(bands)
+        level = self.levels[depth]
+        where = self.position[level]
+        capacity = context.levels[where].capacity
+        outside = bands[-1][1] if bands else context.extents
+        shared = not context.levels[where].per_pe
+        blocks = self.blocks if shared else None
+        sized: list[Child] = []
+        for sizes in _sizes(outside, self.tiled, blocks, context.extents):
+            need = _need_bound(context, where, sizes, self.held[where], context.spread)
+            if capacity is not None and need > capacity:
+                tally.too_big += 1
+                continue
+            band = Band(level, sizes, ())
+            if self.single(depth, sizes):
+                # the tensors' copies may span the band's loops
+                free = self.placing_bound(bands, band, outside, False)
+                assert free is not None
+                bound = free
+            else:
+                bound = lower_bound(
+                    context, self.compute, [*bands, band], self.keeps, unordered=True
+                )
+            sized.append((bound.order(self.objective), sizes))
+        sized.sort(key=lambda c: c[0])
+        return sized
+
+    def single(self, depth: int, sizes: Sequence[int]) -> bool:
+        """Whether the tensors may be placed in a band of ``sizes`` at ``depth``: the
+        innermost tiled level, of single instances."""
+        return self.placing and depth == len(self.levels) - 1 and all(s == 1 for s in sizes)
+
+    def placing_bound(
+        self, bands: list[Band], band: Band, outside: Sequence[int], ordered: bool
+    ) -> Bound | None:
+        """:func:`_placing_bound` of ``band`` below ``bands``, inside tiles of ``outside``."""
+        return _placing_bound(
+            self.context,
+            self.compute,
+            bands,
+            band,
+            outside,
+            self.keeps,
+            self.tensors,
+            self.fits,
+            ordered,
+        )
+
+
+class _Walk:
+    """One search of a :class:`Subtree`: below ``incumbent``, within ``budget`` exact
+    evaluations and until the clock passes ``until``, its counts in :attr:`tally`."""
+
+    def __init__(
+        self,
+        subtree: Subtree,
+        incumbent: Fraction | None,
+        budget: int | None,
+        until: float | None,
+    ) -> None:
+        self.subtree = subtree
+        self.incumbent = incumbent
+        self.budget = budget
+        self.until = until
+        self.tally = Tally(needs=subtree.needs)
+
+    def worse(self, bound: Fraction) -> bool:
+        """Whether a node of this bound cannot beat the best found (here or before)."""
+        own = None if self.tally.best is None else self.tally.best.value
+        found = [v for v in (self.incumbent, own) if v is not None]
+        return bool(found) and bound >= min(found)
+
+    def descend(self, bound: Fraction) -> bool:
+        """Whether to search below a node of this bound (else it is pruned or left open)."""
+        tally = self.tally
+        if self.worse(bound):
+            tally.prune(bound)
+            return False
+        spent = self.budget is not None and tally.evaluated >= self.budget
+        if spent or (self.until is not None and time.time() >= self.until):
+            tally.prune(bound)
+            tally.left_open += 1
+            return False
+        return True
+
+    def leaf(self, bands: list[Band], spans: Mapping[str, int] | None = None) -> None:
+        """Count the leaf of ``bands`` (with the tensors' ``spans``)."""
+        s = self.subtree
+        count_leaf(s.problem, s.compute, s.context, bands, s.keeps, s.objective, self.tally, spans)
+
+    def visit(self, bands: list[Band], part: Part | None = None) -> None:
+        """Search below the node of ``bands`` (at the root, ``part`` of its children)."""
+        s = self.subtree
+        depth = len(bands)
+        if depth == len(s.levels):
+            if s.placing and all(size == 1 for size in bands[-1][1]):
+                self.placed(bands)
+            else:
+                self.leaf(bands)
+            return
+        if depth:
+            sized = s.children(bands, self.tally)
+        else:
+            sized, too_big = s.first_children()
+            if part is None or part[0] == 0:
+                self.tally.too_big += too_big
+            if part is not None:
+                p, n = part
+                sized = sized[p * len(sized) // n : (p + 1) * len(sized) // n]
+        for key_sizes, sizes in sized:
+            if self.descend(key_sizes[1]):
+                self.orders(bands, key_sizes, sizes)
+
+    def orders(
+        self, bands: list[Band], key_sizes: tuple[Fraction, Fraction], sizes: tuple[int, ...]
+    ) -> None:
+        """Search the orders of the band of ``sizes`` below ``bands``, best bound first."""
+        s = self.subtree
+        depth = len(bands)
+        level = s.levels[depth]
+        outside = bands[-1][1] if bands else s.context.extents
+        single = s.single(depth, sizes)
+        orders = list(_orders(outside, sizes))
+        # with many orders, each is bounded over its places only when it comes up
+        lazy = single and len(orders) > _BOUNDED_ORDERS
+        ordered: list[tuple[tuple[Fraction, Fraction], Band]] = []
+        for order in orders:
+            band = Band(level, sizes, order)
+            if lazy:
+                ordered.append((key_sizes, band))
+            elif single:
+                placing_order = s.placing_bound(bands, band, outside, True)
+                if placing_order is None:
+                    self.tally.too_big += 1
+                else:
+                    ordered.append((placing_order.order(s.objective), band))
+            else:
+                bound = lower_bound(s.context, s.compute, [*bands, band], s.keeps)
+                ordered.append((bound.order(s.objective), band))
+        ordered.sort(key=lambda c: c[0])
+        for (_, bound_order), band in ordered:
+            if lazy and not self.worse(bound_order):
+                placing_order = s.placing_bound(bands, band, outside, True)
+                if placing_order is None:
+                    self.tally.too_big += 1
+                    continue
+                bound_order = placing_order.value(s.objective)
+            if self.descend(bound_order):
+                self.visit([*bands, band])
+
+    def placed(self, bands: list[Band]) -> None:
+        """Search the places of the tensors at the innermost level of a leaf (its tiles are
+        single instances) in increasing bound, the leaf's own first among equals."""
+        s = self.subtree
+        _, sizes, order = bands[-1]
+        outside = bands[-2][1] if len(bands) > 1 else s.context.extents
+        capacity = s.context.levels[s.innermost].capacity
+        choices = []
+        for spans in place_choices(bands[-1], outside, s.tensors):
+            spanned = {
+                t: [
+                    outside[d] if d in order[len(order) - n :] else sizes[d]
+                    for d in range(len(sizes))
+                ]
+                for t, n in spans.items()
+            }
+            need = _need_bound(
+                s.context, s.innermost, sizes, s.inner_keeps, s.context.spread, spanned
+            )
+            if capacity is not None and need > capacity:
+                self.tally.too_big += 1
+                continue
+            bound = lower_bound(s.context, s.compute, bands, s.keeps, places=spans)
+            choices.append((bound.order(s.objective), spans))
+        choices.sort(key=lambda c: c[0])
+        for (_, bound_places), spans in choices:
+            if self.descend(bound_places):
+                self.leaf(bands, spans)
+
+
+def search_subtree(
+    problem: Problem,
+    space: TilingSpace,
+    keep: Mapping[str, frozenset[str]],
+    objective: MemoryObjective,
+    incumbent: Fraction | None,
+    compute: int | None = None,
+    budget: int | None = None,
+    until: float | None = None,
+    places: bool = False,
+) -> SubtreeResult:
+    """Search the tilings of ``problem`` in the checked ``space`` below ``incumbent``
+    (:class:`Subtree` and :meth:`Subtree.search`, the whole subtree).
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+    ...                  {"M": 4, "N": 4, "K": 4})
+    >>> found = search_subtree(p, TilingSpace(["glb"]).checked(p), {}, "latency", None)
+    >>> found.best.value == found.root_bound, found.left_open
+    (True, 0)
+    """
+    return Subtree(problem, space, keep, objective, compute, places).search(
+        incumbent, budget, until
+    )
+
+
+def _sizes(
+    outside: Sequence[int],
+    tiled: frozenset[int],
+    blocks: Sequence[int] | None = None,
+    extents: Sequence[int] = (),
+) -> Iterator[tuple[int, ...]]:
+    """Yield the tile sizes inside a tile of sizes ``outside``: every nested divisor of the
+    tiled dimensions (the others whole); with ``blocks`` (a level shared by the PEs) only
+    those that do not cut the array's digits of a loop of ``extents``
+    (:func:`tenet.mapping.cuts_array`)."""
+    per_dim = [
+        [
+            size
+            for size in (divisors(o) if d in tiled else [o])
+            if blocks is None or not cuts_array(blocks[d], size, extents[d])
+        ]
+        for d, o in enumerate(outside)
+    ]
+    yield from product(*per_dim)
+
+
+def _orders(outside: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Yield every order of the band's loops of more than one trip (the others after them,
+    in dimension order)."""
+    running = [d for d in range(len(outside)) if outside[d] // sizes[d] > 1]
+    rest = tuple(d for d in range(len(outside)) if d not in running)
+    for order in permutations(running):
+        yield tuple(order) + rest
+
+
+def _need_bound(
+    context: BoundContext,
+    level: int,
+    sizes: Sequence[int],
+    keep: frozenset[str] | None,
+    spread: Sequence[int] | None = None,
+    spans: Mapping[str, Sequence[int]] | None = None,
+) -> int:
+    """Return a lower bound on the need of ``level`` with these sizes: the data tile of
+    every tensor it keeps (``keep``; None: all) whose subscripts are one loop each (the
+    others count 0), each tensor's tile with ``spans`` (its sizes where its copy spans some
+    of the band's loops); 0 for a level split per tensor. A per-PE level needs ``spread``
+    (per loop, the PEs its values spread over, the array a grid of per-loop coordinates):
+    some PE takes at least ``ceil(size / spread)`` values of each loop (else 0). The shares
+    add up as in the level's need (each tensor's copy at its own place at the same moment,
+    ``docs/memory.md``): every tensor's first tile is held at the first moment, in the same
+    PEs."""
+    if context.levels[level].split or (context.levels[level].per_pe and spread is None):
+        return 0
+    per_pe = spread if context.levels[level].per_pe else None
+    need = 0
+    for facts in context.tensors:
+        if not facts.disjoint or facts.halo or (keep is not None and facts.tensor not in keep):
+            continue
+        own = (spans or {}).get(facts.tensor, sizes)
+        need += prod(own[d] if per_pe is None else -(-own[d] // per_pe[d]) for d in facts.loops)
+    return need
+
+
+_BOUNDED_ORDERS = 24
+"""Orders of a band of single instances (with places) whose bounds over their places are all
+counted before the first is searched; with more (more than 4 running loops), each order's
+bound is counted when it comes up."""
+
+
+def _placing_bound(
+    context: BoundContext,
+    compute: int,
+    bands: list[Band],
+    band: Band,
+    outside: Sequence[int],
+    keeps: Mapping[str, frozenset[str]],
+    tensors: Sequence[str],
+    fits: Callable[[str, Sequence[int]], bool],
+    ordered: bool,
+) -> Bound | None:
+    """Return a lower bound over every place (:func:`place_choices`) of ``tensors`` at the
+    level of the innermost ``band`` (single instances, below ``bands``, inside tiles of sizes
+    ``outside``) whose copies ``fits`` (tensor, sizes of its copy), over every order of the
+    band unless ``ordered`` (None: some tensor fits nowhere with this order). The energy adds
+    each tensor's least share over its own places (the shares of a place add up); the latency
+    is the one with every copy above the band.
+
+    Over every order, a tensor's copy either spans all of the band's loops (it must fit), or
+    some loop of its own runs below it: then at least every other loop outside the band
+    revisits its blocks, as when its own loops run innermost and the others are spanned."""
+    parent = lower_bound(context, compute, bands, keeps)
+    level, sizes, order = band
+    least: dict[str, Share] = {}
+
+    def offer(share: Share) -> None:
+        held = least.get(share.tensor, share)
+        energy, estimate = min(held.energy, share.energy), min(held.estimate, share.estimate)
+        least[share.tensor] = Share(share.tensor, energy, estimate)
+
+    position = {facts.tensor: k for k, facts in enumerate(context.tensors)}
+    if ordered:
+        for n in sorted({n for one in place_choices(band, outside, ["_"]) for n in one.values()}):
+            node = lower_bound(
+                context, compute, [*bands, band], keeps, places=dict.fromkeys(tensors, n)
+            )
+            spanned = order[len(order) - n :] if n else ()
+            copy = [outside[d] if d in spanned else sizes[d] for d in range(len(sizes))]
+            for tensor in tensors:
+                if fits(tensor, copy):
+                    offer(node.shares[position[tensor]])
+        if len(least) < len(tensors):
+            return None
+    else:
+        running = [d for d in range(len(sizes)) if outside[d] // sizes[d] > 1]
+        rest = [d for d in range(len(sizes)) if d not in running]
+        for tensor in tensors:
+            if fits(tensor, outside):
+                offer(parent.shares[position[tensor]])
+            own = context.tensors[position[tensor]].loops
+            others = [d for d in running if d not in own]
+            first = Band(level, sizes, tuple([d for d in running if d in own] + others + rest))
+            spans = {tensor: len(others) + len(rest)} if others else {}
+            node = lower_bound(context, compute, [*bands, first], keeps, places=spans)
+            offer(node.shares[position[tensor]])
+    shares = tuple(least.get(share.tensor, share) for share in parent.shares)
+    return Bound(
+        parent.latency,
+        sum((x.energy for x in shares), Fraction(0)),
+        parent.bottleneck,
+        sum((x.estimate for x in shares), Fraction(0)),
+        shares,
+    )
+
+
+def count_leaf(
+    problem: Problem,
+    compute: int,
+    context: BoundContext,
+    bands: list[Band],
+    keep: Mapping[str, frozenset[str]],
+    objective: MemoryObjective,
+    tally: Tally,
+    spans: Mapping[str, int] | None = None,
+) -> None:
+    """Evaluate the leaf of ``bands`` exactly, its levels keeping the tensors of ``keep``,
+    unless a level's tiles do not fit (counted in ``tally``, the best kept there); ``spans``
+    places the tensors at the innermost level above some of its band's loops
+    (:func:`tenet.dse.joint.declared.place_choices`)."""
+    outer = context.levels[0].name
+    order = tuple(range(len(context.dims)))
+    nest = tiled_nest(context.dims, context.extents, outer, bands, order)
+    level = bands[-1].level
+    above = {t: {level: nest.boundary(level) - n} for t, n in (spans or {}).items() if n}
+    if above:
+        nest = replace(nest, above=above)
+    nest = nest.keeping(keep)
+    texts = to_stamps(nest)
+    keys = {
+        name: (
+            name,
+            text,
+            tuple(sorted(texts.places.get(name, {}).items())),
+            texts.keep.get(name),
+        )
+        for name, text in texts.tiles.items()
+    }
+    if any(tally.needs.get(key) is False for key in keys.values()):
+        tally.too_big += 1
+        return
+    for name, key in keys.items():
+        # a level's need depends on its own tiles, places and kept tensors only: count it
+        # once for them
+        if key not in tally.needs:
+            found = assess_problem(problem, nest, figures=["needs"], levels=[name])
+            tally.needs[key] = found.needs.fits
+        if not tally.needs[key]:
+            tally.too_big += 1
+            return
+    point = Evaluated.of(problem, nest, objective, compute)
+    tally.evaluated += 1
+    rank = point.rank(objective)
+    if tally.best_rank is None or rank < tally.best_rank:
+        tally.best, tally.best_rank = point, rank

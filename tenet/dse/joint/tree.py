@@ -1,0 +1,702 @@
+"""The joint search: array mappings, kept tensors, tile sizes and loop orders together, by branch
+and bound on sound lower bounds, with its certificate.
+
+Its steps: the declared space and its subtrees (an array mapping and a choice of kept tensors
+each, with its root bound, :func:`declare`), the seeds that give a first incumbent
+(:mod:`tenet.dse.joint.seeds`), the run of the subtrees on the search's runner
+(:mod:`tenet.dse.run.runner`), and the certificate. What depends on the objective (bounds per
+placement, one array mapping per placement, probes, local improvement of the seeds) is one
+:class:`Policy`.
+
+Each subtree (:mod:`tenet.dse.joint.subtree`), or each part of one when there are few of them,
+is one task, sent with the best value found so far; subtrees whose root bound is not below it
+are pruned without a task. Workers get the specs as JSON text and send back their best leaf and
+least pruned bound as JSON; each finished part is stored as it arrives, so a search started
+again with the same arguments and store searches only what is missing. The certificate's bound
+is the least of the best value, every pruned bound and the root bound of every subtree not
+searched whole (a time budget, Ctrl-C): below it, no tiling of the declared space can go.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from tenet.api import load_problem, load_specs
+from tenet.counting import count
+from tenet.dse.joint.bounds import BoundContext, lower_bound
+from tenet.dse.joint.declared import compute_floor, kept_choices, places_apply, space_size
+from tenet.dse.joint.seeds import improved_seeds, seed_tilings
+from tenet.dse.joint.subtree import Part, Subtree, SubtreeResult
+from tenet.dse.ranking.certificate import Certificate, Incumbent, status_line
+from tenet.dse.run.engines import Job
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.run.runner import Interrupted, Runner, Settled, StoredRun, run_parts
+from tenet.dse.space.design import DesignSpace, SpaceOptions
+from tenet.dse.tiling.constructive import rank_mappings
+from tenet.dse.tiling.sizes import TilingSpace
+from tenet.errors import CapacityError, TimeBudgetError
+from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
+from tenet.metrics.latency import occupancy
+from tenet.metrics.memory import fraction_text
+from tenet.model.problem import Problem
+from tenet.spec import (
+    ArchitectureSpec,
+    DataflowSpec,
+    Specs,
+    WorkloadSpec,
+    load_architecture,
+    load_workload,
+)
+from tenet.vocab import MemoryObjective
+
+__all__ = [
+    "Policy",
+    "Declared",
+    "JointRoot",
+    "joint_search",
+    "declare",
+    "evaluate_subtree",
+    "encode_subtree",
+    "decode_subtree",
+]
+
+SEEDED = 3
+"""Array mappings of least root bound, of least compute latency (or its floor) and, of the
+design space, those the micro model ranks best, whose constructive tilings seed the search."""
+
+PARTS_TARGET = 32
+"""Tasks a search of few subtrees is cut into at least (each subtree in as many parts, at most
+:data:`MAX_PARTS`): progress to show, and work for every worker."""
+
+MAX_PARTS = 32
+"""The most parts of one subtree."""
+
+TELL_SECONDS = 10.0
+"""The longest time between two lines of the incumbent, bound and gap while the search runs."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The choices of a joint search that depend on its objective.
+
+    By energy, the energy of a tiling counts the fills of each level's tiles, keyed by PE for
+    a per-PE level, and never the time-stamp: every array mapping of one placement
+    (space-stamp) has the same leaves with the same energies, so one (the first, of least
+    compute latency or its floor) stands for them all, and its bound for theirs; each is
+    seeded, the best seeds improved locally; and each subtree's first leaves are counted, in
+    order of root bound, before any is searched whole (one placement's first leaves are
+    often near its best, and a good incumbent early prunes the others).
+
+    Examples
+    --------
+    >>> Policy.of("energy").probe, Policy.of("latency").probe
+    (8, None)
+    """
+
+    per_pe: bool
+    """Bound each placement's subtrees with its own (PE, element) pairs."""
+    one_per_placement: bool
+    """One array mapping stands for its placement; every placement is seeded."""
+    probe: int | None
+    """Exact evaluations of each subtree's first leaves before any is searched whole."""
+    probe_share: Fraction
+    """The share of a time budget the probes may take."""
+    seed_tilings: int
+    """Constructive tilings counted per seeded array mapping."""
+    improved: int
+    """Placements whose best seeds are improved locally."""
+
+    @classmethod
+    def of(cls, objective: MemoryObjective) -> Policy:
+        """The policy of a search by ``objective``."""
+        energy = objective == "energy"
+        return cls(
+            per_pe=objective != "latency",
+            one_per_placement=energy,
+            probe=8 if energy else None,
+            probe_share=Fraction(1, 4),
+            seed_tilings=1 if energy else 3,
+            improved=2 if energy else 0,
+        )
+
+
+@dataclass(frozen=True)
+class JointRoot:
+    """The root of one subtree: its position, its array mapping (position among the
+    search's), the tensors each middle level keeps, and its bound."""
+
+    index: int
+    mapping: int
+    keep: Mapping[str, frozenset[str]]
+    root: Fraction
+
+
+@dataclass(frozen=True)
+class Declared:
+    """The space a joint search declares and the subtrees it searches."""
+
+    specs: Specs
+    """The workload, the architecture and the sizes."""
+    objective: MemoryObjective
+    mappings: list[DataflowSpec]
+    """The array mappings."""
+    computes: list[int]
+    """A lower bound of each array mapping's compute latency (cycles)."""
+    ranked: list[int]
+    """The array mappings the micro model ranks best (positions)."""
+    choices: list[dict[str, frozenset[str]]]
+    """The choices of kept tensors."""
+    subtrees: list[JointRoot]
+    """The subtrees searched, in order of root bound."""
+    declared: int
+    """Subtrees of the declared space (array mappings times choices)."""
+    leaves: int
+    """Leaves of one subtree."""
+    context: str
+    """The search as JSON text (the workers' context and the store's key)."""
+    parts: int
+    """Parts each subtree is searched in."""
+
+    def task(self, subtree: int, part: int) -> int:
+        """The position of ``part`` of ``subtree`` among the run's parts."""
+        return subtree * self.parts + part
+
+    def name(self, tree: JointRoot, part: int) -> str:
+        """The name of a part in the store (a subtree's own when subtrees are not cut)."""
+        m = self.mappings[tree.mapping]
+        name = f"{m.space_stamp} {m.time_stamp} {_keep_text(tree.keep)}"
+        return name if self.parts == 1 else f"{name} part {part + 1}/{self.parts}"
+
+
+def joint_search(
+    workload: str | WorkloadSpec,
+    arch: str | ArchitectureSpec,
+    mappings: Sequence[str | DataflowSpec] | None = None,
+    params: Mapping[str, int] | None = None,
+    space: TilingSpace | None = None,
+    *,
+    objective: MemoryObjective = "latency",
+    bypass: bool = True,
+    seed: bool = True,
+    budget: int | None = None,
+    places: bool = False,
+    execution: ExecutionOptions | None = None,
+) -> Certificate:
+    """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
+    ``arch`` together for the least ``objective``, by branch and bound; return the best and
+    its :class:`~tenet.dse.ranking.certificate.Certificate`.
+
+    ``mappings``, ``space``, ``bypass`` and ``places`` declare the space (:func:`declare`);
+    ``seed``: whether the constructive tilings of the three mappings of least root bound, the
+    three of least compute latency and (design space) the three the micro model ranks best
+    start the search (they join the declared space); ``budget`` caps the exact evaluations of
+    each subtree, or part of one (None: none; the nodes left open keep their bounds in the
+    certificate). Subtrees run on the engine of ``execution`` (None: in this process) and are
+    kept in its store; its time budget stops starting subtrees and leaves the nodes of
+    running ones open (a subtree cut short is not stored); its ``tell`` hears the best so
+    far, the bound and the gap as they change. The choices that depend on the objective are
+    its :class:`Policy`.
+
+    Raises
+    ------
+    CapacityError
+        No tiling of the declared space fits.
+    TimeBudgetError
+        The time budget ran out before a tiling that fits was counted.
+    Interrupted
+        Ctrl-C, with the certificate of what was searched (not complete).
+
+    Examples
+    --------
+    >>> found = joint_search("gemm", "systolic-levels-8x8", ["gemm-os-systolic"],
+    ...                      {"M": 8, "N": 8, "K": 8}, bypass=False)
+    >>> found.gap, found.complete
+    (Fraction(0, 1), True)
+    """
+    w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
+    a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
+    given = Specs(w, a, None, params or {})
+    policy = Policy.of(objective)
+    incumbent = Incumbent(objective)
+    results: dict[int, SubtreeResult] = {}
+    seeds: list[Evaluated] = []
+    found: Declared | None = None
+    try:
+        with Runner(execution) as runner:
+            found = declare(given, mappings, space, objective, bypass, places, budget, runner)
+            if seed:
+                seeds += _seed(found, policy, incumbent, runner)
+            _run(found, policy, incumbent, runner, results)
+    except KeyboardInterrupt:
+        if found is None or incumbent.best is None:
+            raise
+        raise Interrupted(_certify(found, results, incumbent, len(seeds))) from None
+    return _certify(found, results, incumbent, len(seeds))
+
+
+def declare(
+    given: Specs,
+    mappings: Sequence[str | DataflowSpec] | None,
+    space: TilingSpace | None,
+    objective: MemoryObjective,
+    bypass: bool,
+    places: bool,
+    budget: int | None,
+    runner: Runner,
+) -> Declared:
+    """Return the space of a joint search and its subtrees, best root bound first: the array
+    ``mappings`` (dataflow files, zoo names or specs; None: every mapping of the design
+    space), the tiled levels and loops of ``space`` (nested divisors; its ``sizes`` and
+    ``aligned`` are not used), the choices of the tensors the levels between the outermost
+    and the innermost keep (with ``bypass``: any non-empty subset; else the architecture's),
+    and with ``places`` each tensor's copy at a per-PE innermost level of single-instance
+    tiles also above any of the level's loops
+    (:func:`tenet.dse.joint.declared.place_choices`)."""
+    specs, computes, ranked = _mappings_and_floors(given, mappings)
+    w, a, bound = given.workload, given.architecture, given.bound
+    first = load_problem(w, a, specs[0], bound)
+    checked = (space or TilingSpace()).checked(first)
+    choices = kept_choices(a.levels, list(w.accesses), bypass)
+    facts = BoundContext.from_problem(first, per_pe=False)
+    subtrees = _roots(given, specs, computes, choices, facts, objective, runner)
+    declared = len(specs) * len(choices)
+    tiled = list(checked.levels or ())
+    placing = places and places_apply([(lv.name, lv.per_pe) for lv in a.levels], tiled)
+    leaves = space_size(
+        facts.extents,
+        len(tiled),
+        None if checked.dims is None else [facts.dims.index(d) for d in checked.dims],
+        len(w.accesses) if placing else 0,
+    )
+    context = {
+        "specs": given.to_json(),
+        "space": checked.to_dict(),
+        "objective": objective,
+        "budget": budget,
+        "places": placing,
+    }
+    parts = min(MAX_PARTS, max(1, -(-PARTS_TARGET // len(subtrees))))
+    text = json.dumps(context, sort_keys=True)
+    return Declared(
+        given, objective, specs, computes, ranked, choices, subtrees, declared, leaves, text, parts
+    )
+
+
+def _roots(
+    given: Specs,
+    specs: Sequence[DataflowSpec],
+    computes: Sequence[int],
+    choices: Sequence[Mapping[str, frozenset[str]]],
+    facts: BoundContext,
+    objective: MemoryObjective,
+    runner: Runner,
+) -> list[JointRoot]:
+    """The subtrees of every array mapping and choice of kept tensors in order of root bound
+    (ties: less compute, then the mapping's position); by energy, the first of each placement
+    and choice only (:class:`Policy`). The energy depends on each PE's own fills: by energy
+    and EDP, each placement's roots are bounded with its own (PE, element) pairs."""
+    policy = Policy.of(objective)
+    placements = list(dict.fromkeys(d.space_stamp for d in specs))
+    placement = {d.space_stamp: placements.index(d.space_stamp) for d in specs}
+    per_pe = []
+    if policy.per_pe:
+        w, a, bound = given.workload, given.architecture, given.bound
+        for stamp in runner.shown(placements, len(placements), "bounds: placements"):
+            spec = next(d for d in specs if d.space_stamp == stamp)
+            per_pe.append(BoundContext.from_problem(load_problem(w, a, spec, bound)))
+    roots: dict[tuple[int, int, int], Fraction] = {}
+
+    def root(m: int, k: int) -> Fraction:
+        where = placement[specs[m].space_stamp] if per_pe else 0
+        key = (computes[m], k, where)
+        if key not in roots:
+            ctx = per_pe[where] if per_pe else facts
+            roots[key] = lower_bound(ctx, computes[m], [], choices[k]).value(objective)
+        return roots[key]
+
+    subtrees = sorted(
+        (
+            JointRoot(0, m, keep, root(m, k))
+            for m in range(len(specs))
+            for k, keep in enumerate(choices)
+        ),
+        key=lambda s: (s.root, computes[s.mapping], s.mapping),
+    )
+    if policy.one_per_placement:
+        seen: set[object] = set()
+        firsts = []
+        for tree in subtrees:
+            key = (specs[tree.mapping].space_stamp, frozenset(tree.keep.items()))
+            if key not in seen:
+                seen.add(key)
+                firsts.append(tree)
+        subtrees = firsts
+    return [JointRoot(k, s.mapping, s.keep, s.root) for k, s in enumerate(subtrees)]
+
+
+def _mappings_and_floors(
+    given: Specs, mappings: Sequence[str | DataflowSpec] | None
+) -> tuple[list[DataflowSpec], list[int], list[int]]:
+    """Return the array mappings searched, a lower bound of each one's compute latency
+    (cycles) and the positions of those the micro model ranks best: for the design space's
+    mappings :func:`~tenet.dse.joint.declared.compute_floor`, without counting them, and
+    :func:`tenet.dse.tiling.constructive.rank_mappings`; for mappings given by name or spec
+    their exact compute latency, and none ranked."""
+    workload, architecture, bound = given.workload, given.architecture, given.bound
+    if mappings is None:
+        space = DesignSpace(given, SpaceOptions())
+        candidates = list(space)
+        if not candidates:
+            raise CapacityError("the design space has no array mapping")
+        specs = [c.spec() for c in candidates]
+        instances = count(load_problem(workload, architecture, specs[0], bound).workload.domain)
+        step = space.instances_per_step
+        floors = [compute_floor(c.mapping, instances, step) for c in candidates]
+        position = {c.index: k for k, c in enumerate(candidates)}
+        ranked = [position[c.index] for c in rank_mappings(space, candidates, SEEDED)]
+        return specs, floors, ranked
+    specs = [load_specs(workload, architecture, m).require_dataflow() for m in mappings]
+    problems = [load_problem(workload, architecture, d, bound) for d in specs]
+    return specs, [occupancy(p).latency_compute for p in problems], []
+
+
+def _seed(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> list[Evaluated]:
+    """Count the seeds of the search (offered to the ``incumbent``): the constructive tilings
+    of the seeded array mappings and, by energy, the best of them improved locally."""
+    least = list(dict.fromkeys(s.mapping for s in d.subtrees))
+    fastest = sorted(range(len(d.mappings)), key=lambda m: (d.computes[m], m))[:SEEDED]
+    chosen = least if policy.one_per_placement else [*least[:SEEDED], *fastest, *d.ranked]
+    seeded = list(dict.fromkeys(chosen))
+    w, a, bound = d.specs.workload, d.specs.architecture, d.specs.bound
+    problems: dict[int, Problem] = {}
+    seeds: list[tuple[int, Evaluated]] = []
+    for m in runner.shown(seeded, len(seeded), "seeds: array mappings"):
+        if seeds and runner.expired():
+            break
+        problems[m] = load_problem(w, a, d.mappings[m], bound)
+        for point in seed_tilings(problems[m], d.objective, policy.seed_tilings):
+            seeds.append((m, point))
+            _offer(runner, d, incumbent, point)
+    if policy.improved:
+        improved = improved_seeds(problems, seeds, d.objective, d.choices, policy.improved)
+        total = 2 * policy.improved
+        for m, point in runner.shown(improved, total, "seeds: improved locally"):
+            if runner.expired():
+                break
+            seeds.append((m, point))
+            _offer(runner, d, incumbent, point)
+    return [point for _, point in seeds]
+
+
+def _run(
+    d: Declared,
+    policy: Policy,
+    incumbent: Incumbent,
+    runner: Runner,
+    found: dict[int, SubtreeResult],
+) -> None:
+    """Search the subtrees' parts not in the store (with a probe, first each subtree's first
+    leaves: those it finished are done), storing each finished one; ``found`` holds every
+    result by part as it comes."""
+    names = {d.task(t.index, p): d.name(t, p) for t in d.subtrees for p in range(d.parts)}
+    arguments: dict[str, Any] = {"search": "joint", "context": d.context, "records": RECORD_FORMAT}
+    # the array mappings searched: searches of other mappings in one store keep apart
+    arguments["mappings"] = [f"{m.space_stamp} {m.time_stamp}" for m in d.mappings]
+    if d.parts > 1:
+        arguments["parts"] = d.parts
+    stored = runner.open(arguments, names)
+    found.update(stored.results(decode_subtree))
+    for result in found.values():
+        if result.best is not None:
+            incumbent.offer(result.best)
+    teller = _Teller(d, incumbent, found, runner)
+    if policy.probe is not None:
+        _probe(d, policy, incumbent, runner, stored, found, teller)
+    todo = [(t, p) for t in d.subtrees for p in range(d.parts) if d.task(t.index, p) not in found]
+    desc = "subtrees" if d.parts == 1 else f"subtree parts ({d.parts} a subtree)"
+    jobs = _jobs(d, todo, incumbent, runner.deadline, None)
+
+    def kept(result: SubtreeResult) -> str | None:  # a part cut short by the budget: not kept
+        return "ok" if runner.deadline is None or result.left_open == 0 else None
+
+    for index, result in _parts(runner, stored, jobs, kept, len(todo), desc):
+        found[index] = result
+        teller.heard(result)
+    teller.tell()
+
+
+def _probe(
+    d: Declared,
+    policy: Policy,
+    incumbent: Incumbent,
+    runner: Runner,
+    stored: StoredRun,
+    found: dict[int, SubtreeResult],
+    teller: _Teller,
+) -> None:
+    """Count each subtree's first leaves (at most :attr:`Policy.probe`), in order of root
+    bound, for at most :attr:`Policy.probe_share` of the time budget; a subtree finished
+    within its probe is done (stored under its first part, its other parts empty)."""
+    todo = [(t, -1) for t in d.subtrees if d.task(t.index, 0) not in found]
+    deadline = runner.deadline
+    until = None
+    if deadline is not None:
+        until = time.monotonic() + (deadline - time.monotonic()) * policy.probe_share
+    pruned: set[int] = set()
+    jobs = _jobs(d, todo, incumbent, until, policy.probe, pruned)
+    desc = "probes: each subtree's first leaves"
+    for index, result in _parts(runner, stored, jobs, lambda _: None, len(todo), desc, until):
+        teller.heard(result)
+        if result.left_open > 0:
+            continue
+        tree = index // d.parts
+        for p in range(d.parts):
+            task = d.task(tree, p)
+            found[task] = result if p == 0 else _EMPTY
+            if index not in pruned:  # (a pruning depends on the incumbent: not stored)
+                stored.keep(task, encode_subtree(found[task]))
+
+
+def _parts(
+    runner: Runner,
+    stored: StoredRun,
+    jobs: Iterable[Job | Settled],
+    kept: Callable[[SubtreeResult], str | None],
+    total: int,
+    desc: str,
+    until: float | None = None,
+) -> Iterator[tuple[int, SubtreeResult]]:
+    """Search the subtree parts of ``jobs`` on the runner (:func:`run_parts`): each part's
+    index and result, stored under ``kept(result)``."""
+    return run_parts(
+        runner,
+        stored,
+        evaluate_subtree,
+        jobs,
+        decode_subtree,
+        kept,
+        total=total,
+        desc=desc,
+        until=until,
+    )
+
+
+_EMPTY = SubtreeResult(None, None, 0, 0, 0, Fraction(0), 0)
+"""The result of a part with nothing to search (its subtree pruned at its root, or searched
+whole by its probe)."""
+
+
+def _jobs(
+    d: Declared,
+    todo: Sequence[tuple[JointRoot, int]],
+    incumbent: Incumbent,
+    deadline: float | None,
+    probe: int | None,
+    pruned: set[int] | None = None,
+) -> Iterator[tuple[Any, ...] | Settled]:
+    """The tasks of the parts ``todo`` (part -1: the whole subtree), each with the best value
+    so far when it comes up; a subtree whose root bound is not below it is settled here,
+    pruned (its other parts empty; the pruned part's position added to ``pruned``)."""
+    skipped: set[int] = set()
+    for tree, part in todo:
+        index = d.task(tree.index, max(part, 0))
+        best = incumbent.value
+        if tree.index in skipped:
+            yield Settled(index, _EMPTY)
+            continue
+        if part <= 0 and best is not None and tree.root >= best:
+            skipped.add(tree.index)
+            if pruned is not None:
+                pruned.add(index)
+            yield Settled(index, SubtreeResult(None, tree.root, 0, 0, 1, tree.root, 0))
+            continue
+        mapping = d.mappings[tree.mapping].model_dump_json()
+        incumbent_text = None if best is None else fraction_text(best)
+        until = None if deadline is None else time.time() + deadline - time.monotonic()
+        cut = None if part < 0 else [part, d.parts]
+        keep = _keep_text(tree.keep)
+        yield d.context, index, mapping, keep, incumbent_text, until, probe, cut
+
+
+def _offer(runner: Runner, d: Declared, incumbent: Incumbent, point: Evaluated) -> None:
+    """Offer ``point`` to the incumbent, telling a better value."""
+    if incumbent.offer(point):
+        unit = point.assessment.energy_unit
+        runner.tell(f"branch and bound: {status_line(d.objective, point.value, None, unit)}")
+
+
+class _Teller:
+    """Tells the best so far, the bound and the gap of a running search when the best
+    improves, and at least every :data:`TELL_SECONDS` while results come."""
+
+    def __init__(
+        self,
+        d: Declared,
+        incumbent: Incumbent,
+        found: Mapping[int, SubtreeResult],
+        runner: Runner,
+    ) -> None:
+        self.d, self.incumbent, self.found, self.runner = d, incumbent, found, runner
+        self.told = time.monotonic()
+
+    def heard(self, result: SubtreeResult) -> None:
+        """Take one part's result; tell if the best improved or it is time."""
+        better = result.best is not None and self.incumbent.offer(result.best)
+        if better or time.monotonic() - self.told >= TELL_SECONDS:
+            self.tell()
+
+    def tell(self) -> None:
+        """Tell the best so far, the bound of what is searched and not, and the gap."""
+        best = self.incumbent.best
+        if best is None:
+            return
+        self.told = time.monotonic()
+        bound = _bound(self.d, self.found, best.value)
+        line = status_line(self.d.objective, best.value, bound, best.assessment.energy_unit)
+        done = sum(1 for t in self.d.subtrees if _whole(self.d, self.found, t) is not None)
+        self.runner.tell(f"branch and bound: {line}; {done}/{len(self.d.subtrees)} subtrees")
+
+
+def _whole(
+    d: Declared, found: Mapping[int, SubtreeResult], tree: JointRoot
+) -> list[SubtreeResult] | None:
+    """The results of every part of ``tree`` (None: some part not searched)."""
+    parts = [found.get(d.task(tree.index, p)) for p in range(d.parts)]
+    return None if any(r is None for r in parts) else [r for r in parts if r is not None]
+
+
+def _bound(d: Declared, found: Mapping[int, SubtreeResult], best: Fraction) -> Fraction:
+    """The least of ``best``, every pruned bound and the root bound of every subtree not
+    searched whole."""
+    bounds = [best]
+    for tree in d.subtrees:
+        parts = _whole(d, found, tree)
+        if parts is None:
+            bounds.append(tree.root)
+        bounds += [r.pruned_bound for r in parts or () if r.pruned_bound is not None]
+    return min(bounds)
+
+
+def _certify(
+    d: Declared, found: Mapping[int, SubtreeResult], incumbent: Incumbent, seeds: int
+) -> Certificate:
+    """The certificate of the results ``found`` (by part) and the ``seeds`` counted."""
+    evaluated, too_big, pruned, left_open = seeds, 0, 0, 0
+    whole = True
+    for tree in d.subtrees:
+        parts = [found.get(d.task(tree.index, p)) for p in range(d.parts)]
+        whole = whole and all(r is not None for r in parts)
+        for result in (r for r in parts if r is not None):
+            evaluated += result.evaluated
+            too_big += result.too_big
+            pruned += result.pruned
+            left_open += result.left_open
+            if result.best is not None:
+                incumbent.offer(result.best)
+    if incumbent.best is None and not (whole and not left_open):
+        raise TimeBudgetError("the time budget ran out before a tiling that fits was counted")
+    if incumbent.best is None:
+        raise CapacityError("no tiling of the declared space fits the memory levels")
+    return Certificate(
+        incumbent.best,
+        d.objective,
+        _bound(d, found, incumbent.best.value),
+        d.leaves * d.declared + seeds,
+        evaluated,
+        strategy="joint",
+        complete=whole and not left_open,
+        too_big=too_big,
+        pruned=pruned,
+        cpu_to_best=incumbent.found_at,
+        improvements=tuple(incumbent.improvements),
+    )
+
+
+def encode_subtree(result: SubtreeResult) -> str:
+    """Return ``result`` as JSON text, read back by :func:`decode_subtree`."""
+    return json.dumps(
+        {
+            "best": None if result.best is None else result.best.to_dict(),
+            "pruned_bound": None
+            if result.pruned_bound is None
+            else fraction_text(result.pruned_bound),
+            "counts": [result.evaluated, result.too_big, result.pruned, result.left_open],
+            "root": fraction_text(result.root_bound),
+        }
+    )
+
+
+def decode_subtree(text: str) -> SubtreeResult:
+    """Return the :class:`~tenet.dse.joint.subtree.SubtreeResult` written by
+    :func:`encode_subtree`."""
+    data = json.loads(text)
+    evaluated, too_big, pruned, left_open = data["counts"]
+    return SubtreeResult(
+        None if data["best"] is None else Evaluated.from_dict(data["best"]),
+        None if data["pruned_bound"] is None else Fraction(data["pruned_bound"]),
+        evaluated,
+        too_big,
+        pruned,
+        Fraction(data["root"]),
+        left_open,
+    )
+
+
+def _keep_text(keep: Mapping[str, frozenset[str]]) -> str:
+    """The tensors each level keeps as JSON text, read back by :func:`_keep_of`."""
+    return json.dumps({level: sorted(tensors) for level, tensors in keep.items()})
+
+
+def _keep_of(text: str) -> dict[str, frozenset[str]]:
+    return {level: frozenset(tensors) for level, tensors in json.loads(text).items()}
+
+
+@lru_cache(maxsize=8)
+def _problem(context: str, mapping: str) -> tuple[Problem, int, BoundContext]:
+    specs = Specs.from_json(json.loads(context)["specs"])
+    problem = load_problem(
+        specs.workload,
+        specs.architecture,
+        DataflowSpec.model_validate_json(mapping),
+        specs.bound,
+    )
+    return problem, occupancy(problem).latency_compute, BoundContext.from_problem(problem)
+
+
+@lru_cache(maxsize=32)
+def _subtree(context: str, mapping: str, keep: str) -> Subtree:
+    problem, compute, bounds = _problem(context, mapping)
+    c = json.loads(context)
+    space = TilingSpace(**c["space"]).checked(problem)
+    places = c.get("places", False)
+    return Subtree(problem, space, _keep_of(keep), c["objective"], compute, places, bounds)
+
+
+def evaluate_subtree(
+    context: str,
+    index: int,
+    mapping: str,
+    keep: str,
+    incumbent: str | None,
+    until: float | None = None,
+    probe: int | None = None,
+    part: list[int] | None = None,
+) -> tuple[int, str]:
+    """Worker task: search subtree ``index`` (array ``mapping`` as JSON, the tensors each
+    level keeps as JSON: level -> tensors) of the search ``context`` (JSON text) below
+    ``incumbent`` (``p/q``, or None) until the clock (``time.time()``) passes ``until``
+    (None: to the end), after at most ``probe`` exact evaluations (None: the context's
+    budget), only its ``part`` ``[p, n]`` (None: whole); return the index and the encoded
+    result."""
+    subtree = _subtree(context, mapping, keep)
+    budget = json.loads(context).get("budget")
+    limit = budget if probe is None else min(probe, budget or probe)
+    cut: Part | None = None if part is None else (part[0], part[1])
+    found = subtree.search(None if incumbent is None else Fraction(incumbent), limit, until, cut)
+    return index, encode_subtree(found)
