@@ -22,7 +22,13 @@ from tenet.dse.tiling.constructive import construct_tilings
 from tenet.dse.tiling.sizes import TilingSpace
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.row import bound_field, mapping_row
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
+from tenet.spec import (
+    ArchitectureSpec,
+    ConstraintsSpec,
+    DataflowSpec,
+    WorkloadSpec,
+    load_architecture,
+)
 from tenet.vocab import MemoryObjective, column
 
 if TYPE_CHECKING:
@@ -136,9 +142,10 @@ def tiled_rows(
     params: Mapping[str, int] | None,
     space: TilingSpace,
     execution: ExecutionOptions | None = None,
+    constraints: ConstraintsSpec | None = None,
 ) -> pd.DataFrame:
     """Return the ``ok`` design points of ``rows`` (with their mapping rows or not), each
-    with its mapping row under its best tiling of ``space``
+    with its mapping row under its best tiling of ``space`` within ``constraints``
     (:func:`tenet.dse.strategies.tile_mappings`, least latency), least latency first (ties:
     the order of ``rows``)."""
     import pandas as pd
@@ -149,7 +156,15 @@ def tiled_rows(
     if column("latency_array") not in ok.columns:  # the array's figures, not yet renamed
         ok = ok.rename(columns=ARRAY_COLUMNS)
     records = ok.to_dict("records")
-    found = tile_mappings(workload, architecture, records, params, space, execution=execution)
+    found = tile_mappings(
+        workload,
+        architecture,
+        records,
+        params,
+        space,
+        execution=execution,
+        constraints=constraints,
+    )
     tiled = [
         {**record, **tiled_row(search)} for record, (_, search) in zip(records, found, strict=True)
     ]

@@ -11,6 +11,7 @@ from tenet.errors import SpecError
 from tenet.spec.architecture import ArchitectureSpec, EnergySpec, LinkSpec
 from tenet.spec.base import SpecModel
 from tenet.spec.catalog import Kind, find_entry, zoo_names
+from tenet.spec.constraints import ConstraintsSpec, LevelConstraints, load_constraints
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.io import strict_json
 from tenet.spec.layout import ScratchpadSpec
@@ -35,6 +36,9 @@ __all__ = [
     "spec_schema",
     "AccessSpec",
     "ArchitectureSpec",
+    "ConstraintsSpec",
+    "LevelConstraints",
+    "load_constraints",
     "DataflowSpec",
     "EnergySpec",
     "Experiment",
