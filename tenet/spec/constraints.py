@@ -12,6 +12,7 @@ by :mod:`tenet.dse.constraints`; here only the form of the file::
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
@@ -88,7 +89,7 @@ class ConstraintsSpec(SpecModel):
     )
 
 
-def load_constraints(source: str | ConstraintsSpec) -> ConstraintsSpec:
+def load_constraints(source: str | Path | ConstraintsSpec) -> ConstraintsSpec:
     """Read a constraints file (YAML).
 
     Examples
