@@ -73,14 +73,17 @@ class TilingSpace:
         return replace(self, levels=tuple(levels))
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the space as JSON-ready values (lists for sequences)."""
-        return {
+        """Return the space as JSON-ready values (lists for sequences; constraints only when
+        there are some, so that a store's key of a space without them stays)."""
+        data: dict[str, Any] = {
             "levels": None if self.levels is None else list(self.levels),
             "dims": None if self.dims is None else list(self.dims),
             "sizes": None if self.sizes is None else {d: list(v) for d, v in self.sizes.items()},
             "aligned": self.aligned,
-            "constraints": None if self.constraints is None else self.constraints.to_dict(),
         }
+        if self.constraints is not None:
+            data["constraints"] = self.constraints.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TilingSpace:
