@@ -391,7 +391,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": (
         "schema",
         "Print the JSON Schema of a KIND spec file (workload, architecture, dataflow, network, "
-        "layout): its keys, their types, defaults and meanings, and the template header.",
+        "layout, constraints): its keys, their types, defaults and meanings, and the template "
+        "header.",
     ),
     "sweep": (
         "dse",

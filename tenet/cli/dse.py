@@ -48,9 +48,11 @@ from tenet.dse import (
 )
 from tenet.errors import SpecError
 from tenet.spec import (
+    ConstraintsSpec,
     NetworkSpec,
     WorkloadSpec,
     load_architecture,
+    load_constraints,
     load_network,
     load_workload,
     strict_json,
@@ -134,11 +136,19 @@ class SearchRequest:
     """Output format and file."""
     report: str | None = None
     """HTML file of the report (inputs, tables, plots, dataflows)."""
+    mapping_constraints: ConstraintsSpec | None = None
+    """What the mappings searched satisfy (``--constraints FILE``)."""
+
+    def spatial(self) -> ConstraintsSpec | None:
+        """The mapping constraints that apply to the array mappings: their spread."""
+        limits = self.mapping_constraints
+        return None if limits is None else limits.model_copy(update={"levels": {}})
 
 
 def _request() -> SearchRequest:
     """The search options of the running command, checked before any work starts."""
     execution = checked_execution(kept("time_budget"), kept("cache"))
+    path = kept("mapping_constraints")
     out = kept_output()
     constraints = check_before_work(
         kept("constraint"), execution, kept("pareto"), kept("plot"), out.path
@@ -166,6 +176,7 @@ def _request() -> SearchRequest:
         plot=kept("plot"),
         out=out,
         report=kept("report"),
+        mapping_constraints=None if path is None else load_constraints(path),
     )
 
 
@@ -181,6 +192,13 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
             "-c",
             multiple=True,
             help="Keep points meeting NAME OP VALUE, e.g. 'sbw<=bandwidth' (repeatable).",
+        ),
+        kept_option(
+            "--constraints",
+            "mapping_constraints",
+            type=click.Path(dir_okay=False),
+            help="Mapping constraints (YAML): the array mappings spread loops over the PEs it "
+            "says; with dse --tile, the levels' tile sizes, orders and kept tensors too.",
         ),
         *engine_options(workers=2),
         kept_option("--time-budget", type=float, help="Seconds after which no point starts."),
@@ -331,6 +349,7 @@ def _search(
         best=(r.objective, r.top) if ranking_only else None,
         strategy=r.strategy,
         top_k=r.top_k,
+        constraints=r.spatial() if tiled is not None else r.mapping_constraints,
     )
     for exploration in result.explorations:
         click.echo(_sizes_line(exploration), err=True)
@@ -446,6 +465,7 @@ _SEARCH_REFUSALS = (
 @refuses(
     *_SEARCH_REFUSALS,
     Refusal("--reuse", "--from-schedule", "only a schedule chains reuse", missing=True),
+    Refusal("--constraints", "--from-schedule", "the schedule's dataflows are not constrained"),
 )
 @cli.command("dse")
 @click.option("--workload", "-w", required=True, help="Workload: YAML, TENET .s or zoo name.")
@@ -485,6 +505,14 @@ def dse_command(
     """Search the affine space-time mappings of a workload on an array; print the best (and,
     with --tile, the best tiling of each)."""
     spec = load_workload(workload)
+    limits = request.mapping_constraints
+    if limits is not None and limits.levels and not tile_levels:
+        raise SpecError(
+            "constraints of memory levels need --tile (the array mappings are searched by "
+            "the spread of their loops alone)",
+            source=limits.source,
+            location="levels",
+        )
     if tile_levels:
         from tenet.dse import check_tile_levels
 
@@ -546,7 +574,9 @@ def _tile_best(
     )
     objective = _tiling_objective(request.objective)
     space = TilingSpace(levels)
-    table = tiled_rows(spec, arch, best, request.params, space, execution, objective)
+    table = tiled_rows(
+        spec, arch, best, request.params, space, execution, objective, request.mapping_constraints
+    )
     head = f"{head}, each with its best tiling of {', '.join(levels)} (least {objective} first)"
     text = _render(table, request.out.fmt, head)
     if request.out.fmt == "table" and len(table):
@@ -637,6 +667,7 @@ def _layers(spec: NetworkSpec, archs: tuple[str, ...], plot: str, request: Searc
         ),
         strategy=request.strategy,
         top_k=request.top_k,
+        constraints=request.mapping_constraints,
     )
     best = result.best(request.objective)
     objective = _tiling_objective(request.objective)

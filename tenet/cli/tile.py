@@ -111,6 +111,12 @@ def _summary(found: Certificate, seconds: float) -> dict[str, Any]:
     "per-PE innermost level of single-instance tiles.",
 )
 @click.option(
+    "--constraints",
+    type=click.Path(dir_okay=False),
+    help="Mapping constraints (YAML): per level the tile sizes, loop order and kept or "
+    "bypassed tensors, and the spread of loops the dataflow must have (docs/dse.md).",
+)
+@click.option(
     "--time-budget",
     type=click.FloatRange(min=0),
     help="Seconds after which no part of the search starts; the best so far is printed "
@@ -130,6 +136,7 @@ def tile_command(
     top_k: int,
     bypass: bool,
     places: bool,
+    constraints: str | None,
     time_budget: float | None,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
@@ -172,6 +179,7 @@ def tile_command(
             bypass=bypass,
             places=places,
             report=told.append,
+            constraints=constraints,
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Certificate):

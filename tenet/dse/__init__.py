@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from tenet.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from tenet.dse.constraints import MappingConstraints
     from tenet.dse.explore import NOT_SEARCHED, Exploration, Sweep, sweep
     from tenet.dse.joint.tree import joint_search
     from tenet.dse.layers import LAYER_COLUMNS, layer_table
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from tenet.dse.tiling.sizes import TilingSpace, check_tile_levels, check_tiling
 
 __all__ = [
+    "MappingConstraints",
     "ALIASES",
     "ARRAY_COLUMNS",
     "Certificate",
@@ -107,6 +109,7 @@ __all__ = [
 ]
 
 _HOME = {
+    "MappingConstraints": "constraints",
     "Exploration": "explore",
     "NOT_SEARCHED": "explore",
     "Sweep": "explore",

@@ -13,14 +13,23 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from tenet.dse.constraints import MappingConstraints, mapping_spread
 from tenet.dse.ranking.objectives import Constraint, objective, pareto_front, rank
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Runner, StoredRun
 from tenet.dse.run.worker import METRIC_COLUMNS, Context, Task, evaluate_tasks
 from tenet.dse.space.design import Candidate, DesignSpace, SpaceOptions, SpaceSizes
 from tenet.dse.strategies import find_strategy
+from tenet.errors import SpecError
 from tenet.metrics.design import CUTOFF_OBJECTIVES, Cutoff
-from tenet.spec import ArchitectureSpec, Specs, WorkloadSpec, load_architecture, load_workload
+from tenet.spec import (
+    ArchitectureSpec,
+    ConstraintsSpec,
+    Specs,
+    WorkloadSpec,
+    load_architecture,
+    load_workload,
+)
 from tenet.spec.params import check_param_names, check_sizes, param_names
 from tenet.vocab import Neighbourhood, Source, SpaceStrategy
 
@@ -50,6 +59,7 @@ class SearchArguments(TypedDict, total=False):
     best: tuple[str, int] | None
     strategy: SpaceStrategy
     top_k: int
+    constraints: ConstraintsSpec | None
 
 
 NOT_SEARCHED = "not searched (time budget)"
@@ -258,10 +268,19 @@ def _explore(
     best: tuple[str, int] | None = None,
     strategy: SpaceStrategy = "exhaustive",
     top_k: int = 10,
+    constraints: ConstraintsSpec | None = None,
 ) -> Exploration:
     workload, architecture = specs.workload, specs.architecture
     space = DesignSpace(specs, options)
-    how, candidates = find_strategy(strategy, "mappings").choose(space, list(space), top_k)
+    every = list(space)
+    if constraints is not None:
+        limits = MappingConstraints.of(constraints, space.workload, space.architecture.levels)
+        every = [c for c in every if limits.spreads(mapping_spread(c.mapping))]
+        if not every:
+            raise limits.nothing_left(
+                f"no array mapping of {workload.name} on {architecture.name} to search"
+            )
+    how, candidates = find_strategy(strategy, "mappings").choose(space, every, top_k)
     chosen = tuple(workload.reductions if reductions is None else reductions)
     context = Context.make(specs, chosen, neighbourhood)
     arguments: dict[str, Any] = {
@@ -270,6 +289,8 @@ def _explore(
     }
     if how != "exhaustive":
         arguments["strategy"] = how
+    if constraints is not None:
+        arguments["spatial"] = dict(constraints.spatial)
     if label is not None:  # a network's layers each have their run, repeated ones too
         arguments["label"] = label
     recorded = {
@@ -361,6 +382,7 @@ def sweep(
     best: tuple[str, int] | None = None,
     strategy: SpaceStrategy = "exhaustive",
     top_k: int = 10,
+    constraints: ConstraintsSpec | None = None,
 ) -> Sweep:
     """Explore every workload on every architecture with one engine and one store.
 
@@ -397,6 +419,15 @@ def sweep(
         candidate; ``constructive`` only the ``top_k`` that the micro model of
         :mod:`tenet.dse.tiling.constructive` ranks best; ``auto`` does so above
         :data:`~tenet.dse.strategies.AUTO_LIMIT` candidates.
+    constraints
+        Mapping constraints (:class:`~tenet.spec.ConstraintsSpec`) of which only ``spatial``
+        applies: the array mappings searched spread each loop it names over that many PEs.
+
+    Raises
+    ------
+    SpecError
+        Constraints of memory levels (a sweep searches no tiling), or whose spread no array
+        mapping of a workload on an array has.
 
     Examples
     --------
@@ -409,6 +440,13 @@ def sweep(
     loaded = [load_workload(source) for _, source, _ in items]
     arrays = [load_architecture(arch) for arch in architectures]
     _check_sizes(params or {}, items, loaded, arrays)
+    if constraints is not None and constraints.levels:
+        raise SpecError(
+            "constraints of memory levels apply to tilings: the array mappings are searched "
+            "by the spread of their loops alone (spatial)",
+            source=constraints.source,
+            location="levels",
+        )
     runner = Runner(execution or ExecutionOptions())
     done: list[Exploration] = []
     try:
@@ -420,7 +458,7 @@ def sweep(
                     continue
                 specs = Specs(spec, array, None, {**(params or {}), **own})
                 how = (options or SpaceOptions(), reductions, neighbourhood, label, best)
-                done.append(_explore(runner, specs, *how, strategy, top_k))
+                done.append(_explore(runner, specs, *how, strategy, top_k, constraints))
     except BaseException as failure:
         runner.close(failure)
         raise

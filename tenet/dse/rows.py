@@ -22,7 +22,13 @@ from tenet.dse.tiling.constructive import construct_tilings
 from tenet.dse.tiling.sizes import TilingSpace
 from tenet.metrics.assessment import assess_problem
 from tenet.metrics.row import bound_field, mapping_row
-from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec, load_architecture
+from tenet.spec import (
+    ArchitectureSpec,
+    ConstraintsSpec,
+    DataflowSpec,
+    WorkloadSpec,
+    load_architecture,
+)
 from tenet.vocab import MemoryObjective, column
 
 if TYPE_CHECKING:
@@ -145,11 +151,12 @@ def tiled_rows(
     space: TilingSpace,
     execution: ExecutionOptions | None = None,
     objective: MemoryObjective = "latency",
+    constraints: ConstraintsSpec | None = None,
 ) -> pd.DataFrame:
     """Return the ``ok`` design points of ``rows`` (with their mapping rows or not), each
-    with its mapping row under its best tiling of ``space`` by ``objective``
-    (:func:`tenet.dse.strategies.tile_mappings`) and the bound of ``objective`` if the search
-    has one, the best by ``objective`` first (ties: the order of ``rows``)."""
+    with its mapping row under its best tiling of ``space`` by ``objective`` within
+    ``constraints`` (:func:`tenet.dse.strategies.tile_mappings`) and the bound of ``objective``
+    if the search has one, the best by ``objective`` first (ties: the order of ``rows``)."""
     import pandas as pd
 
     from tenet.dse.strategies import tile_mappings
@@ -159,7 +166,14 @@ def tiled_rows(
         ok = ok.rename(columns=ARRAY_COLUMNS)
     records = ok.to_dict("records")
     found = tile_mappings(
-        workload, architecture, records, params, space, objective=objective, execution=execution
+        workload,
+        architecture,
+        records,
+        params,
+        space,
+        objective=objective,
+        execution=execution,
+        constraints=constraints,
     )
     tiled = [
         {**record, **tiled_row(search, objective)}

@@ -13,10 +13,11 @@ the kernel of :mod:`tenet.dse.run.runner` (its engine, store, time budget and pr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from tenet.api import load_specs
+from tenet.dse.constraints import MappingConstraints
 from tenet.dse.joint.tree import joint_search
 from tenet.dse.ranking.certificate import Certificate
 from tenet.dse.run.execution import ExecutionOptions
@@ -27,7 +28,15 @@ from tenet.dse.tiling.exhaustive import exhaustive_tiling
 from tenet.dse.tiling.sizes import TilingSpace, check_tile_levels, check_tiling, count_tilings
 from tenet.errors import SpecError
 from tenet.model.problem import Problem
-from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, WorkloadSpec, load_architecture
+from tenet.spec import (
+    ArchitectureSpec,
+    ConstraintsSpec,
+    DataflowSpec,
+    Specs,
+    WorkloadSpec,
+    load_architecture,
+    load_constraints,
+)
 from tenet.vocab import MemoryObjective
 
 __all__ = [
@@ -64,7 +73,8 @@ class TilingRequest:
     and the options of the strategies that take them: ``top_k`` tilings built and counted
     (constructive), ``bypass`` and ``places`` (joint: the tensors the middle levels keep,
     where the copies sit), ``seed`` (joint: start from constructive tilings), ``report`` (a
-    callable told one line of how the space is searched)."""
+    callable told one line of how the space is searched) and ``constraints`` (what the
+    mappings searched must satisfy)."""
 
     specs: Specs
     space: TilingSpace | None = None
@@ -74,6 +84,26 @@ class TilingRequest:
     places: bool = False
     seed: bool = True
     report: Callable[[str], object] | None = None
+    constraints: ConstraintsSpec | None = None
+
+    def constrained(self, problem: Problem) -> TilingSpace | None:
+        """The space of the request with its constraints checked against ``problem``.
+
+        Raises
+        ------
+        SpecError
+            Constraints that name what the problem has not, or whose spread the array
+            mapping of ``problem`` does not have.
+        """
+        if self.constraints is None:
+            return self.space
+        space = self.space or TilingSpace()
+        levels = problem.architecture.levels
+        limits = MappingConstraints.of(self.constraints, problem.workload, levels, space.aligned)
+        refused = limits.spread_error(problem)
+        if refused is not None:
+            raise refused
+        return replace(space, constraints=limits)
 
 
 class Strategy(Protocol):
@@ -132,7 +162,7 @@ class _Exhaustive:
 
     def tile(self, request: TilingRequest, execution: ExecutionOptions) -> Certificate:
         problem = Problem.from_specs(request.specs)
-        space = check_tiling(problem, request.space)
+        space = check_tiling(problem, request.constrained(problem))
         _plan(problem, space, request, built=False)
         with Runner(execution) as runner:
             return exhaustive_tiling(problem, request.specs, space, request.objective, runner)
@@ -159,10 +189,15 @@ class _Constructive:
                 source="--strategy",
             )
         problem = Problem.from_specs(request.specs)
-        _plan(problem, check_tiling(problem), request, built=True)
+        space = check_tiling(problem, request.constrained(problem))
+        _plan(problem, space, request, built=True)
         with Runner(execution) as runner:
             built = construct_tilings(
-                problem, top_k=request.top_k, objective=request.objective, runner=runner
+                problem,
+                top_k=request.top_k,
+                objective=request.objective,
+                runner=runner,
+                constraints=space.constraints,
             )
         n = len(built)
         return Certificate(
@@ -186,7 +221,8 @@ class _Joint:
     def tile(self, request: TilingRequest, execution: ExecutionOptions) -> Certificate:
         s = request.specs
         # the space a tiling search takes, checked before the branch and bound starts
-        check_tiling(Problem.from_specs(s), request.space)
+        problem = Problem.from_specs(s)
+        check_tiling(problem, request.constrained(problem))
         return joint_search(
             s.workload,
             s.architecture,
@@ -198,6 +234,7 @@ class _Joint:
             seed=request.seed,
             places=request.places,
             execution=execution,
+            constraints=request.constraints,
         )
 
 
@@ -220,7 +257,8 @@ class _Auto:
         size = 0
         if default:
             problem = Problem.from_specs(request.specs)
-            sizes, orders = count_tilings(problem, check_tiling(problem))
+            space = check_tiling(problem, request.constrained(problem))
+            sizes, orders = count_tilings(problem, space)
             size = sizes * orders
         return resolve(self.name, "tilings", size, default).tile(request, execution)
 
@@ -301,6 +339,7 @@ def run_tiling(
     places: bool = False,
     seed: bool = True,
     report: Callable[[str], object] | None = None,
+    constraints: str | ConstraintsSpec | None = None,
 ) -> Certificate:
     """Search the tilings in ``space`` of ``workload`` on ``arch`` with ``dataflow`` (files
     or zoo names) for the least ``objective`` with the tiling strategy ``strategy`` of
@@ -308,8 +347,8 @@ def run_tiling(
     more than :data:`TILING_AUTO_LIMIT` candidates, else exhaustive), on the kernel of
     ``execution`` (:class:`ExecutionOptions`; None: in this process, nothing stored): each
     part of the search counted on its engine, kept in its store (from which a new run
-    resumes), within its time budget. The other options are those of
-    :class:`TilingRequest`.
+    resumes), within its time budget. ``constraints`` (a file or spec) narrow the space; the
+    other options are those of :class:`TilingRequest`.
 
     Examples
     --------
@@ -319,7 +358,8 @@ def run_tiling(
     (3, 'exhaustive')
     """
     specs = load_specs(workload, arch, dataflow, params)
-    request = TilingRequest(specs, space, objective, top_k, bypass, places, seed, report)
+    limits = None if constraints is None else load_constraints(constraints)
+    request = TilingRequest(specs, space, objective, top_k, bypass, places, seed, report, limits)
     return find_strategy(strategy, "tilings").tile(request, execution or ExecutionOptions(None))
 
 
@@ -332,6 +372,7 @@ def tile_mappings(
     *,
     objective: MemoryObjective = "latency",
     execution: ExecutionOptions | None = None,
+    constraints: str | ConstraintsSpec | None = None,
 ) -> list[tuple[str, Certificate]]:
     """Search the tilings of ``space`` for each array mapping of ``mappings`` (rows of a
     design space exploration: ``name``, ``space_stamp``, ``time_stamp``); return each
@@ -362,6 +403,7 @@ def tile_mappings(
             strategy=how,
             bypass=False,
             seed=False,
+            constraints=constraints,
         )
         found.append((dataflow.name, certificate))
     return found

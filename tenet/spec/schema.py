@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.base import SpecModel
+from tenet.spec.constraints import ConstraintsSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.layout import LayoutSpec
 from tenet.spec.network import NetworkSpec
@@ -17,7 +18,7 @@ from tenet.spec.workload import WorkloadSpec
 
 __all__ = ["SchemaKind", "SCHEMA_KINDS", "spec_schema"]
 
-SchemaKind = Literal["workload", "architecture", "dataflow", "network", "layout"]
+SchemaKind = Literal["workload", "architecture", "dataflow", "network", "layout", "constraints"]
 """The kinds of spec file with a schema."""
 SCHEMA_KINDS: tuple[SchemaKind, ...] = get_args(SchemaKind)
 
@@ -27,6 +28,7 @@ _MODELS: dict[SchemaKind, type[SpecModel]] = {
     "dataflow": DataflowSpec,
     "network": NetworkSpec,
     "layout": LayoutSpec,
+    "constraints": ConstraintsSpec,
 }
 
 PLACEHOLDER = {
@@ -62,7 +64,7 @@ def spec_schema(kind: SchemaKind) -> dict[str, Any]:
                 "anyOf": [{"type": "string"}, listed],
             }
     schema = _placeholders(_described(schema))
-    if kind != "layout":  # layout files are read as they are
+    if kind not in ("layout", "constraints"):  # read as they are
         headers: dict[str, type[Any]] = {"template": TemplateDecl}
         if kind == "dataflow":
             headers["fits"] = Fits

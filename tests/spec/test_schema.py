@@ -14,6 +14,7 @@ import yaml
 
 from tenet.spec import SCHEMA_KINDS, SchemaKind
 from tenet.spec.architecture import ArchitectureSpec, LevelSpec
+from tenet.spec.constraints import ConstraintsSpec, LevelConstraints
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.layout import LayoutSpec
 from tenet.spec.network import LayerSpec, NetworkSpec
@@ -26,6 +27,7 @@ MODELS = {
     "dataflow": DataflowSpec,
     "network": NetworkSpec,
     "layout": LayoutSpec,
+    "constraints": ConstraintsSpec,
 }
 
 FILES: dict[str, list[Path]] = {
@@ -36,6 +38,7 @@ FILES: dict[str, list[Path]] = {
     "network": sorted((ROOT / "workloads" / "networks").glob("*.yaml"))
     + [ROOT / "examples" / "network.yaml", ROOT / "examples" / "repeated-layers.yaml"],
     "layout": [ROOT / "examples" / "layout" / "pad.yaml"],
+    "constraints": sorted((ROOT / "workloads" / "constraints").glob("*.yaml")),
 }
 """The zoo's files and the examples', by kind."""
 
@@ -95,6 +98,8 @@ def test_every_zoo_file_validates_against_its_schema(
         ("dataflow", {"space_stamp": "{S[i] -> PE[i]}"}),
         ("network", {"layers": [{"name": "a", "workload": "gemm", "count": 0}]}),
         ("layout", {"layouts": {"A": [{"op": "shuffle"}]}}),
+        ("constraints", {"levels": {"rf": {"sizes": {"k": [0]}}}}),
+        ("constraints", {"spatial": {"i": 8}, "level": {}}),
     ],
 )
 def test_schema_refuses_what_loading_refuses(
@@ -120,7 +125,17 @@ def _documented() -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "model", [WorkloadSpec, ArchitectureSpec, LevelSpec, DataflowSpec, NetworkSpec, LayerSpec]
+    "model",
+    [
+        WorkloadSpec,
+        ArchitectureSpec,
+        LevelSpec,
+        DataflowSpec,
+        NetworkSpec,
+        LayerSpec,
+        ConstraintsSpec,
+        LevelConstraints,
+    ],
 )
 def test_docs_list_every_key(model: type[Any]) -> None:
     keys = {n for n, f in model.model_fields.items() if not f.exclude} - {"version", "name"}

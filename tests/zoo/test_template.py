@@ -10,7 +10,14 @@ import yaml
 
 import tenet
 from tenet.errors import SpecError
-from tenet.spec import DataflowSpec, NetworkSpec, load_dataflow, load_workload
+from tenet.spec import (
+    ConstraintsSpec,
+    DataflowSpec,
+    NetworkSpec,
+    load_constraints,
+    load_dataflow,
+    load_workload,
+)
 from tenet.spec.template import instantiate, read_entry, split_arguments
 from tests.conftest import ROOT
 
@@ -182,8 +189,11 @@ def test_template_unknown_zoo_name_lists_presets() -> None:
 def test_template_documented_examples_load(tmp_path: Path) -> None:
     text = (ROOT / "docs" / "specs.md").read_text()
     blocks = re.findall(r"```yml\n(.*?)```", text, flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     dataflow = instantiate(read_entry(_write(tmp_path, blocks[0], "d.yaml")), DataflowSpec)
     assert dataflow.space_stamp == "{S[i, j, k] -> PE[i % 8, j % 8]}"
     network = NetworkSpec.from_mapping(yaml.safe_load(blocks[1]))
     assert [layer.count for layer in network.layers] == [1, 2, 1]
+    constraints = ConstraintsSpec.from_mapping(yaml.safe_load(blocks[2]))
+    zoo = load_constraints(ROOT / "workloads" / "constraints" / "gemm-levels.yaml")
+    assert constraints.model_dump() == zoo.model_dump()

@@ -6,7 +6,7 @@ latency no mapping goes under, the least root bound of the whole space).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from fractions import Fraction
 from itertools import combinations, product
 from math import factorial, prod
@@ -98,13 +98,20 @@ def place_choices(
 
 
 def space_size(
-    extents: Sequence[int], levels: int, tiled: Sequence[int] | None = None, placed: int = 0
+    extents: Sequence[int],
+    levels: int,
+    tiled: Sequence[int] | None = None,
+    placed: int = 0,
+    allowed: Callable[[int, int, int], bool] | None = None,
+    fixed: Collection[int] = (),
 ) -> int:
     """Return the number of leaves of one subtree: tilings of ``levels`` nested levels over
     loops of ``extents`` (``tiled``: the positions of the tiled loops; None: all), each band
     with every order of its loops of more than one trip; with ``placed`` tensors, each also
     placed above any of the innermost band's running loops when its tiles are single
-    instances (:func:`place_choices`).
+    instances (:func:`place_choices`). With constraints, ``allowed(level, loop, size)`` says
+    whether a level (position among the tiled ones) may have tiles of ``size`` along a loop
+    (position), and the bands of the ``fixed`` levels have one order.
 
     Examples
     --------
@@ -124,6 +131,7 @@ def space_size(
                 c + (s,)
                 for c in chains
                 for s in (divisors(c[-1] if c else extent) if d in tiled_set else [extent])
+                if allowed is None or allowed(len(c), d, s)
             ]
         step: dict[tuple[int, ...], int] = {}
         for chain in chains:
@@ -139,7 +147,7 @@ def space_size(
         counts = step
     return sum(
         n
-        * prod(factorial(r) for r in state[:-1])
+        * prod(1 if k in fixed else factorial(r) for k, r in enumerate(state[:-1]))
         * ((state[-2] + 1) ** placed if placed and levels and state[-1] else 1)
         for state, n in counts.items()
     )

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from tenet.api import load_problem
 from tenet.counting import count
+from tenet.dse.constraints import MappingConstraints
 from tenet.dse.joint.bounds import BoundContext, bands_of, lower_bound
 from tenet.dse.joint.declared import compute_floor, kept_choices, root_bound, space_size
 from tenet.dse.joint.local import improve
@@ -19,7 +20,7 @@ from tenet.dse.ranking.certificate import Certificate, Incumbent
 from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.tiling.constructive import construct_tilings, rank_mappings
 from tenet.dse.tiling.rtile import box_extents
-from tenet.errors import CapacityError
+from tenet.errors import CapacityError, SpecError
 from tenet.mapping import LoopNest
 from tenet.metrics.assessment import Evaluated
 from tenet.metrics.latency import occupancy
@@ -30,9 +31,14 @@ from tenet.vocab import MemoryObjective
 __all__ = ["seed_tilings", "improved_seeds", "constructive_certificate"]
 
 
-def seed_tilings(problem: Problem, objective: MemoryObjective, top_k: int = 3) -> list[Evaluated]:
+def seed_tilings(
+    problem: Problem,
+    objective: MemoryObjective,
+    top_k: int = 3,
+    constraints: MappingConstraints | None = None,
+) -> list[Evaluated]:
     """Return the first ``top_k`` constructive tilings of ``problem`` (the architecture's kept
-    tensors), evaluated exactly (none when none fits).
+    tensors) within ``constraints``, evaluated exactly (none when none fits).
 
     Examples
     --------
@@ -42,8 +48,8 @@ def seed_tilings(problem: Problem, objective: MemoryObjective, top_k: int = 3) -
     2
     """
     try:
-        return construct_tilings(problem, top_k=top_k, objective=objective)
-    except CapacityError:
+        return construct_tilings(problem, top_k=top_k, objective=objective, constraints=constraints)
+    except (CapacityError, SpecError):
         return []
 
 

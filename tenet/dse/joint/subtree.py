@@ -106,6 +106,7 @@ class Subtree:
         self.compute = occupancy(problem).latency_compute if compute is None else compute
         self.context = context = context or BoundContext.from_problem(problem)
         self.levels = list(space.levels or ())
+        self.constraints = space.constraints
         self.position = {lv.name: k for k, lv in enumerate(context.levels)}
         self.tiled = frozenset(
             range(len(context.dims))
@@ -188,7 +189,10 @@ class Subtree:
         shared = not context.levels[where].per_pe
         blocks = self.blocks if shared else None
         sized: list[Child] = []
+        constraints = self.constraints
         for sizes in _sizes(outside, self.tiled, blocks, context.extents):
+            if constraints is not None and not constraints.allows_sizes(level, context.dims, sizes):
+                continue
             need = _need_bound(context, where, sizes, self.held[where], context.spread)
             if capacity is not None and need > capacity:
                 tally.too_big += 1
@@ -302,7 +306,10 @@ class _Walk:
         level = s.levels[depth]
         outside = bands[-1][1] if bands else s.context.extents
         single = s.single(depth, sizes)
-        orders = list(_orders(outside, sizes))
+        fixed = None
+        if s.constraints is not None:
+            fixed = s.constraints.order(level, range(len(sizes)))
+        orders = list(_orders(outside, sizes, fixed))
         # with many orders, each is bounded over its places only when it comes up
         lazy = single and len(orders) > _BOUNDED_ORDERS
         ordered: list[tuple[tuple[Fraction, Fraction], Band]] = []
@@ -409,11 +416,16 @@ def _sizes(
     yield from product(*per_dim)
 
 
-def _orders(outside: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int, ...]]:
+def _orders(
+    outside: Sequence[int], sizes: Sequence[int], fixed: Sequence[int] | None = None
+) -> Iterator[tuple[int, ...]]:
     """Yield every order of the band's loops of more than one trip (the others after them,
-    in dimension order)."""
+    in dimension order); with a ``fixed`` order of the loops, that one only."""
     running = [d for d in range(len(outside)) if outside[d] // sizes[d] > 1]
     rest = tuple(d for d in range(len(outside)) if d not in running)
+    if fixed is not None:
+        yield tuple(d for d in fixed if d in running) + rest
+        return
     for order in permutations(running):
         yield tuple(order) + rest
 

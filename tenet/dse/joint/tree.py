@@ -22,13 +22,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from tenet.api import load_problem, load_specs
 from tenet.counting import count
+from tenet.dse.constraints import NO_TILING, MappingConstraints, mapping_spread
 from tenet.dse.joint.bounds import BoundContext, lower_bound
 from tenet.dse.joint.declared import compute_floor, kept_choices, places_apply, space_size
 from tenet.dse.joint.seeds import improved_seeds, seed_tilings
@@ -45,8 +46,10 @@ from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import fraction_text
 from tenet.model.problem import Problem
+from tenet.model.workload import Workload
 from tenet.spec import (
     ArchitectureSpec,
+    ConstraintsSpec,
     DataflowSpec,
     Specs,
     WorkloadSpec,
@@ -162,6 +165,8 @@ class Declared:
     """The search as JSON text (the workers' context and the store's key)."""
     parts: int
     """Parts each subtree is searched in."""
+    constraints: MappingConstraints | None = None
+    """What the mappings of the space satisfy."""
 
     def task(self, subtree: int, part: int) -> int:
         """The position of ``part`` of ``subtree`` among the run's parts."""
@@ -187,6 +192,7 @@ def joint_search(
     budget: int | None = None,
     places: bool = False,
     execution: ExecutionOptions | None = None,
+    constraints: ConstraintsSpec | None = None,
 ) -> Certificate:
     """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
     ``arch`` together for the least ``objective``, by branch and bound; return the best and
@@ -201,7 +207,8 @@ def joint_search(
     kept in its store; its time budget stops starting subtrees and leaves the nodes of
     running ones open (a subtree cut short is not stored); its ``tell`` hears the best so
     far, the bound and the gap as they change. The choices that depend on the objective are
-    its :class:`Policy`.
+    its :class:`Policy`. ``constraints`` narrow the declared space (the array mappings, kept
+    tensors, tile sizes and loop orders each allows; the seeds that break them are dropped).
 
     Raises
     ------
@@ -209,6 +216,8 @@ def joint_search(
         No tiling of the declared space fits.
     TimeBudgetError
         The time budget ran out before a tiling that fits was counted.
+    SpecError
+        Constraints that name what the problem has not, or leave nothing to search.
     Interrupted
         Ctrl-C, with the certificate of what was searched (not complete).
 
@@ -229,7 +238,9 @@ def joint_search(
     found: Declared | None = None
     try:
         with Runner(execution) as runner:
-            found = declare(given, mappings, space, objective, bypass, places, budget, runner)
+            found = declare(
+                given, mappings, space, objective, bypass, places, budget, runner, constraints
+            )
             if seed:
                 seeds += _seed(found, policy, incumbent, runner)
             _run(found, policy, incumbent, runner, results)
@@ -249,6 +260,7 @@ def declare(
     places: bool,
     budget: int | None,
     runner: Runner,
+    constraints: ConstraintsSpec | None = None,
 ) -> Declared:
     """Return the space of a joint search and its subtrees, best root bound first: the array
     ``mappings`` (dataflow files, zoo names or specs; None: every mapping of the design
@@ -257,23 +269,40 @@ def declare(
     and the innermost keep (with ``bypass``: any non-empty subset; else the architecture's),
     and with ``places`` each tensor's copy at a per-PE innermost level of single-instance
     tiles also above any of the level's loops
-    (:func:`tenet.dse.joint.declared.place_choices`)."""
-    specs, computes, ranked = _mappings_and_floors(given, mappings)
+    (:func:`tenet.dse.joint.declared.place_choices`); ``constraints`` (or those of
+    ``space``) narrow each choice."""
     w, a, bound = given.workload, given.architecture, given.bound
+    space = space or TilingSpace()
+    if constraints is not None:
+        resolved = MappingConstraints.of(constraints, Workload.from_spec(w, bound), a.levels)
+        space = replace(space, constraints=resolved)
+    specs, computes, ranked = _mappings_and_floors(given, mappings, space.constraints)
     first = load_problem(w, a, specs[0], bound)
-    checked = (space or TilingSpace()).checked(first)
+    checked = space.checked(first)
     choices = kept_choices(a.levels, list(w.accesses), bypass)
+    limits = checked.constraints
+    if limits is not None:
+        choices = [c for c in choices if limits.keeps(c)] if bypass else [limits.kept(choices[0])]
+        if not choices:
+            raise limits.nothing_left("no choice of the tensors the levels keep")
     facts = BoundContext.from_problem(first, per_pe=False)
     subtrees = _roots(given, specs, computes, choices, facts, objective, runner)
     declared = len(specs) * len(choices)
     tiled = list(checked.levels or ())
     placing = places and places_apply([(lv.name, lv.per_pe) for lv in a.levels], tiled)
+    allowed = None
+    if limits is not None:
+        allowed = lambda k, d, size: limits.allows(tiled[k], facts.dims[d], size)  # noqa: E731
     leaves = space_size(
         facts.extents,
         len(tiled),
         None if checked.dims is None else [facts.dims.index(d) for d in checked.dims],
         len(w.accesses) if placing else 0,
+        allowed,
+        [k for k, level in enumerate(tiled) if limits is not None and level in limits.orders],
     )
+    if leaves == 0 and limits is not None:
+        raise limits.nothing_left(NO_TILING)
     context = {
         "specs": given.to_json(),
         "space": checked.to_dict(),
@@ -284,7 +313,18 @@ def declare(
     parts = min(MAX_PARTS, max(1, -(-PARTS_TARGET // len(subtrees))))
     text = json.dumps(context, sort_keys=True)
     return Declared(
-        given, objective, specs, computes, ranked, choices, subtrees, declared, leaves, text, parts
+        given,
+        objective,
+        specs,
+        computes,
+        ranked,
+        choices,
+        subtrees,
+        declared,
+        leaves,
+        text,
+        parts,
+        limits,
     )
 
 
@@ -341,11 +381,14 @@ def _roots(
 
 
 def _mappings_and_floors(
-    given: Specs, mappings: Sequence[str | DataflowSpec] | None
+    given: Specs,
+    mappings: Sequence[str | DataflowSpec] | None,
+    constraints: MappingConstraints | None = None,
 ) -> tuple[list[DataflowSpec], list[int], list[int]]:
-    """Return the array mappings searched, a lower bound of each one's compute latency
-    (cycles) and the positions of those the micro model ranks best: for the design space's
-    mappings :func:`~tenet.dse.joint.declared.compute_floor`, without counting them, and
+    """Return the array mappings searched (those that spread the loops as ``constraints``
+    say), a lower bound of each one's compute latency (cycles) and the positions of those
+    the micro model ranks best: for the design space's mappings
+    :func:`~tenet.dse.joint.declared.compute_floor`, without counting them, and
     :func:`tenet.dse.tiling.constructive.rank_mappings`; for mappings given by name or spec
     their exact compute latency, and none ranked."""
     workload, architecture, bound = given.workload, given.architecture, given.bound
@@ -354,6 +397,10 @@ def _mappings_and_floors(
         candidates = list(space)
         if not candidates:
             raise CapacityError("the design space has no array mapping")
+        if constraints is not None:
+            candidates = [c for c in candidates if constraints.spreads(mapping_spread(c.mapping))]
+            if not candidates:
+                raise constraints.nothing_left("no array mapping to search")
         specs = [c.spec() for c in candidates]
         instances = count(load_problem(workload, architecture, specs[0], bound).workload.domain)
         step = space.instances_per_step
@@ -363,12 +410,18 @@ def _mappings_and_floors(
         return specs, floors, ranked
     specs = [load_specs(workload, architecture, m).require_dataflow() for m in mappings]
     problems = [load_problem(workload, architecture, d, bound) for d in specs]
+    if constraints is not None:
+        kept = [k for k, p in enumerate(problems) if constraints.admits_problem(p)]
+        if not kept:
+            raise constraints.nothing_left("no array mapping to search")
+        specs, problems = [specs[k] for k in kept], [problems[k] for k in kept]
     return specs, [occupancy(p).latency_compute for p in problems], []
 
 
 def _seed(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> list[Evaluated]:
     """Count the seeds of the search (offered to the ``incumbent``): the constructive tilings
-    of the seeded array mappings and, by energy, the best of them improved locally."""
+    of the seeded array mappings and, by energy, the best of them improved locally; those
+    that break the space's constraints are dropped."""
     least = list(dict.fromkeys(s.mapping for s in d.subtrees))
     fastest = sorted(range(len(d.mappings)), key=lambda m: (d.computes[m], m))[:SEEDED]
     chosen = least if policy.one_per_placement else [*least[:SEEDED], *fastest, *d.ranked]
@@ -380,18 +433,25 @@ def _seed(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> 
         if seeds and runner.expired():
             break
         problems[m] = load_problem(w, a, d.mappings[m], bound)
-        for point in seed_tilings(problems[m], d.objective, policy.seed_tilings):
-            seeds.append((m, point))
-            _offer(runner, d, incumbent, point)
+        for point in seed_tilings(problems[m], d.objective, policy.seed_tilings, d.constraints):
+            if _admitted(d, point):
+                seeds.append((m, point))
+                _offer(runner, d, incumbent, point)
     if policy.improved:
         improved = improved_seeds(problems, seeds, d.objective, d.choices, policy.improved)
         total = 2 * policy.improved
         for m, point in runner.shown(improved, total, "seeds: improved locally"):
             if runner.expired():
                 break
-            seeds.append((m, point))
-            _offer(runner, d, incumbent, point)
+            if _admitted(d, point):
+                seeds.append((m, point))
+                _offer(runner, d, incumbent, point)
     return [point for _, point in seeds]
+
+
+def _admitted(d: Declared, point: Evaluated) -> bool:
+    """Whether ``point`` satisfies the constraints of the declared space."""
+    return d.constraints is None or not d.constraints.violations(point.mapping)
 
 
 def _run(
@@ -673,7 +733,7 @@ def _problem(context: str, mapping: str) -> tuple[Problem, int, BoundContext]:
 def _subtree(context: str, mapping: str, keep: str) -> Subtree:
     problem, compute, bounds = _problem(context, mapping)
     c = json.loads(context)
-    space = TilingSpace(**c["space"]).checked(problem)
+    space = TilingSpace.from_dict(c["space"]).checked(problem)
     places = c.get("places", False)
     return Subtree(problem, space, _keep_of(keep), c["objective"], compute, places, bounds)
 

@@ -38,6 +38,7 @@ from fractions import Fraction
 from math import ceil, lcm, prod
 
 from tenet.counting import count
+from tenet.dse.constraints import MappingConstraints
 from tenet.dse.run.runner import Runner
 from tenet.dse.space.design import Candidate, DesignSpace
 from tenet.dse.space.mapping import AffineMapping
@@ -215,6 +216,7 @@ def _grow(
     alignment: LevelAlignment,
     bound: Fraction | None,
     share: Sequence[int],
+    allowed: Sequence[Sequence[int] | None] = (),
 ) -> list[tuple[int, ...]]:
     """Return the tiles met growing from ``start`` (the level inside's tile) along the best
     reuse score, each size aligned (:func:`tenet.dse.tiling.alignment.growth_sizes` of the unit
@@ -225,7 +227,9 @@ def _grow(
     ``share`` divides each size before the footprint, the traffic and the score are counted:
     the PEs a per-PE level's tile spreads over along each dimension (all 1 for a shared
     level), so that they are those of one PE's tile (each PE moves its own data: its traffic
-    over its instances, summed over the PEs, is the share's traffic over every instance)."""
+    over its instances, summed over the PEs, is the share's traffic over every instance).
+    ``allowed`` gives, per dimension, the only sizes it may take (None: any), each a multiple
+    of the start's size or the whole extent; none left: no tile (an empty list)."""
 
     def held(sizes: Sequence[int]) -> RTile:
         return RTile(workload, {d: -(-s // p) for d, s, p in zip(dims, sizes, share, strict=True)})
@@ -236,12 +240,18 @@ def _grow(
         return padded_footprint(held(sizes), piece, alignment)
 
     def choices(units: Sequence[int]) -> list[list[int]]:
-        return [
+        grown = [
             growth_sizes(e, lcm(s, u), alignment.epsilon)
             for e, s, u in zip(extents, start, units, strict=True)
         ]
+        for k, only in enumerate(allowed):
+            if only is not None:
+                grown[k] = [a for a in only if a % start[k] == 0 or a == extents[k]]
+        return grown
 
     sizes = choices(alignment.units)
+    if not all(sizes):
+        return []
     current = [c[0] for c in sizes]
     if capacity is not None and need(current) > capacity:
         sizes = choices([1] * len(dims))
@@ -278,6 +288,7 @@ def build_tilings(
     *,
     scratchpad: ScratchpadSpec | None = None,
     epsilon: Fraction = EPSILON,
+    constraints: MappingConstraints | None = None,
 ) -> list[LoopNest]:
     """Build tilings of every level inside the outermost, innermost first, in the order they
     are worth evaluating (none evaluated): the end of every level's growth first, with the
@@ -288,7 +299,14 @@ def build_tilings(
     latency (default: counted from the dataflow). Each level's tile is aligned as
     :func:`tenet.dse.tiling.alignment.level_alignment` says: ``scratchpad`` gives the banks and the
     transaction width of the level that feeds the array, ``epsilon`` the padding allowed on
-    a size that does not divide its extent (0: divisors only).
+    a size that does not divide its extent (0: divisors only). With ``constraints``, each
+    level's tiles take only the sizes they allow, its band their order, and the levels keep
+    what they say.
+
+    Raises
+    ------
+    SpecError
+        Constraints that leave a level no tile size it can grow to from the level inside.
     """
     workload = problem.workload
     domain = workload.domain
@@ -307,15 +325,32 @@ def build_tilings(
         bound = None if feeding is None else Fraction(feeding) / peak
         alignment = level_alignment(problem, position, dims, scratchpad, epsilon)
         share = pe_units(problem, dims) if level.per_pe else (1,) * n
-        grown = _grow(workload, dims, base, extents, level.capacity, alignment, bound, share)
+        allowed = [
+            None if constraints is None else constraints.sizes.get(level.name, {}).get(d)
+            for d in dims
+        ]
+        grown = _grow(
+            workload, dims, base, extents, level.capacity, alignment, bound, share, allowed
+        )
+        if not grown:
+            assert constraints is not None  # growth sizes are never empty
+            raise constraints.nothing_left(
+                f"no tile size of {level.name} that the level inside fits in (--strategy "
+                "exhaustive searches every size)"
+            )
         paths.append(grown)
         base = grown[-1]
     paths.reverse()
     seen: set[tuple[object, ...]] = set()
     out: list[LoopNest] = []
     keep = dict(problem.dataflow.keep)
+    fixed: list[tuple[int, ...] | None] = [None] * len(levels)
+    if constraints is not None:
+        keep = constraints.kept(keep)
+        fixed = [constraints.order(level.name, range(n)) for level in levels]
     for choice in _nested(paths, extents):
-        for orders in _orders(workload, dims, choice):
+        for built in _orders(workload, dims, choice):
+            orders = [b if f is None else f for b, f in zip(built, fixed, strict=True)]
             bands = [
                 (level.name, sizes, order)
                 for level, sizes, order in zip(levels, choice, orders, strict=True)
@@ -338,6 +373,7 @@ def construct_tilings(
     bound: Callable[[LoopNest], Fraction] | None = None,
     incumbent: Fraction | None = None,
     runner: Runner | None = None,
+    constraints: MappingConstraints | None = None,
 ) -> list[Evaluated]:
     """Return the first ``top_k`` fitting tilings of :func:`build_tilings` whose levels shared
     by the PEs do not cut the array's loops (:func:`tenet.dse.tiling.sizes.array_cutter`),
@@ -351,7 +387,8 @@ def construct_tilings(
     same, unless ``incumbent`` is better (none returned: an empty list).
 
     On a ``runner``, the exact evaluations are shown as its progress and none starts past its
-    time budget (the first always runs).
+    time budget (the first always runs). ``constraints`` narrow the tilings built
+    (:func:`build_tilings`).
 
     Raises
     ------
@@ -363,7 +400,7 @@ def construct_tilings(
     cuts = array_cutter(problem, TilingSpace(inner))
     dims = box_extents(problem.workload)[0]
     fitting: list[LoopNest] = []
-    for tiling in build_tilings(problem, start, compute):
+    for tiling in build_tilings(problem, start, compute, constraints=constraints):
         if cuts(dims, [tiling.tile_sizes(level) for level in inner]):
             continue
         if assess_problem(problem, tiling, figures=["needs"]).needs.fits:

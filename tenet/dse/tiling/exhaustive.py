@@ -223,7 +223,7 @@ def evaluate_sizes(context: str, position: int, chosen: list[list[int]]) -> tupl
     problem, compute = _problem(context)
     c = json.loads(context)
     found = search_sizes(
-        problem, compute, TilingSpace(**c["space"]), chosen, c["objective"], position
+        problem, compute, TilingSpace.from_dict(c["space"]), chosen, c["objective"], position
     )
     return position, encode_sizes(found)
 

@@ -15,6 +15,7 @@ from itertools import permutations, product
 from math import factorial
 from typing import Any
 
+from tenet.dse.constraints import NO_TILING, MappingConstraints
 from tenet.dse.tiling.rtile import box_extents
 from tenet.errors import SpecError
 from tenet.mapping import LoopNest, array_blocks, cuts_array, tiled_nest
@@ -42,13 +43,15 @@ __all__ = [
 class TilingSpace:
     """The tilings a search enumerates: the tiled ``levels`` (outermost first; None: every
     level inside the outermost), the tiled loop ``dims`` (None: all; the others stay whole),
-    ``sizes`` restricting some dimensions' tile sizes, and ``aligned``: also the multiples of
-    it that do not divide the loop (see :func:`tenet.mapping.tile_sizes.nested_sizes`)."""
+    ``sizes`` restricting some dimensions' tile sizes, ``aligned``: also the multiples of
+    it that do not divide the loop (see :func:`tenet.mapping.tile_sizes.nested_sizes`), and
+    ``constraints``: the tile sizes, loop orders and kept tensors each level may have."""
 
     levels: Sequence[str] | None = None
     dims: Sequence[str] | None = None
     sizes: Mapping[str, Sequence[int]] | None = None
     aligned: int | None = None
+    constraints: MappingConstraints | None = None
 
     def checked(self, problem: Problem) -> TilingSpace:
         """Return this space with its levels named (the default filled in) and checked.
@@ -70,13 +73,29 @@ class TilingSpace:
         return replace(self, levels=tuple(levels))
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the space as JSON-ready values (lists for sequences)."""
-        return {
+        """Return the space as JSON-ready values (lists for sequences; constraints only when
+        there are some, so that a store's key of a space without them stays)."""
+        data: dict[str, Any] = {
             "levels": None if self.levels is None else list(self.levels),
             "dims": None if self.dims is None else list(self.dims),
             "sizes": None if self.sizes is None else {d: list(v) for d, v in self.sizes.items()},
             "aligned": self.aligned,
         }
+        if self.constraints is not None:
+            data["constraints"] = self.constraints.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TilingSpace:
+        """Return the space written by :meth:`to_dict`."""
+        constraints = data.get("constraints")
+        return cls(
+            data["levels"],
+            data["dims"],
+            data["sizes"],
+            data["aligned"],
+            None if constraints is None else MappingConstraints.from_dict(constraints),
+        )
 
 
 def loop_extents(problem: Problem) -> tuple[tuple[str, ...], tuple[int, ...]]:
@@ -128,7 +147,16 @@ def size_choices(
     restrict.update({names.index(d): list(v) for d, v in (space.sizes or {}).items()})
     chosen = nested_sizes(extents, len(space.levels or ()), restrict, space.aligned)
     cuts = array_cutter(problem, space)
-    return [tuple(map(tuple, c)) for c in chosen if not cuts(names, c)]
+    levels, constraints = space.levels or (), space.constraints
+    return [
+        tuple(map(tuple, c))
+        for c in chosen
+        if not cuts(names, c)
+        and (
+            constraints is None
+            or all(constraints.allows_sizes(lv, names, s) for lv, s in zip(levels, c, strict=True))
+        )
+    ]
 
 
 def array_cutter(
@@ -158,15 +186,22 @@ def sized_tilings(
 ) -> Iterator[LoopNest]:
     """Yield the tilings of the tile sizes ``chosen`` (one tuple per level of the checked
     ``space``): every loop order of each band and of the point loops, each level keeping what
-    the dataflow keeps."""
+    the dataflow keeps (with the space's constraints: each level's order and kept tensors as
+    they say)."""
     names, extents = loop_extents(problem)
     keep = dict(problem.dataflow.keep)
     levels = space.levels or ()
     indices = _tiled(names, space.dims)
     orders = list(permutations(indices))
+    per_level = [orders] * (len(levels) + 1)
+    if space.constraints is not None:
+        keep = space.constraints.kept(keep)
+        for k, level in enumerate(levels):
+            fixed = space.constraints.order(level, indices)
+            per_level[k] = orders if fixed is None else [fixed]
     rest = tuple(k for k in range(len(names)) if k not in indices)
     outer = problem.architecture.levels[0].name
-    for combo in product(orders, repeat=len(levels) + 1):
+    for combo in product(*per_level):
         bands = [(level, chosen[k], combo[k]) for k, level in enumerate(levels)]
         yield tiled_nest(names, extents, outer, bands, combo[-1] + rest).keeping(keep)
 
@@ -184,7 +219,8 @@ def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSp
     ------
     SpecError
         An architecture without a level inside the outermost, a tiled loop longer than
-        :data:`MAX_TILED_EXTENT`, or a level or loop the problem has not.
+        :data:`MAX_TILED_EXTENT`, a level or loop the problem has not, or constraints that
+        leave no tile sizes.
     DomainNotCoveredError, NotAFunctionError
         A tile stamp of the dataflow that misses an instance or gives one two tiles.
 
@@ -206,6 +242,8 @@ def check_tiling(problem: Problem, space: TilingSpace | None = None) -> TilingSp
             source=problem.architecture.name,
         )
     _refuse_long_loops(*loop_extents(problem), checked.dims)
+    if checked.constraints is not None and count_tilings(problem, checked)[0] == 0:
+        raise checked.constraints.nothing_left(NO_TILING)
     return checked
 
 
@@ -230,6 +268,7 @@ def count_tilings(problem: Problem, space: TilingSpace) -> tuple[int, int]:
     levels = len(space.levels or ())
     sizes = 1
     cuts = array_cutter(problem, space)
+    constraints = space.constraints
     for name, extent in zip(names, extents, strict=True):
         own = (space.sizes or {}).get(name)
         pool = list(own) if own is not None else None if name in tiled else []
@@ -238,8 +277,18 @@ def count_tilings(problem: Problem, space: TilingSpace) -> tuple[int, int]:
             1
             for chain in nested_sizes([extent], levels, restrict, space.aligned)
             if not cuts([name], chain)
+            and (
+                constraints is None
+                or all(
+                    constraints.allows(lv, name, s[0])
+                    for lv, s in zip(space.levels or (), chain, strict=True)
+                )
+            )
         )
-    return sizes, factorial(len(tiled)) ** (levels + 1)
+    fixed = 0
+    if constraints is not None:
+        fixed = sum(1 for lv in space.levels or () if lv in constraints.orders)
+    return sizes, factorial(len(tiled)) ** (levels + 1 - fixed)
 
 
 def check_tile_levels(
