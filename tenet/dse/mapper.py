@@ -196,10 +196,19 @@ class Mapped:
         import pandas as pd
 
         best = pd.DataFrame(
-            [{**r, "workload": r["layer"], "architecture": self.architecture, "name": ""}
-             for r in self.rows()],
-            columns=["workload", "architecture", "name", column("latency"), "energy",
-                     column("traffic_dram"), "energy_unit"],
+            [
+                {**r, "workload": r["layer"], "architecture": self.architecture, "name": ""}
+                for r in self.rows()
+            ],
+            columns=[
+                "workload",
+                "architecture",
+                "name",
+                column("latency"),
+                "energy",
+                column("traffic_dram"),
+                "energy_unit",
+            ],
         )
         totals = network_totals(best, layer_counts(self.network))
         if not len(totals):
@@ -209,7 +218,9 @@ class Mapped:
         return {k: last[k] for k in keep} | {"energy_unit": last["energy_unit"]}
 
 
-def _kept(arch: ArchitectureSpec, tensors: Sequence[str], keep: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
+def _kept(
+    arch: ArchitectureSpec, tensors: Sequence[str], keep: Mapping[str, Iterable[str]]
+) -> dict[str, list[str]]:
     """Every tensor each level keeps: those of ``keep`` (a dataflow's), else every tensor
     it may hold."""
     return {
@@ -301,8 +312,10 @@ def map_layers(
                     raise Interrupted(result(False)) from None
                 done[key] = (found, time.process_time() - start)
                 if told is not None:
-                    told(f"layers: {len(done)}/{distinct} searched ({entry.label}: "
-                         f"{found.status()}; {gap_words(found.best.value, found.bound)})")
+                    told(
+                        f"layers: {len(done)}/{distinct} searched ({entry.label}: "
+                        f"{found.status()}; {gap_words(found.best.value, found.bound)})"
+                    )
             found, seconds = done[key]
             mapped.append(_mapped(entry, found, seconds, architecture))
     except Interrupted:
@@ -360,7 +373,7 @@ def dataflow_text(layer: MappedLayer, arch: str, path: str | Path) -> str:
         f"{found.status()} ({gap_words(found.best.value, found.bound)}).\n"
         f"# tenet eval -w {layer.entry.workload} -a {arch} -d {path}{sizes}\n"
     )
-    return head + yaml.safe_dump(data, sort_keys=False, width=1000)
+    return head + str(yaml.safe_dump(data, sort_keys=False, width=1000))
 
 
 def save_dataflows(mapped: Mapped, path: str | Path) -> list[Path]:
@@ -374,9 +387,12 @@ def save_dataflows(mapped: Mapped, path: str | Path) -> list[Path]:
         target.mkdir(parents=True, exist_ok=True)
         files = [(target / f"{m.entry.label.split('/')[-1]}.yaml", m) for m in mapped.layers]
     for file, layer in files:
-        text = dataflow_text(layer, mapped.architecture, file)
-        write_atomically(file, lambda tmp, text=text: tmp.write_text(text))
+        write_atomically(file, _writer(dataflow_text(layer, mapped.architecture, file)))
     return [file for file, _ in files]
+
+
+def _writer(text: str) -> Callable[[Path], object]:
+    return lambda tmp: tmp.write_text(text)
 
 
 def map_report(mapped: Mapped, inputs: Mapping[str, str]) -> Report:
@@ -388,8 +404,10 @@ def map_report(mapped: Mapped, inputs: Mapping[str, str]) -> Report:
     total = mapped.total()
     table = pd.DataFrame(shown + ([total] if total is not None else []), columns=SHOWN_COLUMNS)
     layers = table[table["layer"] != "total"]
-    subject = mapped.network.name if mapped.network is not None else (
-        mapped.layers[0].entry.label if mapped.layers else "nothing"
+    subject = (
+        mapped.network.name
+        if mapped.network is not None
+        else (mapped.layers[0].entry.label if mapped.layers else "nothing")
     )
     title = f"{subject} on {mapped.architecture}: best mappings by {mapped.objective}"
     panels = [
