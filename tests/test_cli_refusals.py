@@ -79,6 +79,7 @@ def test_every_option_is_read_by_its_command(name: str) -> None:
 REQUIRED = {
     "tile": "-w gemm -a systolic-levels-8x8 -d gemm-os-systolic",
     "layout": "-w gemm -a systolic-2d-8x8 -d gemm-os-systolic",
+    "map": "-a systolic-levels-8x8",
     "dse": "-w gemm -a systolic-2d-8x8",
     "sweep": "-a systolic-2d-8x8",
 }

@@ -376,6 +376,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "maestro",
         "Estimate every layer of a MAESTRO MAPPING file with MAESTRO's data-centric model.",
     ),
+    "map": (
+        "mapper",
+        "Search the best mapping of a layer (-w, -p) or of every layer entry of a network (-n) "
+        "on an architecture with memory levels: every array mapping, the tensors each level "
+        "keeps, the tile sizes and the loop orders together, by branch and bound (docs/dse.md); "
+        "print each entry's figures, the bound below which no mapping goes and what the gap "
+        "means, and a network's total (entries weighted by their count).",
+    ),
     "plot": ("plot", "Draw KIND for design points into an image file."),
     "report": (
         "report",

@@ -1,0 +1,167 @@
+"""``tenet map``: the best mapping of a layer, or of every layer entry of a network, over every
+array mapping, kept tensors, tile sizes and loop orders, with a proven bound and its gap."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import click
+
+from tenet.cli.app import choice_option, cli, parse_params, progress, tell
+from tenet.cli.checks import Refusal, check_before_work, check_folder, check_writable, refuses
+from tenet.cli.options import OutputOptions, execution_options, output_options, written_file
+from tenet.dse import SHOWN_COLUMNS, ExecutionOptions, Interrupted, Mapped
+from tenet.report import records_csv, records_text, write_report
+from tenet.spec import strict_json
+from tenet.vocab import ENERGY_UNIT_LABELS, MEMORY_OBJECTIVES, MemoryObjective
+
+__all__ = ["map_command"]
+
+
+@refuses(
+    Refusal("--workload", "--network", "the network's layer entries are mapped"),
+    Refusal("--param", "--network", "each layer entry gives its own sizes"),
+)
+@cli.command("map")
+@click.option("--workload", "-w", help="Workload: YAML file or zoo name.")
+@click.option("--network", "-n", help="Map every layer entry of this network (zoo name or YAML).")
+@click.option("--arch", "-a", required=True, help="Architecture with memory levels.")
+@click.option(
+    "--dataflow",
+    "-d",
+    "dataflows",
+    multiple=True,
+    help="Array mapping to search (repeatable; zoo templates take the array's extents; "
+    "default: every array mapping of the design space); with --network, those made for each "
+    "layer's workload.",
+)
+@click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
+@choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds per layer after which no part of its search starts; what it could not prove "
+    "stays in its bound and gap.",
+)
+@click.option(
+    "--save-dataflow",
+    type=click.Path(),
+    help="Write the best mapping as a dataflow file that tenet eval reads (with --network, a "
+    "folder: one file per layer entry).",
+)
+@written_file("--report", help="Also write the HTML report (table, plot, mappings) to this file.")
+@execution_options(workers=1)  # as `tenet tile`: this process by default
+@output_options()
+def map_command(
+    out: OutputOptions,
+    execution: ExecutionOptions,
+    workload: str | None,
+    network: str | None,
+    arch: str,
+    dataflows: tuple[str, ...],
+    param: tuple[str, ...],
+    objective: MemoryObjective,
+    time_budget: float | None,
+    save_dataflow: str | None,
+    report: str | None,
+) -> None:
+    """Search the best mapping of a layer (-w, -p) or of every layer entry of a network (-n)
+    on an architecture with memory levels: every array mapping, the tensors each level keeps,
+    the tile sizes and the loop orders together, by branch and bound (docs/dse.md); print
+    each entry's figures, the bound below which no mapping goes and what the gap means, and
+    a network's total (entries weighted by their count). Progress, the best so far, its bound
+    and gap go to stderr; Ctrl-C prints what was found so far (exit 130)."""
+    if (workload is None) == (network is None):
+        raise click.UsageError("give --workload or --network")
+    check_before_work((), execution, None, None, out.path)
+    (check_folder if network is not None else check_writable)(save_dataflow, "--save-dataflow")
+    from tenet.dse import LayerEntry, map_layers, network_entries
+    from tenet.spec import load_network, load_workload
+
+    params = parse_params(param)
+    spec = load_network(network) if network is not None else None
+    if spec is not None:
+        entries = network_entries(spec)
+    else:
+        assert workload is not None
+        entries = [LayerEntry(load_workload(workload).name, workload, params)]
+    in_process = execution.workers == 1 and execution.engine == "local"
+    run = replace(
+        execution,
+        engine=None if in_process else execution.engine,
+        time_budget=time_budget,
+        progress=progress,
+        tell=tell,
+    )
+    try:
+        mapped = map_layers(
+            entries,
+            arch,
+            dataflows=dataflows,
+            objective=objective,
+            execution=run,
+            network=spec,
+            told=tell,
+        )
+    except Interrupted as stop:
+        if isinstance(stop.partial, Mapped) and stop.partial.layers:
+            out.write(_render(stop.partial, out.fmt))
+        raise
+    out.write(_render(mapped, out.fmt))
+    if save_dataflow is not None:
+        from tenet.dse import save_dataflows
+
+        for path in save_dataflows(mapped, save_dataflow):
+            click.echo(f"wrote {path}", err=True)
+    if report is not None:
+        from tenet.dse import map_report
+
+        inputs = {
+            "workload" if spec is None else "network": workload or str(network),
+            "architecture": arch,
+            "objective": objective,
+            "array mappings": ", ".join(dataflows) or "every mapping of the design space",
+            "time budget per layer": "none" if time_budget is None else f"{time_budget:g} s",
+        }
+        click.echo(f"wrote {write_report(map_report(mapped, inputs), report)}", err=True)
+
+
+def _render(mapped: Mapped, fmt: str) -> str:
+    """The rows of ``mapped`` (and a network's total) in ``fmt``."""
+    rows = mapped.rows()
+    total = mapped.total()
+    if fmt == "json":
+        payload: dict[str, Any] = {"architecture": mapped.architecture}
+        if mapped.network is not None:
+            payload["network"] = mapped.network.name
+        payload |= {"objective": mapped.objective, "complete": mapped.complete, "layers": rows}
+        if total is not None:
+            payload["total"] = total
+        return strict_json(payload)
+    if fmt == "csv":
+        flat = [
+            {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in r.items()}
+            for r in rows
+        ]
+        return records_csv(flat + ([total] if total is not None else []))
+    shown = [{k: _whole(r[k]) for k in SHOWN_COLUMNS} for r in rows]
+    unit = ENERGY_UNIT_LABELS.get(rows[0]["energy_unit"], "") if rows else ""
+    value_unit = rows[0]["value_unit"] if rows else ""
+    subject = mapped.network.name if mapped.network is not None else "the layer"
+    head = (
+        f"best mapping of {subject} on {mapped.architecture} by {mapped.objective} "
+        f"(value and bound in {value_unit}; energy {unit}; certificate: what the bound proves)"
+    )
+    if not mapped.complete:
+        head += "; interrupted: the last entry's search was cut short"
+    totals = [{k: _whole(v) for k, v in total.items()}] if total is not None else []
+    table = records_text(shown + totals)
+    mappings = [f"{r['layer']}: {r['space_stamp']} {r['time_stamp']}; {r['tiling']}" for r in rows]
+    return "\n".join([head, table, "", "mappings:", *mappings])
+
+
+def _whole(value: object) -> object:
+    """A float that is a whole number as an integer (printed in full), anything else as is."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value

@@ -1,0 +1,435 @@
+"""The mapper: the best mapping of a layer, or of every layer entry of a network, over every
+array mapping, the tensors each level keeps, the tile sizes and the loop orders together (the
+joint search, :func:`tenet.dse.joint.tree.joint_search`), each with its certificate: the bound
+below which no mapping of the space goes and the gap to it.
+
+A network's layer entries are each listed under their own name with their count (as ``tenet
+eval-network`` lists them); identical entries (same workload and sizes) are searched once. The
+network's total weighs each entry by its count (:func:`tenet.dse.network.network_totals`).
+The best mapping of each entry is written as a dataflow file (:func:`dataflow_text`) that
+``tenet eval`` evaluates to the same figures.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tenet.dse.joint.tree import joint_search
+from tenet.dse.network import layer_counts, network_totals
+from tenet.dse.ranking.certificate import Certificate, unit_of
+from tenet.dse.run.engines import Engine, make_engine
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.run.runner import Interrupted
+from tenet.errors import SpecError
+from tenet.files import write_atomically
+from tenet.report.designspace import plot_layers
+from tenet.report.html import MappingRecord, Report
+from tenet.report.tables import axis_label
+from tenet.spec import ArchitectureSpec, NetworkSpec, load_architecture, load_workload
+from tenet.vocab import MemoryObjective, column
+from tenet.zoo import fits
+
+__all__ = [
+    "LayerEntry",
+    "MappedLayer",
+    "Mapped",
+    "SHOWN_COLUMNS",
+    "network_entries",
+    "map_layers",
+    "gap_words",
+    "dataflow_text",
+    "save_dataflows",
+    "map_report",
+]
+
+SHOWN_COLUMNS = [
+    "layer",
+    "count",
+    column("latency"),
+    "energy",
+    "energy_unit",
+    column("traffic_dram"),
+    "value",
+    "bound",
+    "certificate",
+    "evaluated",
+    "cpu_seconds",
+]
+"""The columns of a mapped layer shown in a text table (every field in JSON and CSV)."""
+
+
+@dataclass(frozen=True)
+class LayerEntry:
+    """One layer entry to map: its label, its workload (zoo name or file), its sizes and how
+    many times it occurs."""
+
+    label: str
+    workload: str
+    params: Mapping[str, int] = field(default_factory=dict)
+    count: int = 1
+
+
+def network_entries(network: NetworkSpec) -> list[LayerEntry]:
+    """Return the layer entries of ``network``, labelled ``network/layer``
+    (:func:`tenet.dse.network.layer_counts`), in its order.
+
+    Examples
+    --------
+    >>> net = NetworkSpec.from_mapping({"name": "n", "layers": [
+    ...     {"name": "a", "workload": "gemm", "params": {"M": 2}, "count": 3}]})
+    >>> network_entries(net)
+    [LayerEntry(label='n/a', workload='gemm', params={'M': 2}, count=3)]
+    """
+    labels = layer_counts(network)
+    return [
+        LayerEntry(label, layer.workload, dict(layer.params), count)
+        for (label, count), layer in zip(labels, network.layers, strict=True)
+    ]
+
+
+def gap_words(value: Fraction, bound: Fraction | None) -> str:
+    """Say what the bound proves of the best ``value``: optimal, or how far above the best
+    possible it may be at most ((value - bound) / bound, rounded up to 0.1 %).
+
+    Examples
+    --------
+    >>> gap_words(Fraction(10), Fraction(10))
+    'proven optimal'
+    >>> gap_words(Fraction(1033), Fraction(1000))
+    'at most 3.3 % above the best possible'
+    >>> gap_words(Fraction(5), None)
+    'no bound proven'
+    """
+    if bound is None or bound <= 0:
+        return "no bound proven"
+    if value <= bound:
+        return "proven optimal"
+    above = math.ceil((value - bound) / bound * 1000) / 10
+    return f"at most {above:.1f} % above the best possible"
+
+
+def _number(value: Fraction) -> int | float:
+    return int(value) if value.denominator == 1 else float(value)
+
+
+@dataclass(frozen=True)
+class MappedLayer:
+    """A layer entry and the certificate of its search (shared by identical entries), with
+    the CPU time of that search."""
+
+    entry: LayerEntry
+    found: Certificate
+    cpu_seconds: float
+    """CPU seconds of this process for the search (a worker's own time not included)."""
+    kept: Mapping[str, list[str]]
+    """Every tensor each memory level of the best mapping keeps, outermost level first."""
+
+    def row(self) -> dict[str, Any]:
+        """Return the layer's row: its figures under the best mapping (memory-aware latency,
+        energy, DRAM traffic), the objective's value, the bound and the relative gap, the
+        mapping (stamps, tiles, kept tensors, places) and what the search did."""
+        found, best = self.found, self.found.best
+        figures = best.assessment.row()
+        stamps = best.assessment.mapping
+        value = best.value
+        return {
+            "layer": self.entry.label,
+            "workload": self.entry.workload,
+            "params": dict(self.entry.params),
+            "count": self.entry.count,
+            **{k: figures[k] for k in (column("latency"), "energy", "energy_unit")},
+            column("traffic_dram"): figures[column("traffic_dram")],
+            column("latency_compute"): figures[column("latency_compute")],
+            "bottleneck": figures["bottleneck"],
+            "fits": figures["fits"],
+            "objective": found.objective,
+            "value": _number(value),
+            "value_unit": unit_of(found.objective, found.energy_unit),
+            "bound": None if found.bound is None else _number(found.bound),
+            "gap": float(found.relative_gap) if found.bound is not None else None,
+            "certificate": gap_words(value, found.bound),
+            "complete": found.complete,
+            "space_stamp": stamps.space_stamp,
+            "time_stamp": stamps.time_stamp,
+            "tiles": dict(stamps.tiles),
+            "kept": {level: list(tensors) for level, tensors in self.kept.items()},
+            "places": {level: dict(per) for level, per in stamps.places.items()},
+            "tiling": best.mapping.describe(),
+            "space": found.space,
+            "evaluated": found.evaluated,
+            "pruned": found.pruned,
+            "cpu_seconds": round(self.cpu_seconds, 3),
+            "cpu_to_best": round(found.cpu_to_best, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """The mapped layer entries of a layer or a network on one architecture."""
+
+    architecture: str
+    objective: MemoryObjective
+    layers: tuple[MappedLayer, ...]
+    network: NetworkSpec | None = None
+    """The network whose entries these are (None: one layer)."""
+    complete: bool = True
+    """Every entry was searched (False: interrupted)."""
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Return the row of every mapped entry (:meth:`MappedLayer.row`)."""
+        return [m.row() for m in self.layers]
+
+    def total(self) -> dict[str, Any] | None:
+        """Return the network's total: its layers' count, and the latency (layers run one
+        after the other), energy and DRAM traffic of every entry weighed by its count (None
+        where an entry was not searched); None for one layer."""
+        if self.network is None:
+            return None
+        import pandas as pd
+
+        best = pd.DataFrame(
+            [
+                {**r, "workload": r["layer"], "architecture": self.architecture, "name": ""}
+                for r in self.rows()
+            ],
+            columns=[
+                "workload",
+                "architecture",
+                "name",
+                column("latency"),
+                "energy",
+                column("traffic_dram"),
+                "energy_unit",
+            ],
+        )
+        totals = network_totals(best, layer_counts(self.network))
+        if not len(totals):
+            return {"layer": "total", "count": sum(c for _, c in layer_counts(self.network))}
+        last = totals.iloc[-1].to_dict()
+        keep = ("layer", "count", column("latency"), "energy", column("traffic_dram"))
+        return {k: last[k] for k in keep} | {"energy_unit": last["energy_unit"]}
+
+
+def _kept(
+    arch: ArchitectureSpec, tensors: Sequence[str], keep: Mapping[str, Iterable[str]]
+) -> dict[str, list[str]]:
+    """Every tensor each level keeps: those of ``keep`` (a dataflow's), else every tensor
+    it may hold."""
+    return {
+        lv.name: sorted(keep[lv.name])
+        if lv.name in keep
+        else [t for t in tensors if lv.tensors is None or t in lv.tensors]
+        for lv in arch.levels
+    }
+
+
+def _dataflows(entry: LayerEntry, dataflows: Sequence[str], arch: str) -> list[str] | None:
+    """The given array mappings made for the entry's workload (None: none given, every
+    mapping of the design space)."""
+    if not dataflows:
+        return None
+    made = [d for d in dataflows if fits(d, entry.workload, arch)]
+    if not made:
+        raise SpecError(
+            f"none of the dataflows {', '.join(dataflows)} is made for workload "
+            f"{entry.workload!r} on {arch!r}: give one that is, or none (every array mapping)",
+            source=entry.label,
+        )
+    return made
+
+
+def map_layers(
+    entries: Sequence[LayerEntry],
+    arch: str,
+    *,
+    dataflows: Sequence[str] = (),
+    objective: MemoryObjective = "latency",
+    execution: ExecutionOptions | None = None,
+    network: NetworkSpec | None = None,
+    told: Callable[[str], object] | None = None,
+) -> Mapped:
+    """Search the best mapping of each layer entry of ``entries`` on ``arch`` by
+    ``objective`` (:func:`~tenet.dse.joint.tree.joint_search` over every array mapping of the
+    design space, or over ``dataflows``: zoo templates, sized to the array, or files; of a
+    network, those made for each entry's workload), identical entries once; ``execution``
+    runs every search (its time budget is each search's; one engine serves them all);
+    ``told`` hears a line when an entry is done.
+
+    Raises
+    ------
+    Interrupted
+        Ctrl-C, with the :class:`Mapped` entries done so far (and the one being searched,
+        with its certificate so far).
+
+    Examples
+    --------
+    >>> mapped = map_layers([LayerEntry("gemm", "gemm", {"M": 4, "N": 4, "K": 4})],
+    ...                     "systolic-levels-8x8")
+    >>> row = mapped.rows()[0]
+    >>> row["certificate"], row["latency_cycles"] == row["value"] == row["bound"]
+    ('proven optimal', True)
+    """
+    run = execution or ExecutionOptions(None)
+    architecture = load_architecture(arch)
+    engine: Engine | None = None
+    if isinstance(run.engine, str) and len(entries) > 1:  # one engine for every search
+        engine = make_engine(run.engine, run.workers, run.address)
+        run = replace(run, engine=engine)
+    done: dict[tuple[str, tuple[tuple[str, int], ...]], tuple[Certificate, float]] = {}
+    mapped: list[MappedLayer] = []
+    keys = [(e.workload, tuple(sorted(e.params.items()))) for e in entries]
+    distinct = len(set(keys))
+
+    def result(complete: bool) -> Mapped:
+        return Mapped(arch, objective, tuple(mapped), network, complete)
+
+    try:
+        for entry, key in zip(entries, keys, strict=True):
+            if key not in done:
+                workload = load_workload(entry.workload)
+                start = time.process_time()
+                try:
+                    found = joint_search(
+                        workload,
+                        architecture,
+                        _dataflows(entry, dataflows, arch),
+                        entry.params,
+                        objective=objective,
+                        execution=run,
+                    )
+                except Interrupted as stop:
+                    if isinstance(stop.partial, Certificate):
+                        seconds = time.process_time() - start
+                        mapped.append(_mapped(entry, stop.partial, seconds, architecture))
+                    raise Interrupted(result(False)) from None
+                done[key] = (found, time.process_time() - start)
+                if told is not None:
+                    told(
+                        f"layers: {len(done)}/{distinct} searched ({entry.label}: "
+                        f"{found.status()}; {gap_words(found.best.value, found.bound)})"
+                    )
+            found, seconds = done[key]
+            mapped.append(_mapped(entry, found, seconds, architecture))
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:
+        raise Interrupted(result(False)) from None
+    finally:
+        if engine is not None:
+            engine.__exit__(None, None, None)
+    return result(True)
+
+
+def _mapped(
+    entry: LayerEntry, found: Certificate, seconds: float, arch: ArchitectureSpec
+) -> MappedLayer:
+    tensors = list(load_workload(entry.workload).accesses)
+    keep = found.best.assessment.mapping.keep
+    return MappedLayer(entry, found, seconds, _kept(arch, tensors, keep))
+
+
+def dataflow_text(layer: MappedLayer, arch: str, path: str | Path) -> str:
+    """Return the best mapping of ``layer`` as a dataflow file (YAML: stamps, tiles, places,
+    kept tensors), headed by the ``tenet eval`` command that evaluates it on ``arch`` when
+    written to ``path``.
+
+    Examples
+    --------
+    >>> mapped = map_layers([LayerEntry("gemm", "gemm", {"M": 2, "N": 2, "K": 2})],
+    ...                     "systolic-levels-8x8")
+    >>> print(dataflow_text(mapped.layers[0], "systolic-levels-8x8", "best.yaml"))
+    ... # doctest: +ELLIPSIS
+    # The best mapping of gemm on systolic-levels-8x8 by latency: best 3 cycles, ...
+    # tenet eval -w gemm -a systolic-levels-8x8 -d best.yaml -p M=2 -p N=2 -p K=2
+    version: 1
+    name: gemm
+    space_stamp: ...
+    """
+    stamps = layer.found.best.assessment.mapping
+    name = layer.entry.label.replace("/", "-")
+    data: dict[str, Any] = {
+        "version": 1,
+        "name": name,
+        "space_stamp": stamps.space_stamp,
+        "time_stamp": stamps.time_stamp,
+        "tiles": dict(stamps.tiles),
+    }
+    if stamps.places:
+        data["places"] = {level: dict(per) for level, per in stamps.places.items()}
+    if stamps.keep:
+        data["keep"] = {level: list(tensors) for level, tensors in stamps.keep.items()}
+    sizes = "".join(f" -p {k}={v}" for k, v in layer.entry.params.items())
+    found = layer.found
+    head = (
+        f"# The best mapping of {layer.entry.label} on {arch} by {found.objective}: "
+        f"{found.status()} ({gap_words(found.best.value, found.bound)}).\n"
+        f"# tenet eval -w {layer.entry.workload} -a {arch} -d {path}{sizes}\n"
+    )
+    return head + str(yaml.safe_dump(data, sort_keys=False, width=1000))
+
+
+def save_dataflows(mapped: Mapped, path: str | Path) -> list[Path]:
+    """Write the best mapping of each entry of ``mapped`` (:func:`dataflow_text`): of one
+    layer to the file ``path``, of a network into the folder ``path``, one
+    ``<layer>.yaml`` per entry; return the files written."""
+    target = Path(path)
+    if mapped.network is None:
+        files = [(target, mapped.layers[0])] if mapped.layers else []
+    else:
+        target.mkdir(parents=True, exist_ok=True)
+        files = [(target / f"{m.entry.label.split('/')[-1]}.yaml", m) for m in mapped.layers]
+    for file, layer in files:
+        write_atomically(file, _writer(dataflow_text(layer, mapped.architecture, file)))
+    return [file for file, _ in files]
+
+
+def _writer(text: str) -> Callable[[Path], object]:
+    return lambda tmp: tmp.write_text(text)
+
+
+def map_report(mapped: Mapped, inputs: Mapping[str, str]) -> Report:
+    """Return the HTML report of ``mapped``: each entry's figures, bound and gap (and the
+    network's total), the per-entry plot, and each entry's best mapping."""
+    import pandas as pd
+
+    shown = [{k: r[k] for k in SHOWN_COLUMNS} for r in mapped.rows()]
+    total = mapped.total()
+    table = pd.DataFrame(shown + ([total] if total is not None else []), columns=SHOWN_COLUMNS)
+    layers = table[table["layer"] != "total"]
+    subject = (
+        mapped.network.name
+        if mapped.network is not None
+        else (mapped.layers[0].entry.label if mapped.layers else "nothing")
+    )
+    title = f"{subject} on {mapped.architecture}: best mappings by {mapped.objective}"
+    panels = [
+        (column("latency"), axis_label(column("latency"))),
+        ("energy", axis_label("energy", layers)),
+        (column("traffic_dram"), axis_label(column("traffic_dram"))),
+    ]
+    figures = []
+    if len(layers):
+        axes = plot_layers(layers, panels=panels, title=title, by="layer")
+        figures.append(("Per layer entry", axes[0].figure))
+    records = [
+        MappingRecord(
+            f"{m.entry.label} (x{m.entry.count})",
+            m.found.best.mapping.describe(),
+            m.found.best.assessment.mapping.space_stamp,
+            m.found.best.assessment.mapping.time_stamp,
+            dict(m.found.best.assessment.mapping.tiles),
+        )
+        for m in mapped.layers
+    ]
+    heading = "Each layer entry's best mapping (figures of one occurrence), its bound and gap"
+    if total is not None:
+        heading += ", and the network's total (entries weighted by their count)"
+    return Report(title, dict(inputs), [(heading, table)], figures, records)  # type: ignore[arg-type]
