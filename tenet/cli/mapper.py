@@ -46,6 +46,13 @@ __all__ = ["map_command"]
     "stays in its bound and gap.",
 )
 @click.option(
+    "--constraints",
+    type=click.Path(dir_okay=False),
+    help="Mapping constraints (YAML): a loop's spread over the array, and per level the tile "
+    "sizes, loop order and kept or bypassed tensors (docs/dse.md); with --network, of every "
+    "layer entry.",
+)
+@click.option(
     "--save-dataflow",
     type=click.Path(),
     help="Write the best mapping as a dataflow file that tenet eval reads (with --network, a "
@@ -64,6 +71,7 @@ def map_command(
     param: tuple[str, ...],
     objective: MemoryObjective,
     time_budget: float | None,
+    constraints: str | None,
     save_dataflow: str | None,
     report: str | None,
 ) -> None:
@@ -78,7 +86,7 @@ def map_command(
     check_before_work((), execution, None, None, out.path)
     (check_folder if network is not None else check_writable)(save_dataflow, "--save-dataflow")
     from tenet.dse import LayerEntry, map_layers, network_entries
-    from tenet.spec import load_network, load_workload
+    from tenet.spec import load_constraints, load_network, load_workload
 
     params = parse_params(param)
     spec = load_network(network) if network is not None else None
@@ -104,6 +112,7 @@ def map_command(
             execution=run,
             network=spec,
             told=tell,
+            constraints=None if constraints is None else load_constraints(constraints),
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Mapped) and stop.partial.layers:
@@ -124,6 +133,7 @@ def map_command(
             "objective": objective,
             "array mappings": ", ".join(dataflows) or "every mapping of the design space",
             "time budget per layer": "none" if time_budget is None else f"{time_budget:g} s",
+            "constraints": constraints or "none",
         }
         click.echo(f"wrote {write_report(map_report(mapped, inputs), report)}", err=True)
 

@@ -33,7 +33,13 @@ from tenet.files import write_atomically
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
 from tenet.report.tables import axis_label
-from tenet.spec import ArchitectureSpec, NetworkSpec, load_architecture, load_workload
+from tenet.spec import (
+    ArchitectureSpec,
+    ConstraintsSpec,
+    NetworkSpec,
+    load_architecture,
+    load_workload,
+)
 from tenet.vocab import MemoryObjective, column
 from tenet.zoo import fits
 
@@ -255,13 +261,14 @@ def map_layers(
     execution: ExecutionOptions | None = None,
     network: NetworkSpec | None = None,
     told: Callable[[str], object] | None = None,
+    constraints: ConstraintsSpec | None = None,
 ) -> Mapped:
     """Search the best mapping of each layer entry of ``entries`` on ``arch`` by
     ``objective`` (:func:`~tenet.dse.joint.tree.joint_search` over every array mapping of the
     design space, or over ``dataflows``: zoo templates, sized to the array, or files; of a
     network, those made for each entry's workload), identical entries once; ``execution``
     runs every search (its time budget is each search's; one engine serves them all);
-    ``told`` hears a line when an entry is done.
+    ``told`` hears a line when an entry is done; ``constraints`` narrow every entry's search.
 
     Raises
     ------
@@ -304,6 +311,7 @@ def map_layers(
                         entry.params,
                         objective=objective,
                         execution=run,
+                        constraints=constraints,
                     )
                 except Interrupted as stop:
                     if isinstance(stop.partial, Certificate):

@@ -267,3 +267,17 @@ def test_map_on_dask_finds_what_the_local_search_finds() -> None:
     local = map_layers(entries, ARCH)
     on_dask = map_layers(entries, ARCH, execution=ExecutionOptions(engine="dask", workers=2))
     assert figures(on_dask) == figures(local)
+
+
+def test_map_honours_mapping_constraints(capsys: pytest.CaptureFixture[str]) -> None:
+    # the zoo's constraints: glb bypasses A, its tiles span 4 or 8 of k with k outermost; each
+    # PE's rf holds one (i, j) with k innermost, and keeps C
+    path = Path(__file__).parents[2] / "workloads" / "constraints" / "gemm-levels.yaml"
+    printed = _map(capsys, *GEMM, "-d", "gemm-os-systolic", "--constraints", str(path))
+    (row,) = printed["layers"]
+    assert "A" not in row["kept"]["glb"] and "C" in row["kept"]["rf"]
+    glb, rf = (
+        dict(loop.split(":") for loop in level.split()[1:]) for level in row["tiling"].split("; ")
+    )
+    assert glb["k"] in {"4", "8"} and list(glb)[0] == "k"
+    assert rf["i"] == rf["j"] == "1" and list(rf) == ["i", "j", "k"]
