@@ -11,7 +11,7 @@ changes the certificate's bound.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 
 from tenet.dse.joint.bounds import Band, BoundContext, bands_of, lower_bound
@@ -31,10 +31,12 @@ def improve(
     point: Evaluated,
     objective: MemoryObjective,
     evaluations: int = 48,
+    expired: Callable[[], bool] = lambda: False,
 ) -> Evaluated:
     """Return the best leaf reached from ``point`` (a tiling of ``problem`` without places,
     with its kept tensors) by moving to a better neighbour while one exists, after at most
-    ``evaluations`` exact counts (leaves too big for a level included)."""
+    ``evaluations`` exact counts (leaves too big for a level included), or when
+    ``expired`` says the time budget has run out."""
     if point.mapping.above:
         return point
     context = BoundContext.from_problem(problem)
@@ -61,6 +63,8 @@ def improve(
                 moves.append((bound.order(objective), move))
         moves.sort(key=lambda m: m[0])
         for _, move in moves[: evaluations - spent]:
+            if expired():
+                return current
             spent += 1
             count_leaf(problem, compute, context, move, keeps, objective, tally)
             if tally.best is not current:

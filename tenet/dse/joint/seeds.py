@@ -7,7 +7,7 @@ may be from the optimum.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 
 from tenet.api import load_problem
@@ -59,20 +59,26 @@ def improved_seeds(
     objective: MemoryObjective,
     choices: Sequence[Mapping[str, frozenset[str]]],
     placements: int,
+    expired: Callable[[], bool] = lambda: False,
 ) -> Iterator[tuple[int, Evaluated]]:
     """Yield the best seeds of the ``placements`` placements whose seeds are best, each
     improved by :func:`tenet.dse.joint.local.improve`; then for each, its tiling counted with
     every other choice of kept tensors of ``choices``, the best that fits improved again
-    (``problems``: each seeded array mapping's problem, by its position)."""
+    (``problems``: each seeded array mapping's problem, by its position); none after
+    ``expired`` says the time budget has run out."""
     best: dict[str, tuple[int, Evaluated]] = {}
     for m, point in sorted(seeds, key=lambda s: s[1].rank(objective)):
         best.setdefault(problems[m].dataflow.space_stamp.to_str(), (m, point))
     improved = []
     for m, seed in list(best.values())[:placements]:
-        found = improve(problems[m], seed, objective)
+        if expired():
+            return
+        found = improve(problems[m], seed, objective, expired=expired)
         improved.append((m, found))
         yield m, found
     for m, found in improved:
+        if expired():
+            return
         compute = occupancy(problems[m]).latency_compute
         own = {lv.level: lv.keep for lv in found.mapping.levels if lv.keep is not None}
         starts = [
@@ -83,7 +89,7 @@ def improved_seeds(
         fitting = [start for start in starts if start.memory.fits]
         if fitting:
             start = min(fitting, key=lambda s: s.rank(objective))
-            yield m, improve(problems[m], start, objective)
+            yield m, improve(problems[m], start, objective, expired=expired)
 
 
 def constructive_certificate(

@@ -438,7 +438,9 @@ def _seed(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> 
                 seeds.append((m, point))
                 _offer(runner, d, incumbent, point)
     if policy.improved:
-        improved = improved_seeds(problems, seeds, d.objective, d.choices, policy.improved)
+        improved = improved_seeds(
+            problems, seeds, d.objective, d.choices, policy.improved, runner.expired
+        )
         total = 2 * policy.improved
         for m, point in runner.shown(improved, total, "seeds: improved locally"):
             if runner.expired():

@@ -40,3 +40,23 @@ def test_improve_ends_at_a_local_optimum(objective: MemoryObjective) -> None:
         nest = tiled_nest(context.dims, context.extents, "dram", bands, (0, 1, 2))
         if level_needs(problem, tile_maps(nest))[1]:
             assert point(bands).value >= found.value, bands
+
+
+def test_improve_stops_when_the_time_budget_has_run_out() -> None:
+    workload, _, mappings, _ = GEMM
+    problem = load_problem(workload, ARCH, mappings[0], {"M": 8, "N": 8, "K": 8})
+    context = BoundContext.from_problem(problem)
+    compute = occupancy(problem).latency_compute
+    nest = tiled_nest(
+        context.dims, context.extents, "dram", [("glb", (1, 1, 1), (0, 1, 2))], (0, 1, 2)
+    )
+    start = Evaluated.of(problem, nest, "energy", compute)
+    counted = []
+
+    def expired() -> bool:  # the budget runs out after two exact counts
+        counted.append(1)
+        return len(counted) > 2
+
+    found = improve(problem, start, "energy", evaluations=10_000, expired=expired)
+    assert len(counted) == 3 and found.value <= start.value
+    assert improve(problem, start, "energy", expired=lambda: True) is start
