@@ -128,3 +128,18 @@ def test_browser_loads_the_report_of_a_mapping_that_does_not_fit(tmp_path: Path)
     assert console == []
     assert "fits: no — rf needs 272 of 256 elements" in dom
     assert dom.count("<svg") == 1  # the Pareto front of the one exploration
+
+
+def test_browser_loads_the_report_of_a_network_mapped(tmp_path: Path) -> None:
+    from tenet.cli import main
+    from tests.conftest import DATA
+
+    browser = _browser()
+    page = tmp_path / "mapped.html"
+    network = str(DATA / "networks" / "counted.yaml")
+    with pytest.raises(SystemExit) as stop:
+        main(["map", "-n", network, "-a", "systolic-levels-8x8", "--report", str(page)])
+    assert stop.value.code in (0, None)
+    dom, console = _load(browser, page)
+    assert console == []
+    assert "proven optimal" in dom and "total" in dom
