@@ -11,6 +11,7 @@ from tenet import assess, load_problem
 from tenet.cli.app import choice_option, cli, progress
 from tenet.cli.checks import Refusal, refuses
 from tenet.cli.options import (
+    TOPOLOGY_ROWS,
     OutputOptions,
     ProblemOptions,
     output_options,
@@ -148,15 +149,7 @@ def maestro_command(
     "TENET_SCALESIM_PYTHON).",
 )
 @click.option("--topology", "-t", type=click.Path(), help="SCALE-Sim topology CSV.")
-@click.option(
-    "--input-type",
-    "-i",
-    "kind",
-    type=click.Choice(["gemm", "conv"]),
-    default="conv",
-    show_default=True,
-    help="SCALE-Sim topology rows: GEMMs (name, M, N, K) or convolutions.",
-)
+@TOPOLOGY_ROWS
 @output_options()
 def compare_command(
     out: OutputOptions,

@@ -43,6 +43,7 @@ __all__ = [
     "R",
     "written_file",
     "save_plot",
+    "TOPOLOGY_ROWS",
     "Decorator",
     "record_options",
     "ProblemOptions",
@@ -306,6 +307,18 @@ def written_file(
         required=required,
         help=help,
     )
+
+
+TOPOLOGY_ROWS = click.option(
+    "--input-type",
+    "-i",
+    "kind",
+    type=click.Choice(["gemm", "conv"]),
+    default="conv",
+    show_default=True,
+    help="SCALE-Sim topology rows: GEMMs (name, M, N, K) or convolutions, as SCALE-Sim's -i.",
+)
+"""The kind of a SCALE-Sim topology's rows (its ``-i``), of the commands that read one."""
 
 
 def design_inputs(command: Callable[..., None]) -> Callable[..., None]:

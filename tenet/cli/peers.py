@@ -11,7 +11,13 @@ import click
 
 from tenet.cli.app import cli, write_output
 from tenet.cli.checks import writable_folder
-from tenet.cli.options import YAML_FILES, ProblemOptions, problem_options, written_file
+from tenet.cli.options import (
+    TOPOLOGY_ROWS,
+    YAML_FILES,
+    ProblemOptions,
+    problem_options,
+    written_file,
+)
 
 if TYPE_CHECKING:
     from tenet.mapping import LoopNest
@@ -78,15 +84,7 @@ def import_zigzag(workload: str, accelerator: str, mapping: str, directory: str)
 @import_group.command("scalesim")
 @click.option("--config", "-c", required=True, type=click.Path(), help="SCALE-Sim config file.")
 @click.option("--topology", "-t", required=True, type=click.Path(), help="SCALE-Sim topology CSV.")
-@click.option(
-    "--input-type",
-    "-i",
-    "kind",
-    type=click.Choice(["gemm", "conv"]),
-    default="conv",
-    show_default=True,
-    help="The topology's rows: GEMMs (name, M, N, K) or convolutions, as SCALE-Sim's -i.",
-)
+@TOPOLOGY_ROWS
 @SPECS_FOLDER
 def import_scalesim(config: str, topology: str, kind: str, directory: str) -> None:
     """Read a SCALE-Sim config and topology into tenet specs: one folder DIRECTORY/<layer> per

@@ -11,8 +11,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
+from tenet.api import SymbolicKeywords
 from tenet.dse.constraints import MappingConstraints, mapping_spread
 from tenet.dse.ranking.objectives import Constraint, objective, pareto_front, rank
 from tenet.dse.run.execution import ExecutionOptions
@@ -48,13 +49,12 @@ __all__ = [
 ]
 
 
-class SearchArguments(TypedDict, total=False):
-    """The keyword arguments of :func:`sweep` (and :func:`explore`), described there."""
+class SearchArguments(SymbolicKeywords, total=False):
+    """The keyword arguments of :func:`sweep` (and :func:`explore`), described there: the
+    problem's (``params``, ``neighbourhood``) and the search's."""
 
-    params: Mapping[str, int] | None
     options: SpaceOptions | None
     reductions: Sequence[str] | None
-    neighbourhood: Neighbourhood
     execution: ExecutionOptions | None
     best: tuple[str, int] | None
     strategy: SpaceStrategy

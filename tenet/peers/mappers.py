@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import resource
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -223,11 +223,35 @@ def zigzag_best(answer: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _read(read: Any, *paths: Path) -> tuple[Imported | None, str]:
+def _answered(
+    peer: str,
+    objective: PeerObjective,
+    cpu: float,
+    answer: Mapping[str, Any],
+    files: Mapping[str, str],
+    read: Callable[..., Imported],
+    paths: Sequence[Path],
+    tensors: Mapping[str, str] | None = None,
+) -> PeerSearch:
+    """The search of ``peer`` that gave ``answer`` (its JSON) in ``cpu`` seconds: the peer's
+    figures of its best, and the best's ``files`` (written at ``paths``) read back by
+    ``read``."""
     try:
-        return read(*paths), ""
+        imported, refused = read(*paths), ""
     except TenetError as exc:
-        return None, f"tenet's reader refuses the best: {exc}"
+        imported, refused = None, f"tenet's reader refuses the best: {exc}"
+    return PeerSearch(
+        peer,
+        objective,
+        cpu,
+        int(answer["evaluations"]),
+        float(answer["latency"]),
+        float(answer["energy"]),
+        files,
+        imported,
+        refused,
+        tensors or {},
+    )
 
 
 def search_zigzag(
@@ -265,19 +289,8 @@ def search_zigzag(
             return PeerSearch("zigzag", objective, cpu, None, None, None, reason=reason)
         texts["mapping.yaml"] = ZIGZAG_UNITS + dump(zigzag_best(answer))
         paths[2].write_text(texts["mapping.yaml"])
-        imported, refused = _read(read_zigzag, *paths)
-    return PeerSearch(
-        "zigzag",
-        objective,
-        cpu,
-        int(answer["evaluations"]),
-        float(answer["latency"]),
-        float(answer["energy"]),
-        texts,
-        imported,
-        refused,
-        {operand: t for t, operand in zigzag_operands(workload).items()},
-    )
+        tensors = {operand: t for t, operand in zigzag_operands(workload).items()}
+        return _answered("zigzag", objective, cpu, answer, texts, read_zigzag, paths, tensors)
 
 
 def accelforge_best(spec: Mapping[str, Any], nodes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -319,18 +332,8 @@ def search_accelforge(
             return PeerSearch("accelforge", objective, cpu, None, None, None, reason=reason)
         text = ACCELFORGE_UNITS + dump(accelforge_best(document, answer["nodes"]))
         spec.write_text(text)
-        imported, refused = _read(read_accelforge, spec)
-    return PeerSearch(
-        "accelforge",
-        objective,
-        cpu,
-        int(answer["evaluations"]),
-        float(answer["latency"]),
-        float(answer["energy"]),
-        {ACCELFORGE_FILE: text},
-        imported,
-        refused,
-    )
+        files = {ACCELFORGE_FILE: text}
+        return _answered("accelforge", objective, cpu, answer, files, read_accelforge, [spec])
 
 
 def evaluate_best(

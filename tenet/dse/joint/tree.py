@@ -228,9 +228,7 @@ def joint_search(
     >>> found.gap, found.complete
     (Fraction(0, 1), True)
     """
-    w = workload if isinstance(workload, WorkloadSpec) else load_workload(workload)
-    a = arch if isinstance(arch, ArchitectureSpec) else load_architecture(arch)
-    given = Specs(w, a, None, params or {})
+    given = Specs(load_workload(workload), load_architecture(arch), None, params or {})
     policy = Policy.of(objective)
     incumbent = Incumbent(objective)
     results: dict[int, SubtreeResult] = {}

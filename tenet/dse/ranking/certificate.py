@@ -41,6 +41,8 @@ class Certificate:
     >>> found = search_tiling(p)
     >>> found.complete, found.gap, found.space >= found.fitting >= found.evaluated
     (True, Fraction(0, 1), True)
+    >>> found.status() == f"best {found.best.value} cycles, bound {found.bound}, gap 0 (0.0%)"
+    True
     """
 
     best: Evaluated
@@ -114,18 +116,8 @@ class Certificate:
         }
 
     def status(self) -> str:
-        """One line: the best value, the bound and the gap, with the objective's unit.
-
-        Examples
-        --------
-        >>> from tenet.dse.tiling.exhaustive import search_tiling
-        >>> from tenet.api import load_problem
-        >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
-        ...                  {"M": 4, "N": 4, "K": 4})
-        >>> found = search_tiling(p)  # searched whole: the bound is the best
-        >>> found.status() == f"best {found.best.value} cycles, bound {found.bound}, gap 0 (0.0%)"
-        True
-        """
+        """One line: the best value, the bound and the gap, with the objective's unit
+        (:func:`status_line`)."""
         return status_line(self.objective, self.best.value, self.bound, self.energy_unit)
 
 
@@ -133,7 +125,15 @@ def status_line(
     objective: MemoryObjective, best: Fraction, bound: Fraction | None, energy_unit: str
 ) -> str:
     """``best V unit, bound B, gap G (P%)`` of a search by ``objective`` (no bound: the best
-    alone)."""
+    alone).
+
+    Examples
+    --------
+    >>> status_line("latency", Fraction(1200), Fraction(1000), "pJ")
+    'best 1,200 cycles, bound 1,000, gap 200 (16.7%)'
+    >>> status_line("energy", Fraction(5, 2), None, "pJ")
+    'best 2.5 pJ'
+    """
     line = f"best {_figure(best)} {unit_of(objective, energy_unit)}"
     if bound is None:
         return line
@@ -155,14 +155,14 @@ class Incumbent:
 
     Examples
     --------
-    >>> from tenet.dse.tiling.exhaustive import search_tiling
     >>> from tenet.api import load_problem
-    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
-    ...                  {"M": 4, "N": 4, "K": 4})
-    >>> incumbent, found = Incumbent("latency"), search_tiling(p)
-    >>> incumbent.offer(found.best), incumbent.value == found.best.value
+    >>> from tenet.dse.tiling.exhaustive import search_tiling
+    >>> sizes = {"M": 4, "N": 4, "K": 4}
+    >>> best = search_tiling(load_problem("gemm", "simba", "gemm-os-systolic", sizes)).best
+    >>> incumbent = Incumbent("latency", clock=lambda: 1.5)
+    >>> incumbent.offer(best), incumbent.improvements == [(1.5, best.value)]
     (True, True)
-    >>> incumbent.offer(found.best)  # not better than itself
+    >>> incumbent.offer(best)  # not better than itself
     False
     """
 
