@@ -27,11 +27,13 @@ from tenet.cli.options import (
     P,
     R,
     checked_execution,
+    constraints_option,
     engine_options,
     format_and_output,
     kept_output,
     record_options,
     save_plot,
+    time_budget_option,
     written_file,
 )
 from tenet.dse import (
@@ -193,15 +195,14 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
             multiple=True,
             help="Keep points meeting NAME OP VALUE, e.g. 'sbw<=bandwidth' (repeatable).",
         ),
-        kept_option(
-            "--constraints",
-            "mapping_constraints",
-            type=click.Path(dir_okay=False),
-            help="Mapping constraints (YAML): the array mappings spread loops over the PEs it "
+        constraints_option(
+            "Mapping constraints (YAML): the array mappings spread loops over the PEs it "
             "says; with dse --tile, the levels' tile sizes, orders and kept tensors too.",
+            "mapping_constraints",
+            kept=True,
         ),
         *engine_options(workers=2),
-        kept_option("--time-budget", type=float, help="Seconds after which no point starts."),
+        time_budget_option("Seconds after which no point starts.", kept=True),
         kept_option("--skew", default="0,1", show_default=True, help="Skew coefficients."),
         kept_option("--pe-digits", type=click.IntRange(1, 4), default=1, show_default=True),
         kept_option(

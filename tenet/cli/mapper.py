@@ -11,7 +11,14 @@ import click
 
 from tenet.cli.app import choice_option, cli, parse_params, progress, tell
 from tenet.cli.checks import Refusal, check_before_work, check_folder, check_writable, refuses
-from tenet.cli.options import OutputOptions, execution_options, output_options, written_file
+from tenet.cli.options import (
+    OutputOptions,
+    constraints_option,
+    execution_options,
+    output_options,
+    time_budget_option,
+    written_file,
+)
 from tenet.dse import SHOWN_COLUMNS, ExecutionOptions, Interrupted, Mapped
 from tenet.report import records_csv, records_text, write_report
 from tenet.spec import strict_json
@@ -39,18 +46,14 @@ __all__ = ["map_command"]
 )
 @click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
 @choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
-@click.option(
-    "--time-budget",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Seconds per layer after which no part of its search starts; what it could not prove "
-    "stays in its bound and gap.",
+@time_budget_option(
+    "Seconds per layer after which no part of its search starts; what it could not prove "
+    "stays in its bound and gap."
 )
-@click.option(
-    "--constraints",
-    type=click.Path(dir_okay=False),
-    help="Mapping constraints (YAML): a loop's spread over the array, and per level the tile "
+@constraints_option(
+    "Mapping constraints (YAML): a loop's spread over the array, and per level the tile "
     "sizes, loop order and kept or bypassed tensors (docs/dse.md); with --network, of every "
-    "layer entry.",
+    "layer entry."
 )
 @click.option(
     "--save-dataflow",

@@ -63,6 +63,8 @@ __all__ = [
     "image_path",
     "design_inputs",
     "collect_designs",
+    "constraints_option",
+    "time_budget_option",
 ]
 
 P = ParamSpec("P")
@@ -319,6 +321,21 @@ TOPOLOGY_ROWS = click.option(
     help="SCALE-Sim topology rows: GEMMs (name, M, N, K) or convolutions, as SCALE-Sim's -i.",
 )
 """The kind of a SCALE-Sim topology's rows (its ``-i``), of the commands that read one."""
+
+
+def constraints_option(help: str, *names: str, kept: bool = False) -> Decorator:
+    """The ``--constraints FILE`` option of a search: a mapping constraints YAML
+    (:func:`tenet.spec.load_constraints`); ``names`` add the parameter's name, ``kept`` for
+    a record's option (:func:`tenet.cli.app.kept_option`)."""
+    make: Callable[..., Decorator] = kept_option if kept else click.option
+    return make("--constraints", *names, type=click.Path(dir_okay=False), help=help)
+
+
+def time_budget_option(help: str, *, kept: bool = False) -> Decorator:
+    """The ``--time-budget SECONDS`` option of a search (not negative; 0: no part of the
+    search starts after its first answer); ``kept`` for a record's option."""
+    make: Callable[..., Decorator] = kept_option if kept else click.option
+    return make("--time-budget", type=click.FloatRange(min=0), help=help)
 
 
 def design_inputs(command: Callable[..., None]) -> Callable[..., None]:

@@ -14,9 +14,11 @@ from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
     OutputOptions,
     ProblemOptions,
+    constraints_option,
     execution_options,
     output_options,
     problem_options,
+    time_budget_option,
 )
 from tenet.dse import TILING_AUTO_LIMIT, Certificate, ExecutionOptions, Interrupted
 from tenet.report import mapping_row_output
@@ -110,17 +112,13 @@ def _summary(found: Certificate, seconds: float) -> dict[str, Any]:
     help="With --strategy joint, also search above which loops each tensor's copy sits in a "
     "per-PE innermost level of single-instance tiles.",
 )
-@click.option(
-    "--constraints",
-    type=click.Path(dir_okay=False),
-    help="Mapping constraints (YAML): per level the tile sizes, loop order and kept or "
-    "bypassed tensors, and the spread of loops the dataflow must have (docs/dse.md).",
+@constraints_option(
+    "Mapping constraints (YAML): per level the tile sizes, loop order and kept or "
+    "bypassed tensors, and the spread of loops the dataflow must have (docs/dse.md)."
 )
-@click.option(
-    "--time-budget",
-    type=click.FloatRange(min=0),
-    help="Seconds after which no part of the search starts; the best so far is printed "
-    "(with its bound and gap, of a branch and bound).",
+@time_budget_option(
+    "Seconds after which no part of the search starts; the best so far is printed "
+    "(with its bound and gap, of a branch and bound)."
 )
 @execution_options(workers=1)  # as `tenet dse`, but one worker (this process) by default
 @output_options()
