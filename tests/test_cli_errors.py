@@ -131,7 +131,10 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     ((*DSE, "--pareto", "foo,bar", "--plot", "x.png"), "error: --pareto: unknown objective 'foo'"),
     ((*DSE, "--pareto", "latency,energy"), "error: --pareto without --plot: the front"),
     ((*DSE, "--address", "tcp://127.0.0.1:1"), "error: --address needs --engine dask"),
-    ((*DSE, "--time-budget", "-1"), "Invalid value for '--time-budget': -1.0 is not in the range x>=0"),
+    (
+        (*DSE, "--time-budget", "-1"),
+        "Invalid value for '--time-budget': -1.0 is not in the range x>=0",
+    ),
     # sizes
     ((*EVAL, "-p", "M=0"), "error: --param: size M=0: sizes must be at least 1"),
     ((*EVAL, "-p", "M=-5"), "error: --param: size M=-5: sizes must be at least 1"),
