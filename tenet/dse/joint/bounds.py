@@ -27,7 +27,7 @@ import islpy as isl
 
 from tenet.counting import count
 from tenet.dse.tiling.rtile import box_extents
-from tenet.mapping import LoopNest, array_spread
+from tenet.mapping import LoopNest, array_coverage, array_spread
 from tenet.metrics.memory import tensor_relations
 from tenet.model.hierarchy import MemoryLevel
 from tenet.model.problem import Problem
@@ -85,6 +85,32 @@ class TensorFacts:
     """Distinct (PE, element) pairs read, for a tensor never written (0: not counted)."""
     pe_written: int = 0
     """Distinct (PE, element) pairs written (0: not counted)."""
+    subscripts: tuple[tuple[tuple[int, int], ...], ...] = ()
+    """Per subscript, its loops and their coefficients (a separable access without
+    divisions; empty: unknown)."""
+
+
+def _subscripts(
+    relations: Sequence[isl.Map], extents: Sequence[int]
+) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Return per subscript of the one access relation in ``relations`` its loops (of extent
+    more than 1) and their integer coefficients, when :func:`_separable` holds; else ()."""
+    if _separable(relations, extents) is None:
+        return ()
+    relation = next(r for r in relations if not r.is_empty())
+    functions = relation.as_pw_multi_aff()
+    out = []
+    for j in range(relation.dim(isl.dim_type.out)):
+        aff = functions.get_pw_aff(j).get_pieces()[0][1]
+        terms = []
+        for k in range(len(extents)):
+            if extents[k] > 1 and aff.involves_dims(isl.dim_type.in_, k, 1):
+                value = aff.get_coefficient_val(isl.dim_type.in_, k)
+                if not value.is_int():
+                    return ()
+                terms.append((k, int(value.to_python())))
+        out.append(tuple(terms))
+    return tuple(out)
 
 
 def _separable(relations: Sequence[isl.Map], extents: Sequence[int]) -> frozenset[int] | None:
@@ -138,6 +164,10 @@ class BoundContext:
     the used PEs form a grid of per-loop coordinates: some PE takes at least
     ``ceil(size / spread)`` of ``size`` values of each loop (None: unknown, or the bounds
     hold for every array mapping)."""
+    coverage: tuple[Mapping[int, int], ...] | None = None
+    """Per loop and per aligned range of its values (a size dividing its extent), the fewest
+    distinct PE coordinates the range takes (:func:`tenet.mapping.array_coverage`; None:
+    unknown)."""
 
     @classmethod
     def from_problem(cls, problem: Problem, per_pe: bool = True) -> BoundContext:
@@ -171,17 +201,23 @@ class BoundContext:
                     count(read),
                     count(write),
                     *pairs,
+                    _subscripts([read, write], extents),
                 )
             )
         links = problem.architecture.links
         short = all(link.delay <= 1 for link in links)
-        spread = None
+        spread, coverage = None, None
         if per_pe:
             space, domain = problem.dataflow.space_stamp, problem.workload.domain
             spreads = array_spread(space, domain)
             if prod(spreads.values()) == count(space.intersect_domain(domain).range()):
                 spread = tuple(spreads[d] for d in dims)
-        return cls(dims, extents, tuple(facts), problem.architecture.levels, short, spread)
+                covered = array_coverage(space, domain)
+                if covered is not None:
+                    coverage = tuple(covered[d] for d in dims)
+        return cls(
+            dims, extents, tuple(facts), problem.architecture.levels, short, spread, coverage
+        )
 
 
 @dataclass(frozen=True)
@@ -286,6 +322,82 @@ def _visits(
         return outer
     last = max((k for k, (d, _) in enumerate(running) if d in facts.loops), default=-1)
     return prod(n for d, n in running[: last + 1] if d not in facts.loops)
+
+
+def _new_data(context: BoundContext, facts: TensorFacts, loops: Sequence[tuple[int, int]]) -> int:
+    """Return the elements of ``facts``' data that each tile of the perfect tile sequence
+    ``loops`` ((dimension, trips), outermost first) holds and the tile before it does not,
+    summed over the tiles: every tile's data less its overlap with the previous tile, the
+    overlap depending only on the loop that advances (sliding windows included); 0 when the
+    access is not separable."""
+    if not facts.subscripts:
+        return 0
+    extents = context.extents
+    steps, tile = [], list(extents)
+    for d, n in loops:
+        tile[d] //= n
+        steps.append(tile[d])
+    total = prod(_values(tuple((a, tile[d]) for d, a in terms), 0) for terms in facts.subscripts)
+    tiles = prod(n for _, n in loops)
+    new = tiles * total
+    outer = 1
+    for i, (d, n) in enumerate(loops):
+        if n > 1:
+            shift = [0] * len(extents)
+            shift[d] += steps[i]
+            for k in range(i + 1, len(loops)):
+                e, m = loops[k]
+                shift[e] -= (m - 1) * steps[k]
+            overlap = prod(
+                _values(tuple((a, tile[e]) for e, a in terms), sum(a * shift[e] for e, a in terms))
+                for terms in facts.subscripts
+            )
+            new -= (n - 1) * outer * overlap
+        outer *= n
+    return new
+
+
+@lru_cache(maxsize=4096)
+def _values(terms: tuple[tuple[int, int], ...], shift: int) -> int:
+    """Return how many values ``sum(a * v)`` (``terms``: coefficient ``a`` and the number of
+    consecutive values ``v`` takes) the box takes that it also takes shifted by ``shift``
+    (shift 0: how many it takes)."""
+    values = {0}
+    for a, size in terms:
+        values = {x + a * v for x in values for v in range(size)}
+    if not shift:
+        return len(values)
+    return len(values & {x + shift for x in values})
+
+
+def _replication(
+    context: BoundContext, facts: TensorFacts, loops: Sequence[tuple[int, int]], perfect: bool
+) -> tuple[int, int]:
+    """Return the visits of each block of ``facts``' data by the tile sequence ``loops`` (as
+    :func:`_visits`) and the fewest PEs that take each element of a block during one visit
+    (per-PE runs: each visit's (PE, element) pairs are filled again); (1, 1) when unknown."""
+    visits = _visits(facts, loops, perfect)
+    if context.coverage is None or not perfect or not facts.disjoint or facts.halo:
+        return visits, 1
+    running = [(d, n) for d, n in loops if n > 1]
+    last = max((k for k, (d, _) in enumerate(running) if d in facts.loops), default=-1)
+    ranges = list(context.extents)
+    for d, n in running[: last + 1]:
+        ranges[d] //= n
+    pes = prod(context.coverage[d][ranges[d]] for d in range(len(ranges)) if d not in facts.loops)
+    return visits, pes
+
+
+def _tile_pes(context: BoundContext, facts: TensorFacts, loops: Sequence[tuple[int, int]]) -> int:
+    """Return the fewest PEs that take each element of ``facts``' data in one tile of the
+    sequence ``loops`` (the loops it does not depend on spread it over their coordinates in
+    the tile); 1 when unknown."""
+    if context.coverage is None:
+        return 1
+    tile = list(context.extents)
+    for d, n in loops:
+        tile[d] //= n
+    return prod(context.coverage[d][tile[d]] for d in range(len(tile)) if d not in facts.loops)
 
 
 def lower_bound(
@@ -402,6 +514,11 @@ def _bound(
             below = child > last and _overflows(context, facts, levels[child], tile)
             visits = _visits(facts, sequence, perfect[child], inside, innermost, below)
             into = visits * facts.read_only + (visits - 1) * facts.written
+            new = 0
+            if facts.halo and facts.read_only and perfect[child]:
+                # a sliding window: each tile brings what the one before it lacks
+                new = _new_data(context, facts, sequence)
+                into = max(into, new)
             out = visits * facts.written
             reads_in[parent] += into
             writes_in[parent] += out
@@ -409,8 +526,15 @@ def _bound(
             served += out * _exact(levels[parent].energy_write)
             write, read = _exact(levels[child].energy_write), _exact(levels[child].energy_read)
             if levels[child].per_pe:
-                energy += served + max(into, facts.pe_read_only) * write
-                energy += max(out, facts.pe_written) * read
+                # per-PE runs over the fixed, ordered loops (a free band refines them)
+                runs, pes = _replication(context, facts, sequence, perfect[child])
+                pe_into = (runs * facts.read_only + (runs - 1) * facts.written) * pes
+                if new:
+                    # each new element of a tile is new to every PE that takes it there
+                    pe_into = max(pe_into, new * _tile_pes(context, facts, sequence))
+                pe_out = runs * facts.written * pes
+                energy += served + max(into, facts.pe_read_only, pe_into) * write
+                energy += max(out, facts.pe_written, pe_out) * read
                 # the estimate: every visit fills the PEs' own pairs
                 pairs = facts.pe_read_only or facts.read_only, facts.pe_written or facts.written
                 estimate += served + (visits * pairs[0] + (visits - 1) * pairs[1]) * write

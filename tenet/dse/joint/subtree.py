@@ -345,6 +345,9 @@ class _Walk:
         outside = bands[-2][1] if len(bands) > 1 else s.context.extents
         capacity = s.context.levels[s.innermost].capacity
         choices = []
+        # by energy each tensor's share depends on its own place only: bound each span once
+        by_span: dict[int, Bound] = {}
+        position = {facts.tensor: k for k, facts in enumerate(s.context.tensors)}
         for spans in place_choices(bands[-1], outside, s.tensors):
             spanned = {
                 t: [
@@ -358,6 +361,17 @@ class _Walk:
             )
             if capacity is not None and need > capacity:
                 self.tally.too_big += 1
+                continue
+            if s.objective == "energy":
+                wanted = {f.tensor: spans.get(f.tensor, 0) for f in s.context.tensors}
+                for n in set(wanted.values()) - set(by_span):
+                    by_span[n] = lower_bound(
+                        s.context, s.compute, bands, s.keeps, places=dict.fromkeys(s.tensors, n)
+                    )
+                parts = [by_span[n].shares[position[t]] for t, n in wanted.items()]
+                energy = sum((x.energy for x in parts), Fraction(0))
+                estimate = sum((x.estimate for x in parts), Fraction(0))
+                choices.append(((estimate, energy), spans))
                 continue
             bound = lower_bound(s.context, s.compute, bands, s.keeps, places=spans)
             choices.append((bound.order(s.objective), spans))
