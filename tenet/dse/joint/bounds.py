@@ -244,7 +244,8 @@ class Bound:
     every visit. It orders the children of a node (the search visits likelier ones first)."""
     shares: tuple[Share, ...] = ()
     """Each tensor's part of :attr:`energy` and :attr:`estimate`, in the context's order:
-    the energy is their sum."""
+    the energy is at least their sum (more when the tensors kept whole at a per-PE level
+    must fit it together)."""
 
     def value(self, objective: MemoryObjective) -> Fraction:
         """Return the bound of ``objective``: cycles, energy, or their product."""
@@ -502,47 +503,59 @@ def _bound(
     reads_in = [0] * len(levels)
     writes_in = [0] * len(levels)
     shares = []
+    # a per-PE level whose band is not fixed: the tensors whose share of the last fixed tile
+    # it may keep whole (resident) must fit it together; the others are revisited by every
+    # fixed loop they do not depend on
+    choices: list[tuple[int, Fraction]] = []
     for facts in context.tensors:
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
         nearest = levels[holders[-1]]
         energy = facts.reads * _exact(nearest.energy_read)
         energy += facts.writes * _exact(nearest.energy_write)
         estimate = energy
+        extra: Fraction | None = None
         for parent, child in zip(holders, holders[1:], strict=False):
             inside = free if child >= last else ()
             sequence = own.get(facts.tensor, loops[child]) if child == last else loops[child]
             below = child > last and _overflows(context, facts, levels[child], tile)
-            visits = _visits(facts, sequence, perfect[child], inside, innermost, below)
-            into = visits * facts.read_only + (visits - 1) * facts.written
-            new = 0
-            if facts.halo and facts.read_only and perfect[child]:
-                # a sliding window: each tile brings what the one before it lacks
-                new = _new_data(context, facts, sequence)
-                into = max(into, new)
-            out = visits * facts.written
-            reads_in[parent] += into
-            writes_in[parent] += out
-            served = into * _exact(levels[parent].energy_read)
-            served += out * _exact(levels[parent].energy_write)
-            write, read = _exact(levels[child].energy_write), _exact(levels[child].energy_read)
-            if levels[child].per_pe:
-                # per-PE runs over the fixed, ordered loops (a free band refines them)
-                runs, pes = _replication(context, facts, sequence, perfect[child])
-                pe_into = (runs * facts.read_only + (runs - 1) * facts.written) * pes
-                if new:
-                    # each new element of a tile is new to every PE that takes it there
-                    pe_into = max(pe_into, new * _tile_pes(context, facts, sequence))
-                pe_out = runs * facts.written * pes
-                energy += served + max(into, facts.pe_read_only, pe_into) * write
-                energy += max(out, facts.pe_written, pe_out) * read
-                # the estimate: every visit fills the PEs' own pairs
-                pairs = facts.pe_read_only or facts.read_only, facts.pe_written or facts.written
-                estimate += served + (visits * pairs[0] + (visits - 1) * pairs[1]) * write
-                estimate += visits * pairs[1] * read
-            else:
-                energy += served + into * write + out * read
-                estimate += served + into * write + out * read
+            hop = _hop(
+                context,
+                facts,
+                levels,
+                parent,
+                child,
+                sequence,
+                perfect[child],
+                inside,
+                innermost,
+                below,
+                tile,
+            )
+            reads_in[parent] += hop[2]
+            writes_in[parent] += hop[3]
+            energy += hop[0]
+            estimate += hop[1]
+            need = _resident_need(context, facts, levels[child], tile)
+            if child > last and not below and need is not None and extra is None:
+                moved = _hop(
+                    context,
+                    facts,
+                    levels,
+                    parent,
+                    child,
+                    sequence,
+                    perfect[child],
+                    inside,
+                    innermost,
+                    True,
+                    tile,
+                )
+                extra = Fraction(max(0, moved[0] - hop[0]))
+                choices.append((need, extra))
         shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
+    coupled = sum((x.energy for x in shares), Fraction(0)) + _least_extra(
+        choices, _capacity(context, last)
+    )
     latency, bottleneck = Fraction(compute), "compute"
     for k, level in enumerate(levels):
         time = _time(reads_in[k], level.read_bandwidth) + _time(writes_in[k], level.write_bandwidth)
@@ -550,11 +563,103 @@ def _bound(
             latency, bottleneck = time, level.name
     return Bound(
         latency,
-        sum((x.energy for x in shares), Fraction(0)),
+        coupled,
         bottleneck,
-        sum((x.estimate for x in shares), Fraction(0)),
+        max(coupled, sum((x.estimate for x in shares), Fraction(0))),
         tuple(shares),
     )
+
+
+def _hop(
+    context: BoundContext,
+    facts: TensorFacts,
+    levels: Sequence[MemoryLevel],
+    parent: int,
+    child: int,
+    sequence: Sequence[tuple[int, int]],
+    perfect: bool,
+    inside: Sequence[tuple[int, int]],
+    innermost: int | None,
+    below: bool,
+    tile: Sequence[int],
+) -> tuple[int | Fraction, int | Fraction, int, int]:
+    """Return the bounded energy and estimate of ``facts``' traffic from level ``parent`` into
+    level ``child`` over the tile ``sequence`` (see :func:`_bound`), and the elements read
+    out of and written into the parent."""
+    visits = _visits(facts, sequence, perfect, inside, innermost, below)
+    into = visits * facts.read_only + (visits - 1) * facts.written
+    new = 0
+    if facts.halo and facts.read_only and perfect:
+        # a sliding window: each tile brings what the one before it lacks
+        new = _new_data(context, facts, sequence)
+        into = max(into, new)
+    out = visits * facts.written
+    served = into * _exact(levels[parent].energy_read)
+    served += out * _exact(levels[parent].energy_write)
+    write, read = _exact(levels[child].energy_write), _exact(levels[child].energy_read)
+    if not levels[child].per_pe:
+        energy = served + into * write + out * read
+        return energy, energy, into, out
+    # per-PE runs over the fixed, ordered loops (a free band refines them)
+    runs, pes = _replication(context, facts, sequence, perfect)
+    pe_into = (runs * facts.read_only + (runs - 1) * facts.written) * pes
+    pe_out = runs * facts.written * pes
+    if new:
+        # each new element of a tile is new to every PE that takes it there
+        pe_into = max(pe_into, new * _tile_pes(context, facts, sequence))
+    if below and perfect and facts.disjoint and not facts.halo:
+        # every last fixed tile brings the tensor's share again, to every PE that takes it
+        spread = _pes_of(context, facts, tile)
+        pe_into = max(pe_into, into * spread)
+        pe_out = max(pe_out, out * spread)
+    energy = served + max(into, facts.pe_read_only, pe_into) * write
+    energy += max(out, facts.pe_written, pe_out) * read
+    # the estimate: every visit fills the PEs' own pairs
+    pairs = facts.pe_read_only or facts.read_only, facts.pe_written or facts.written
+    estimate = served + (visits * pairs[0] + (visits - 1) * pairs[1]) * write
+    estimate += visits * pairs[1] * read
+    return energy, estimate, into, out
+
+
+def _pes_of(context: BoundContext, facts: TensorFacts, sizes: Sequence[int]) -> int:
+    """Return the fewest PEs that take each element of ``facts``' data in a tile of ``sizes``
+    (aligned); 1 when unknown."""
+    if context.coverage is None:
+        return 1
+    return prod(context.coverage[d][sizes[d]] for d in range(len(sizes)) if d not in facts.loops)
+
+
+def _resident_need(
+    context: BoundContext, facts: TensorFacts, level: MemoryLevel, tile: Sequence[int]
+) -> int | None:
+    """Return the elements of ``facts``' share of a ``tile`` that some PE keeps in a per-PE
+    ``level`` (with a capacity) when it keeps it whole; None when not counted."""
+    if not level.per_pe or level.capacity is None or context.spread is None:
+        return None
+    if not facts.disjoint or facts.halo:
+        return None
+    return prod(-(-tile[d] // context.spread[d]) for d in facts.loops)
+
+
+def _capacity(context: BoundContext, last: int) -> int | None:
+    """Return the capacity of the per-PE level inside ``last`` (None: none or unbounded)."""
+    inner = [lv for k, lv in enumerate(context.levels) if k > last and lv.per_pe]
+    return inner[0].capacity if len(inner) == 1 else None
+
+
+def _least_extra(choices: Sequence[tuple[int, Fraction]], capacity: int | None) -> Fraction:
+    """Return the least extra energy over the sets of tensors kept whole at a per-PE level
+    of ``capacity``: each choice is a tensor's need when kept whole and the extra energy
+    when not; the needs of the tensors kept whole add up within the capacity."""
+    if capacity is None or not choices:
+        return Fraction(0)
+    least: Fraction | None = None
+    for mask in range(1 << len(choices)):
+        need = sum(c[0] for k, c in enumerate(choices) if mask >> k & 1)
+        if need <= capacity:
+            extra = sum((c[1] for k, c in enumerate(choices) if not mask >> k & 1), Fraction(0))
+            least = extra if least is None else min(least, extra)
+    return least if least is not None else Fraction(0)
 
 
 def _overflows(
