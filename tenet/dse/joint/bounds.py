@@ -164,6 +164,8 @@ class BoundContext:
     the used PEs form a grid of per-loop coordinates: some PE takes at least
     ``ceil(size / spread)`` of ``size`` values of each loop (None: unknown, or the bounds
     hold for every array mapping)."""
+    pes: int = 0
+    """The PEs the array mapping uses (0: not counted)."""
     coverage: tuple[Mapping[int, int], ...] | None = None
     """Per loop and per aligned range of its values (a size dividing its extent), the fewest
     distinct PE coordinates the range takes (:func:`tenet.mapping.array_coverage`; None:
@@ -206,17 +208,18 @@ class BoundContext:
             )
         links = problem.architecture.links
         short = all(link.delay <= 1 for link in links)
-        spread, coverage = None, None
+        spread, coverage, used = None, None, 0
         if per_pe:
             space, domain = problem.dataflow.space_stamp, problem.workload.domain
             spreads = array_spread(space, domain)
-            if prod(spreads.values()) == count(space.intersect_domain(domain).range()):
+            used = count(space.intersect_domain(domain).range())
+            if prod(spreads.values()) == used:
                 spread = tuple(spreads[d] for d in dims)
                 covered = array_coverage(space, domain)
                 if covered is not None:
                     coverage = tuple(covered[d] for d in dims)
         return cls(
-            dims, extents, tuple(facts), problem.architecture.levels, short, spread, coverage
+            dims, extents, tuple(facts), problem.architecture.levels, short, spread, used, coverage
         )
 
 
@@ -325,36 +328,54 @@ def _visits(
     return prod(n for d, n in running[: last + 1] if d not in facts.loops)
 
 
-def _new_data(context: BoundContext, facts: TensorFacts, loops: Sequence[tuple[int, int]]) -> int:
+def _new_data(
+    context: BoundContext,
+    facts: TensorFacts,
+    loops: Sequence[tuple[int, int]],
+    free: Sequence[tuple[int, int]] = (),
+    innermost: int | None = None,
+) -> int:
     """Return the elements of ``facts``' data that each tile of the perfect tile sequence
-    ``loops`` ((dimension, trips), outermost first) holds and the tile before it does not,
+    ``loops`` ((dimension, trips), outermost first), then the loops ``free`` of a band in an
+    unknown order but for its ``innermost`` loop, holds and the tile before it does not,
     summed over the tiles: every tile's data less its overlap with the previous tile, the
-    overlap depending only on the loop that advances (sliding windows included); 0 when the
-    access is not separable."""
+    overlap depending only on the loop that advances (sliding windows included; a step of a
+    free loop other than the innermost is taken to overlap wholly); 0 when the access is not
+    separable."""
     if not facts.subscripts:
         return 0
     extents = context.extents
     steps, tile = [], list(extents)
-    for d, n in loops:
+    for d, n in [*loops, *free]:
         tile[d] //= n
         steps.append(tile[d])
-    total = prod(_values(tuple((a, tile[d]) for d, a in terms), 0) for terms in facts.subscripts)
-    tiles = prod(n for _, n in loops)
-    new = tiles * total
+
+    def overlap(shift: Sequence[int]) -> int:
+        return prod(
+            _values(tuple((a, tile[e]) for e, a in terms), sum(a * shift[e] for e, a in terms))
+            for terms in facts.subscripts
+        )
+
+    total = overlap([0] * len(extents))
+    inner = prod(n for _, n in free)
+    new = prod(n for _, n in loops) * inner * total
     outer = 1
     for i, (d, n) in enumerate(loops):
         if n > 1:
             shift = [0] * len(extents)
             shift[d] += steps[i]
-            for k in range(i + 1, len(loops)):
-                e, m = loops[k]
+            for k, (e, m) in enumerate([*loops, *free][i + 1 :], start=i + 1):
                 shift[e] -= (m - 1) * steps[k]
-            overlap = prod(
-                _values(tuple((a, tile[e]) for e, a in terms), sum(a * shift[e] for e, a in terms))
-                for terms in facts.subscripts
-            )
-            new -= (n - 1) * outer * overlap
+            new -= (n - 1) * outer * overlap(shift)
         outer *= n
+    if inner > 1 and innermost is not None:
+        n = dict(free)[innermost]
+        shift = [0] * len(extents)
+        shift[innermost] = tile[innermost]
+        last = (n - 1) * (inner // n) * overlap(shift)
+        new -= outer * (last + (inner // n - 1) * total)
+    elif inner > 1:
+        new -= outer * (inner - 1) * total
     return new
 
 
@@ -530,6 +551,7 @@ def _bound(
                 innermost,
                 below,
                 tile,
+                child > last,
             )
             reads_in[parent] += hop[2]
             writes_in[parent] += hop[3]
@@ -549,12 +571,15 @@ def _bound(
                     innermost,
                     True,
                     tile,
+                    True,
                 )
                 extra = Fraction(max(0, moved[0] - hop[0]))
                 choices.append((need, extra))
         shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
+    inner = [k for k, lv in enumerate(levels) if k > last and lv.per_pe]
+    held = sum(1 for f in context.tensors if inner and _holds(keeps[inner[0]], f.tensor))
     coupled = sum((x.energy for x in shares), Fraction(0)) + _least_extra(
-        choices, _capacity(context, last)
+        choices, _capacity(context, last), held
     )
     latency, bottleneck = Fraction(compute), "compute"
     for k, level in enumerate(levels):
@@ -582,6 +607,7 @@ def _hop(
     innermost: int | None,
     below: bool,
     tile: Sequence[int],
+    unfixed: bool = False,
 ) -> tuple[int | Fraction, int | Fraction, int, int]:
     """Return the bounded energy and estimate of ``facts``' traffic from level ``parent`` into
     level ``child`` over the tile ``sequence`` (see :func:`_bound`), and the elements read
@@ -591,7 +617,7 @@ def _hop(
     new = 0
     if facts.halo and facts.read_only and perfect:
         # a sliding window: each tile brings what the one before it lacks
-        new = _new_data(context, facts, sequence)
+        new = _new_data(context, facts, sequence, inside, innermost)
         into = max(into, new)
     out = visits * facts.written
     served = into * _exact(levels[parent].energy_read)
@@ -606,12 +632,31 @@ def _hop(
     pe_out = runs * facts.written * pes
     if new:
         # each new element of a tile is new to every PE that takes it there
-        pe_into = max(pe_into, new * _tile_pes(context, facts, sequence))
+        pe_into = max(pe_into, new * _tile_pes(context, facts, [*sequence, *inside]))
     if below and perfect and facts.disjoint and not facts.halo:
         # every last fixed tile brings the tensor's share again, to every PE that takes it
         spread = _pes_of(context, facts, tile)
         pe_into = max(pe_into, into * spread)
         pe_out = max(pe_out, out * spread)
+    capacity = levels[child].capacity
+    if unfixed and perfect and facts.subscripts and context.pes and capacity is not None:
+        # each last fixed tile: a PE holds at most its capacity when the tile starts, and
+        # brings (or sends back) the rest of what it takes there
+        tiles = prod(e // t for e, t in zip(context.extents, tile, strict=True))
+        data = prod(_values(tuple((a, tile[d]) for d, a in terms), 0) for terms in facts.subscripts)
+        held = context.pes * capacity
+        pairs_in = max(0, data * _pes_of(context, facts, tile) - held) * tiles
+        array_in = max(0, data - held) * tiles
+        if facts.read_only:
+            pe_into = max(pe_into, pairs_in)
+            if array_in > into:
+                served += (array_in - into) * _exact(levels[parent].energy_read)
+                into = array_in
+        elif facts.written:
+            pe_out = max(pe_out, pairs_in)
+            if array_in > out:
+                served += (array_in - out) * _exact(levels[parent].energy_write)
+                out = array_in
     energy = served + max(into, facts.pe_read_only, pe_into) * write
     energy += max(out, facts.pe_written, pe_out) * read
     # the estimate: every visit fills the PEs' own pairs
@@ -647,15 +692,20 @@ def _capacity(context: BoundContext, last: int) -> int | None:
     return inner[0].capacity if len(inner) == 1 else None
 
 
-def _least_extra(choices: Sequence[tuple[int, Fraction]], capacity: int | None) -> Fraction:
+def _least_extra(
+    choices: Sequence[tuple[int, Fraction]], capacity: int | None, held: int
+) -> Fraction:
     """Return the least extra energy over the sets of tensors kept whole at a per-PE level
-    of ``capacity``: each choice is a tensor's need when kept whole and the extra energy
-    when not; the needs of the tensors kept whole add up within the capacity."""
+    of ``capacity`` holding ``held`` tensors: each choice is a tensor's need when kept whole
+    and the extra energy when not. At the first moment the first PE holds the whole share
+    of each tensor kept whole and at least one element of every other (its first instance
+    reads or writes it): together within the capacity."""
     if capacity is None or not choices:
         return Fraction(0)
     least: Fraction | None = None
     for mask in range(1 << len(choices)):
-        need = sum(c[0] for k, c in enumerate(choices) if mask >> k & 1)
+        kept = [c[0] for k, c in enumerate(choices) if mask >> k & 1]
+        need = sum(kept) + held - len(kept)
         if need <= capacity:
             extra = sum((c[1] for k, c in enumerate(choices) if not mask >> k & 1), Fraction(0))
             least = extra if least is None else min(least, extra)
