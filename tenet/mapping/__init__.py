@@ -8,6 +8,7 @@ from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.recover import (
     LoopDigit,
     array_blocks,
+    array_coverage,
     array_cut,
     array_spread,
     box,
@@ -49,6 +50,7 @@ __all__ = [
     "difference",
     "box",
     "array_blocks",
+    "array_coverage",
     "array_spread",
     "array_cut",
     "cuts_array",

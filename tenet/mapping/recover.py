@@ -634,6 +634,40 @@ def array_spread(space: isl.Map, domain: isl.Set) -> dict[str, int]:
     return {dim: len(set(row)) for dim, row in _lines(space, domain).items()}
 
 
+def array_coverage(space: isl.Map, domain: isl.Set) -> dict[str, dict[int, int]] | None:
+    """Return, per loop of the box ``domain`` and per size ``r`` dividing its extent, the
+    fewest distinct PE coordinates of ``space`` that ``r`` consecutive values of the loop
+    starting at a multiple of ``r`` take (the others fixed); None unless every PE axis of
+    ``space`` involves at most one loop, so that the PEs of a box of loop values are the
+    product of each loop's coordinates.
+
+    Examples
+    --------
+    >>> domain = isl.Set("{S[i, j]: 0 <= i < 32 and 0 <= j < 4}")
+    >>> array_coverage(isl.Map("{S[i, j] -> PE[i % 16]}"), domain)["i"]
+    {1: 1, 2: 2, 4: 4, 8: 8, 16: 16, 32: 16}
+    """
+    functions = space.as_pw_multi_aff()
+    loops = range(space.dim(isl.dim_type.in_))
+    for axis in range(space.dim(isl.dim_type.out)):
+        used: set[int] = set()
+        for where, aff in functions.get_pw_aff(axis).get_pieces():
+            # a piece chosen by another loop's value breaks the product as its formula does
+            used |= {k for k in loops if aff.involves_dims(isl.dim_type.in_, k, 1)}
+            used |= {k for k in loops if where.involves_dims(isl.dim_type.set, k, 1)}
+        if len(used) > 1:
+            return None
+    out: dict[str, dict[int, int]] = {}
+    for dim, row in _lines(space, domain).items():
+        n = len(row)
+        out[dim] = {
+            r: min(len(set(row[a : a + r])) for a in range(0, n, r))
+            for r in range(1, n + 1)
+            if n % r == 0
+        }
+    return out
+
+
 def _lines(space: isl.Map, domain: isl.Set) -> dict[str, list[tuple[int, ...]]]:
     """Return, per loop of the box ``domain``, the PE coordinates of ``space`` along the loop
     (the other loops at their lowest), in order."""

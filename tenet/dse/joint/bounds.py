@@ -27,7 +27,7 @@ import islpy as isl
 
 from tenet.counting import count
 from tenet.dse.tiling.rtile import box_extents
-from tenet.mapping import LoopNest, array_spread
+from tenet.mapping import LoopNest, array_coverage, array_spread
 from tenet.metrics.memory import tensor_relations
 from tenet.model.hierarchy import MemoryLevel
 from tenet.model.problem import Problem
@@ -85,6 +85,32 @@ class TensorFacts:
     """Distinct (PE, element) pairs read, for a tensor never written (0: not counted)."""
     pe_written: int = 0
     """Distinct (PE, element) pairs written (0: not counted)."""
+    subscripts: tuple[tuple[tuple[int, int], ...], ...] = ()
+    """Per subscript, its loops and their coefficients (a separable access without
+    divisions; empty: unknown)."""
+
+
+def _subscripts(
+    relations: Sequence[isl.Map], extents: Sequence[int]
+) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Return per subscript of the one access relation in ``relations`` its loops (of extent
+    more than 1) and their integer coefficients, when :func:`_separable` holds; else ()."""
+    if _separable(relations, extents) is None:
+        return ()
+    relation = next(r for r in relations if not r.is_empty())
+    functions = relation.as_pw_multi_aff()
+    out = []
+    for j in range(relation.dim(isl.dim_type.out)):
+        aff = functions.get_pw_aff(j).get_pieces()[0][1]
+        terms = []
+        for k in range(len(extents)):
+            if extents[k] > 1 and aff.involves_dims(isl.dim_type.in_, k, 1):
+                value = aff.get_coefficient_val(isl.dim_type.in_, k)
+                if not value.is_int():
+                    return ()
+                terms.append((k, int(value.to_python())))
+        out.append(tuple(terms))
+    return tuple(out)
 
 
 def _separable(relations: Sequence[isl.Map], extents: Sequence[int]) -> frozenset[int] | None:
@@ -138,6 +164,12 @@ class BoundContext:
     the used PEs form a grid of per-loop coordinates: some PE takes at least
     ``ceil(size / spread)`` of ``size`` values of each loop (None: unknown, or the bounds
     hold for every array mapping)."""
+    pes: int = 0
+    """The PEs the array mapping uses (0: not counted)."""
+    coverage: tuple[Mapping[int, int], ...] | None = None
+    """Per loop and per aligned range of its values (a size dividing its extent), the fewest
+    distinct PE coordinates the range takes (:func:`tenet.mapping.array_coverage`; None:
+    unknown)."""
 
     @classmethod
     def from_problem(cls, problem: Problem, per_pe: bool = True) -> BoundContext:
@@ -171,17 +203,24 @@ class BoundContext:
                     count(read),
                     count(write),
                     *pairs,
+                    _subscripts([read, write], extents),
                 )
             )
         links = problem.architecture.links
         short = all(link.delay <= 1 for link in links)
-        spread = None
+        spread, coverage, used = None, None, 0
         if per_pe:
             space, domain = problem.dataflow.space_stamp, problem.workload.domain
             spreads = array_spread(space, domain)
-            if prod(spreads.values()) == count(space.intersect_domain(domain).range()):
+            used = count(space.intersect_domain(domain).range())
+            if prod(spreads.values()) == used:
                 spread = tuple(spreads[d] for d in dims)
-        return cls(dims, extents, tuple(facts), problem.architecture.levels, short, spread)
+                covered = array_coverage(space, domain)
+                if covered is not None:
+                    coverage = tuple(covered[d] for d in dims)
+        return cls(
+            dims, extents, tuple(facts), problem.architecture.levels, short, spread, used, coverage
+        )
 
 
 @dataclass(frozen=True)
@@ -208,7 +247,8 @@ class Bound:
     every visit. It orders the children of a node (the search visits likelier ones first)."""
     shares: tuple[Share, ...] = ()
     """Each tensor's part of :attr:`energy` and :attr:`estimate`, in the context's order:
-    the energy is their sum."""
+    the energy is at least their sum (more when the tensors kept whole at a per-PE level
+    must fit it together)."""
 
     def value(self, objective: MemoryObjective) -> Fraction:
         """Return the bound of ``objective``: cycles, energy, or their product."""
@@ -286,6 +326,100 @@ def _visits(
         return outer
     last = max((k for k, (d, _) in enumerate(running) if d in facts.loops), default=-1)
     return prod(n for d, n in running[: last + 1] if d not in facts.loops)
+
+
+def _new_data(
+    context: BoundContext,
+    facts: TensorFacts,
+    loops: Sequence[tuple[int, int]],
+    free: Sequence[tuple[int, int]] = (),
+    innermost: int | None = None,
+) -> int:
+    """Return the elements of ``facts``' data that each tile of the perfect tile sequence
+    ``loops`` ((dimension, trips), outermost first), then the loops ``free`` of a band in an
+    unknown order but for its ``innermost`` loop, holds and the tile before it does not,
+    summed over the tiles: every tile's data less its overlap with the previous tile, the
+    overlap depending only on the loop that advances (sliding windows included; a step of a
+    free loop other than the innermost is taken to overlap wholly); 0 when the access is not
+    separable."""
+    if not facts.subscripts:
+        return 0
+    extents = context.extents
+    steps, tile = [], list(extents)
+    for d, n in [*loops, *free]:
+        tile[d] //= n
+        steps.append(tile[d])
+
+    def overlap(shift: Sequence[int]) -> int:
+        return prod(
+            _values(tuple((a, tile[e]) for e, a in terms), sum(a * shift[e] for e, a in terms))
+            for terms in facts.subscripts
+        )
+
+    total = overlap([0] * len(extents))
+    inner = prod(n for _, n in free)
+    new = prod(n for _, n in loops) * inner * total
+    outer = 1
+    for i, (d, n) in enumerate(loops):
+        if n > 1:
+            shift = [0] * len(extents)
+            shift[d] += steps[i]
+            for k, (e, m) in enumerate([*loops, *free][i + 1 :], start=i + 1):
+                shift[e] -= (m - 1) * steps[k]
+            new -= (n - 1) * outer * overlap(shift)
+        outer *= n
+    if inner > 1 and innermost is not None:
+        n = dict(free)[innermost]
+        shift = [0] * len(extents)
+        shift[innermost] = tile[innermost]
+        last = (n - 1) * (inner // n) * overlap(shift)
+        new -= outer * (last + (inner // n - 1) * total)
+    elif inner > 1:
+        new -= outer * (inner - 1) * total
+    return new
+
+
+@lru_cache(maxsize=4096)
+def _values(terms: tuple[tuple[int, int], ...], shift: int) -> int:
+    """Return how many values ``sum(a * v)`` (``terms``: coefficient ``a`` and the number of
+    consecutive values ``v`` takes) the box takes that it also takes shifted by ``shift``
+    (shift 0: how many it takes)."""
+    values = {0}
+    for a, size in terms:
+        values = {x + a * v for x in values for v in range(size)}
+    if not shift:
+        return len(values)
+    return len(values & {x + shift for x in values})
+
+
+def _replication(
+    context: BoundContext, facts: TensorFacts, loops: Sequence[tuple[int, int]], perfect: bool
+) -> tuple[int, int]:
+    """Return the visits of each block of ``facts``' data by the tile sequence ``loops`` (as
+    :func:`_visits`) and the fewest PEs that take each element of a block during one visit
+    (per-PE runs: each visit's (PE, element) pairs are filled again); (1, 1) when unknown."""
+    visits = _visits(facts, loops, perfect)
+    if context.coverage is None or not perfect or not facts.disjoint or facts.halo:
+        return visits, 1
+    running = [(d, n) for d, n in loops if n > 1]
+    last = max((k for k, (d, _) in enumerate(running) if d in facts.loops), default=-1)
+    ranges = list(context.extents)
+    for d, n in running[: last + 1]:
+        ranges[d] //= n
+    pes = prod(context.coverage[d][ranges[d]] for d in range(len(ranges)) if d not in facts.loops)
+    return visits, pes
+
+
+def _tile_pes(context: BoundContext, facts: TensorFacts, loops: Sequence[tuple[int, int]]) -> int:
+    """Return the fewest PEs that take each element of ``facts``' data in one tile of the
+    sequence ``loops`` (the loops it does not depend on spread it over their coordinates in
+    the tile); 1 when unknown."""
+    if context.coverage is None:
+        return 1
+    tile = list(context.extents)
+    for d, n in loops:
+        tile[d] //= n
+    return prod(context.coverage[d][tile[d]] for d in range(len(tile)) if d not in facts.loops)
 
 
 def lower_bound(
@@ -390,35 +524,63 @@ def _bound(
     reads_in = [0] * len(levels)
     writes_in = [0] * len(levels)
     shares = []
+    # a per-PE level whose band is not fixed: the tensors whose share of the last fixed tile
+    # it may keep whole (resident) must fit it together; the others are revisited by every
+    # fixed loop they do not depend on
+    choices: list[tuple[int, Fraction]] = []
     for facts in context.tensors:
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
         nearest = levels[holders[-1]]
         energy = facts.reads * _exact(nearest.energy_read)
         energy += facts.writes * _exact(nearest.energy_write)
         estimate = energy
+        extra: Fraction | None = None
         for parent, child in zip(holders, holders[1:], strict=False):
             inside = free if child >= last else ()
             sequence = own.get(facts.tensor, loops[child]) if child == last else loops[child]
             below = child > last and _overflows(context, facts, levels[child], tile)
-            visits = _visits(facts, sequence, perfect[child], inside, innermost, below)
-            into = visits * facts.read_only + (visits - 1) * facts.written
-            out = visits * facts.written
-            reads_in[parent] += into
-            writes_in[parent] += out
-            served = into * _exact(levels[parent].energy_read)
-            served += out * _exact(levels[parent].energy_write)
-            write, read = _exact(levels[child].energy_write), _exact(levels[child].energy_read)
-            if levels[child].per_pe:
-                energy += served + max(into, facts.pe_read_only) * write
-                energy += max(out, facts.pe_written) * read
-                # the estimate: every visit fills the PEs' own pairs
-                pairs = facts.pe_read_only or facts.read_only, facts.pe_written or facts.written
-                estimate += served + (visits * pairs[0] + (visits - 1) * pairs[1]) * write
-                estimate += visits * pairs[1] * read
-            else:
-                energy += served + into * write + out * read
-                estimate += served + into * write + out * read
+            hop = _hop(
+                context,
+                facts,
+                levels,
+                parent,
+                child,
+                sequence,
+                perfect[child],
+                inside,
+                innermost,
+                below,
+                tile,
+                child > last,
+            )
+            reads_in[parent] += hop[2]
+            writes_in[parent] += hop[3]
+            energy += hop[0]
+            estimate += hop[1]
+            need = _resident_need(context, facts, levels[child], tile)
+            if child > last and not below and need is not None and extra is None:
+                moved = _hop(
+                    context,
+                    facts,
+                    levels,
+                    parent,
+                    child,
+                    sequence,
+                    perfect[child],
+                    inside,
+                    innermost,
+                    True,
+                    tile,
+                    True,
+                )
+                extra = Fraction(max(0, moved[0] - hop[0]))
+                choices.append((need, extra))
         shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
+    inner = [k for k, lv in enumerate(levels) if k > last and lv.per_pe]
+    held = sum(1 for f in context.tensors if inner and _holds(keeps[inner[0]], f.tensor))
+    coupled = sum((x.energy for x in shares), Fraction(0)) + _least_extra(
+        choices, _capacity(context, last), held
+    )
     latency, bottleneck = Fraction(compute), "compute"
     for k, level in enumerate(levels):
         time = _time(reads_in[k], level.read_bandwidth) + _time(writes_in[k], level.write_bandwidth)
@@ -426,11 +588,128 @@ def _bound(
             latency, bottleneck = time, level.name
     return Bound(
         latency,
-        sum((x.energy for x in shares), Fraction(0)),
+        coupled,
         bottleneck,
-        sum((x.estimate for x in shares), Fraction(0)),
+        max(coupled, sum((x.estimate for x in shares), Fraction(0))),
         tuple(shares),
     )
+
+
+def _hop(
+    context: BoundContext,
+    facts: TensorFacts,
+    levels: Sequence[MemoryLevel],
+    parent: int,
+    child: int,
+    sequence: Sequence[tuple[int, int]],
+    perfect: bool,
+    inside: Sequence[tuple[int, int]],
+    innermost: int | None,
+    below: bool,
+    tile: Sequence[int],
+    unfixed: bool = False,
+) -> tuple[int | Fraction, int | Fraction, int, int]:
+    """Return the bounded energy and estimate of ``facts``' traffic from level ``parent`` into
+    level ``child`` over the tile ``sequence`` (see :func:`_bound`), and the elements read
+    out of and written into the parent."""
+    visits = _visits(facts, sequence, perfect, inside, innermost, below)
+    into = visits * facts.read_only + (visits - 1) * facts.written
+    new = 0
+    if facts.halo and facts.read_only and perfect:
+        # a sliding window: each tile brings what the one before it lacks
+        new = _new_data(context, facts, sequence, inside, innermost)
+        into = max(into, new)
+    out = visits * facts.written
+    served = into * _exact(levels[parent].energy_read)
+    served += out * _exact(levels[parent].energy_write)
+    write, read = _exact(levels[child].energy_write), _exact(levels[child].energy_read)
+    if not levels[child].per_pe:
+        energy = served + into * write + out * read
+        return energy, energy, into, out
+    # per-PE runs over the fixed, ordered loops (a free band refines them)
+    runs, pes = _replication(context, facts, sequence, perfect)
+    pe_into = (runs * facts.read_only + (runs - 1) * facts.written) * pes
+    pe_out = runs * facts.written * pes
+    if new:
+        # each new element of a tile is new to every PE that takes it there
+        pe_into = max(pe_into, new * _tile_pes(context, facts, [*sequence, *inside]))
+    if below and perfect and facts.disjoint and not facts.halo:
+        # every last fixed tile brings the tensor's share again, to every PE that takes it
+        spread = _pes_of(context, facts, tile)
+        pe_into = max(pe_into, into * spread)
+        pe_out = max(pe_out, out * spread)
+    capacity = levels[child].capacity
+    if unfixed and perfect and facts.subscripts and context.pes and capacity is not None:
+        # each last fixed tile: a PE holds at most its capacity when the tile starts, and
+        # brings (or sends back) the rest of what it takes there
+        tiles = prod(e // t for e, t in zip(context.extents, tile, strict=True))
+        data = prod(_values(tuple((a, tile[d]) for d, a in terms), 0) for terms in facts.subscripts)
+        held = context.pes * capacity
+        pairs_in = max(0, data * _pes_of(context, facts, tile) - held) * tiles
+        array_in = max(0, data - held) * tiles
+        if facts.read_only:
+            pe_into = max(pe_into, pairs_in)
+            if array_in > into:
+                served += (array_in - into) * _exact(levels[parent].energy_read)
+                into = array_in
+        elif facts.written:
+            pe_out = max(pe_out, pairs_in)
+            if array_in > out:
+                served += (array_in - out) * _exact(levels[parent].energy_write)
+                out = array_in
+    energy = served + max(into, facts.pe_read_only, pe_into) * write
+    energy += max(out, facts.pe_written, pe_out) * read
+    # the estimate: every visit fills the PEs' own pairs
+    pairs = facts.pe_read_only or facts.read_only, facts.pe_written or facts.written
+    estimate = served + (visits * pairs[0] + (visits - 1) * pairs[1]) * write
+    estimate += visits * pairs[1] * read
+    return energy, estimate, into, out
+
+
+def _pes_of(context: BoundContext, facts: TensorFacts, sizes: Sequence[int]) -> int:
+    """Return the fewest PEs that take each element of ``facts``' data in a tile of ``sizes``
+    (aligned); 1 when unknown."""
+    if context.coverage is None:
+        return 1
+    return prod(context.coverage[d][sizes[d]] for d in range(len(sizes)) if d not in facts.loops)
+
+
+def _resident_need(
+    context: BoundContext, facts: TensorFacts, level: MemoryLevel, tile: Sequence[int]
+) -> int | None:
+    """Return the elements of ``facts``' share of a ``tile`` that some PE keeps in a per-PE
+    ``level`` (with a capacity) when it keeps it whole; None when not counted."""
+    if not level.per_pe or level.capacity is None or context.spread is None:
+        return None
+    if not facts.disjoint or facts.halo:
+        return None
+    return prod(-(-tile[d] // context.spread[d]) for d in facts.loops)
+
+
+def _capacity(context: BoundContext, last: int) -> int | None:
+    """Return the capacity of the per-PE level inside ``last`` (None: none or unbounded)."""
+    inner = [lv for k, lv in enumerate(context.levels) if k > last and lv.per_pe]
+    return inner[0].capacity if len(inner) == 1 else None
+
+
+def _least_extra(
+    choices: Sequence[tuple[int, Fraction]], capacity: int | None, held: int
+) -> Fraction:
+    """Return the least extra energy over the sets of tensors kept whole at a per-PE level
+    of ``capacity`` holding ``held`` tensors: each choice is a tensor's need when kept whole
+    and the extra energy when not. At the first moment the first PE holds the whole share
+    of each tensor kept whole and at least one element of every other (its first instance
+    reads or writes it): together within the capacity."""
+    if capacity is None or not choices:
+        return Fraction(0)
+    least: Fraction | None = None
+    for mask in range(1 << len(choices)):
+        kept = [c[0] for k, c in enumerate(choices) if mask >> k & 1]
+        need = sum(kept) + held - len(kept)
+        if need <= capacity:
+            extra = sum((c[1] for k, c in enumerate(choices) if not mask >> k & 1), Fraction(0))
+            least = extra if least is None else min(least, extra)
+    return least if least is not None else Fraction(0)
 
 
 def _overflows(

@@ -345,6 +345,9 @@ class _Walk:
         outside = bands[-2][1] if len(bands) > 1 else s.context.extents
         capacity = s.context.levels[s.innermost].capacity
         choices = []
+        # by energy each tensor's share depends on its own place only: bound each span once
+        by_span: dict[int, Bound] = {}
+        position = {facts.tensor: k for k, facts in enumerate(s.context.tensors)}
         for spans in place_choices(bands[-1], outside, s.tensors):
             spanned = {
                 t: [
@@ -358,6 +361,17 @@ class _Walk:
             )
             if capacity is not None and need > capacity:
                 self.tally.too_big += 1
+                continue
+            if s.objective == "energy":
+                wanted = {f.tensor: spans.get(f.tensor, 0) for f in s.context.tensors}
+                for n in set(wanted.values()) - set(by_span):
+                    by_span[n] = lower_bound(
+                        s.context, s.compute, bands, s.keeps, places=dict.fromkeys(s.tensors, n)
+                    )
+                parts = [by_span[n].shares[position[t]] for t, n in wanted.items()]
+                energy = sum((x.energy for x in parts), Fraction(0))
+                estimate = sum((x.estimate for x in parts), Fraction(0))
+                choices.append(((estimate, energy), spans))
                 continue
             bound = lower_bound(s.context, s.compute, bands, s.keeps, places=spans)
             choices.append((bound.order(s.objective), spans))
@@ -439,23 +453,33 @@ def _need_bound(
     spans: Mapping[str, Sequence[int]] | None = None,
 ) -> int:
     """Return a lower bound on the need of ``level`` with these sizes: the data tile of
-    every tensor it keeps (``keep``; None: all) whose subscripts are one loop each (the
-    others count 0), each tensor's tile with ``spans`` (its sizes where its copy spans some
-    of the band's loops); 0 for a level split per tensor. A per-PE level needs ``spread``
-    (per loop, the PEs its values spread over, the array a grid of per-loop coordinates):
-    some PE takes at least ``ceil(size / spread)`` values of each loop (else 0). The shares
-    add up as in the level's need (each tensor's copy at its own place at the same moment,
-    ``docs/memory.md``): every tensor's first tile is held at the first moment, in the same
-    PEs."""
+    every tensor it keeps (``keep``; None: all) whose subscripts are sums of loops, each loop
+    in one subscript (the others count 0), each tensor's tile with ``spans`` (its sizes
+    where its copy spans some of the band's loops); 0 for a level split per tensor. A per-PE
+    level needs ``spread`` (per loop, the PEs its values spread over, the array a grid of
+    per-loop coordinates): some PE takes at least ``ceil(size / spread)`` values of each
+    loop (else 0). The shares add up as in the level's need (each tensor's copy at its own
+    place at the same moment, ``docs/memory.md``): every tensor's first tile is held at the
+    first moment, in the same PEs. A subscript that sums several loops (a sliding window)
+    takes at least the sum of their values less one per extra loop."""
     if context.levels[level].split or (context.levels[level].per_pe and spread is None):
         return 0
     per_pe = spread if context.levels[level].per_pe else None
     need = 0
     for facts in context.tensors:
-        if not facts.disjoint or facts.halo or (keep is not None and facts.tensor not in keep):
+        if not facts.disjoint or (keep is not None and facts.tensor not in keep):
             continue
         own = (spans or {}).get(facts.tensor, sizes)
-        need += prod(own[d] if per_pe is None else -(-own[d] // per_pe[d]) for d in facts.loops)
+        values = [own[d] if per_pe is None else -(-own[d] // per_pe[d]) for d in range(len(own))]
+        if not facts.halo:
+            need += prod(values[d] for d in facts.loops)
+        elif facts.subscripts:
+            # a subscript of several loops (ox + rx) takes at least the sum of their values
+            # less one per extra loop: a sum of sets of integers
+            need += prod(
+                sum(values[d] for d, _ in terms) - len(terms) + 1 if terms else 1
+                for terms in facts.subscripts
+            )
     return need
 
 

@@ -5,6 +5,7 @@ brute-force tile oracle."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -13,11 +14,12 @@ from hypothesis import strategies as st
 
 from tenet.api import load_problem
 from tenet.dse.joint.bounds import ENERGY_SLACK, Band, BoundContext, lower_bound
+from tenet.dse.joint.declared import place_choices
 from tenet.dse.tiling.rtile import box_extents
-from tenet.mapping import LoopNest, tile_maps, tiled_nest, to_stamps
+from tenet.mapping import LoopNest, place_maps, tile_maps, tiled_nest, to_stamps
 from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.latency import occupancy
-from tenet.metrics.memory import evaluate_memory
+from tenet.metrics.memory import evaluate_memory, level_needs
 from tenet.oracle.tiles import reference_memory
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
 
@@ -184,3 +186,102 @@ def test_a_share_that_overflows_the_register_file_is_revisited() -> None:
         return lower_bound(context, 0, [("glb", (2, 2, 2), (0, 1, 2))]).energy
 
     assert bound(1) - bound(2) == 16 * (1 - ENERGY_SLACK)
+
+
+@st.composite
+def grid_cases(draw: st.DrawFn) -> tuple[Any, ...]:
+    """A GEMM or a convolution with a sliding window on 2x2 PEs with a small register file:
+    outputs, reductions or windows spread over the array, one loop in blocks."""
+    if draw(st.booleans()):
+        workload = load_workload("gemm")
+        params = {p: draw(st.sampled_from([2, 4])) for p in ("M", "N", "K")}
+        space = draw(
+            st.sampled_from(
+                [
+                    "{S[i, j, k] -> PE[i % 2, j % 2]}",
+                    "{S[i, j, k] -> PE[k % 2, j % 2]}",
+                    "{S[i, j, k] -> PE[floor(i / 2) % 2, k % 2]}",
+                ]
+            )
+        )
+        time = "{S[i, j, k] -> T[i, j, k]}"
+    else:
+        workload = load_workload("conv2d")
+        params = {
+            "K": 2,
+            "C": draw(st.sampled_from([1, 2])),
+            "OX": draw(st.sampled_from([2, 4])),
+            "OY": draw(st.sampled_from([1, 2])),
+            "RX": draw(st.sampled_from([2, 3])),
+            "RY": 1,
+        }
+        space = draw(
+            st.sampled_from(
+                [
+                    "{S[k, c, ox, oy, rx, ry] -> PE[k % 2, ox % 2]}",
+                    "{S[k, c, ox, oy, rx, ry] -> PE[c % 2, k % 2]}",
+                    "{S[k, c, ox, oy, rx, ry] -> PE[oy % 2, rx % 2]}",
+                ]
+            )
+        )
+        time = "{S[k, c, ox, oy, rx, ry] -> T[k, c, ox, oy, rx, ry]}"
+    link = draw(st.sampled_from([None, "{PE[p, q] -> PE[p, q + 1]}"]))
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "grid",
+            "pe": "{PE[p, q]: 0 <= p < 2 and 0 <= q < 2}",
+            "levels": [
+                {"name": "dram", "energy_read": 100, "energy_write": 100},
+                {"name": "glb", "energy_read": 3, "energy_write": 2.5},
+                {
+                    "name": "rf",
+                    "per_pe": True,
+                    "capacity": draw(st.sampled_from([3, 4, 6, 10])),
+                    "energy_read": 1,
+                    "energy_write": 1.68,
+                },
+            ],
+            "interconnect": [] if link is None else [{"link": link, "delay": 1}],
+        }
+    )
+    dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
+    problem = load_problem(workload, arch, dataflow, params)
+    dims, extents = box_extents(problem.workload)
+    outside, bands = extents, []
+    for level in ("glb", "rf"):
+        sizes = tuple(draw(st.sampled_from(divisors(o))) for o in outside)
+        bands.append((level, sizes, tuple(draw(st.permutations(range(len(dims)))))))
+        outside = sizes
+    nest = tiled_nest(dims, extents, "dram", bands, tuple(range(len(dims))))
+    spans: dict[str, int] = {}
+    if all(s == 1 for s in bands[-1][1]):
+        band = Band(*bands[-1])
+        choices = list(place_choices(band, bands[0][1], sorted(workload.accesses)))
+        spans = {t: n for t, n in draw(st.sampled_from(choices)).items() if n}
+        boundary = nest.boundary("rf")
+        nest = replace(nest, above={t: {"rf": boundary - n} for t, n in spans.items()})
+    return problem, nest, draw(st.integers(0, 2)), spans
+
+
+@settings(max_examples=120, deadline=None)
+@given(grid_cases())
+def test_energy_bound_never_exceeds_exact_on_a_grid(case: tuple[Any, ...]) -> None:
+    # the per-PE bounds (refills per visit in every PE that takes an element, sliding
+    # windows, a register file's share) against the exact count of tilings that fit
+    problem, nest, prefix, spans = case
+    compute = occupancy(problem).latency_compute
+    stamps, places = tile_maps(nest), place_maps(nest)
+    assume(level_needs(problem, stamps, places)[1])
+    exact = evaluate_memory(problem, compute, stamps, places)
+    context = BoundContext.from_problem(problem)
+    whole = bands_of(nest)
+    bound = lower_bound(context, compute, whole, places=spans)
+    assert bound.latency <= exact.latency
+    assert bound.energy <= Fraction(exact.energy)
+    # a node whose register-file band is fixed bounds its own places only
+    top = 1 if spans else 2
+    for unordered in (False, True):
+        bands = whole[: min(max(prefix, 1) if unordered else prefix, top)]
+        bound = lower_bound(context, compute, bands, unordered=unordered)
+        assert bound.latency <= exact.latency
+        assert bound.energy <= Fraction(exact.energy)
