@@ -74,7 +74,7 @@ def _quality(
     start = time.process_time()
     space = DesignSpace.build(workload, arch, params, options or SpaceOptions())
     candidates = list(space)
-    built = _best(_evaluate(space, rank_mappings(space, candidates, TOP)))
+    built = _best(_evaluate(space, rank_mappings(space, candidates, TOP, links=True)))
     seconds = time.process_time() - start
     print(
         f"{label}: constructive {built['latency_cycles']:>10,} cycles, {TOP} of "
@@ -112,7 +112,7 @@ def _speed(limit: int | None) -> None:
         params = dict(items)
         space = DesignSpace.build(workload, arch, params, SpaceOptions())
         candidates = list(space)
-        top = {c.index: c for c in rank_mappings(space, candidates, TOP_MAPPINGS)}
+        top = {c.index: c for c in rank_mappings(space, candidates, TOP_MAPPINGS, links=True)}
         best = _best(_evaluate(space, list(top.values())))
         dataflow = top[best["index"]].spec()
         problem = load_problem(workload, arch, dataflow, params)
@@ -173,7 +173,7 @@ def _headline(workload: str, arch: str, params: dict[str, int], bandwidths: list
         spec = base.model_copy(update={"bandwidth": elements * base.bits_per_element})
         space = DesignSpace(Specs(load_workload(workload), spec, None, params), SpaceOptions())
         candidates = list(space)
-        chosen = {c.index: c for c in rank_mappings(space, candidates, TOP)}
+        chosen = {c.index: c for c in rank_mappings(space, candidates, TOP, links=True)}
         chosen.update({c.index: c for c in candidates if c.data_centric})
         rows = _evaluate(space, list(chosen.values()))
         best = _best(rows)

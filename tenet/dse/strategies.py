@@ -179,7 +179,7 @@ class _Constructive:
     def choose(
         self, space: DesignSpace, candidates: Sequence[Candidate], top_k: int
     ) -> tuple[str, list[Candidate]]:
-        return f"{self.name}:{top_k}", rank_mappings(space, candidates, top_k)
+        return f"{self.name}:{top_k}", rank_mappings(space, candidates, top_k, links=True)
 
     def tile(self, request: TilingRequest, execution: ExecutionOptions) -> Certificate:
         if request.space not in (None, TilingSpace()):

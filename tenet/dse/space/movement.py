@@ -27,6 +27,7 @@ __all__ = [
     "LinkDisplacements",
     "reuse_directions",
     "tensor_movement",
+    "captured_steps",
     "movements",
 ]
 
@@ -129,6 +130,25 @@ def tensor_movement(
     """Return the best movement of a tensor with reuse directions ``steps`` under ``mapping``."""
     found = {_step_movement(mapping, step, links) for step in steps} - {"none"}
     return next((m for m in MOVEMENTS if m in found), "none")
+
+
+def captured_steps(
+    mapping: AffineMapping, steps: tuple[Step, ...], links: LinkDisplacements
+) -> tuple[Step, ...]:
+    """Return the reuse ``steps`` of a tensor along which ``mapping`` keeps its data in the
+    array (stationary, systolic or multicast): the steps along which a point finds the element
+    at a neighbour rather than in the scratchpad.
+
+    Examples
+    --------
+    >>> from tenet.dse.space.design import DesignSpace
+    >>> space = DesignSpace.build("gemm", "systolic-2d-8x8", {"M": 8, "N": 8, "K": 8})
+    >>> [os] = [c for c in space if c.name == "PE[i, j] T[i + j + k]"]
+    >>> captured_steps(os.mapping, space.directions["A"], space.links)
+    ((0, 1, 0),)
+    """
+    kept = ("stationary", "systolic", "multicast")
+    return tuple(s for s in steps if _step_movement(mapping, s, links) in kept)
 
 
 def movements(

@@ -7,7 +7,8 @@ outer time digits. The array tile is an rTile (:mod:`tenet.dse.tiling.rtile`): a
 smallest stride of its outer digits (the whole extent when it has none). The micro model
 estimates
 
-- ``steps``: the product of the outer digits' extents times the inner time-stamp's span;
+- ``steps``: the product of the outer digits' extents times the inner time-stamp's span (the
+  inner extent plus, per skewed PE dimension, the largest coordinate the mapping uses on it);
 - ``traffic``: Σ over tensors of (tiles / r) · |data tile| (twice for an output: stored and
   loaded back), where the data tile is the exact image of the rTile (isl) and r the extent of
   the innermost outer digits that do not index the tensor (the tensor stays in the array while
@@ -16,9 +17,17 @@ estimates
 - ``latency``: ``max(steps, traffic / bandwidth)`` with the array's port in elements per cycle;
 
 and ranks by latency, then fewer reduction loops spread over the array (a reduction kept
-within one PE or one row needs no partial sums between PEs), then higher utilisation. The top K
-distinct programs (candidates the model cannot tell apart count once) are evaluated exactly by
-the exploration engine.
+within one PE or one row needs no partial sums between PEs), then higher utilisation.
+
+The design-space search ranks by the *links* model instead, which counts the traffic as its
+exact evaluation does (a point finds an element only at the same PE at the previous time-stamp
+or at a linked PE, :mod:`tenet.metrics.design`): per tensor, the points that find it at no
+neighbour along the reuse steps the mapping keeps in the array (:func:`linked_share`), read
+and written elements each through the port, ``latency = max(steps, reads / bandwidth, writes
+/ bandwidth)``, ties to fewer steps. A tensor does not stay in the array across outer digits
+when the time-stamp has an inner dimension: a PE's previous time-stamp is then the end of the
+last span. The top K distinct programs (candidates the model cannot tell apart count once) are
+evaluated exactly by the exploration engine.
 
 **Scale up (memory levels).** :func:`construct_tilings` builds tile sizes per memory level from
 the innermost level outward: start from the level inside's tile (the array's tile for the
@@ -35,13 +44,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import combinations
 from math import ceil, lcm, prod
 
 from tenet.counting import count
 from tenet.dse.constraints import MappingConstraints
 from tenet.dse.run.runner import Runner
 from tenet.dse.space.design import Candidate, DesignSpace
-from tenet.dse.space.mapping import AffineMapping
+from tenet.dse.space.mapping import AffineMapping, Digit
+from tenet.dse.space.movement import Step, captured_steps
 from tenet.dse.tiling.alignment import (
     EPSILON,
     LevelAlignment,
@@ -65,6 +76,7 @@ from tenet.vocab import MemoryObjective
 __all__ = [
     "Estimate",
     "micro_estimate",
+    "linked_share",
     "rank_mappings",
     "build_tilings",
     "construct_tilings",
@@ -90,6 +102,12 @@ def _tile_sizes(mapping: AffineMapping, extents: Sequence[int]) -> tuple[int, ..
     return tuple(sizes)
 
 
+def _last_coordinate(terms: Sequence[tuple[Digit, int]]) -> int:
+    """The largest coordinate a PE dimension reaches under its ``terms`` (0 when none: the
+    skew of a PE dimension the mapping does not use adds nothing)."""
+    return sum(weight * (digit.extent - 1) for digit, weight in terms)
+
+
 def _data_sizes(
     workload: Workload, dims: Sequence[str], sizes: Sequence[int], cache: dict[object, object]
 ) -> dict[str, int]:
@@ -102,9 +120,15 @@ def _data_sizes(
 
 
 def micro_estimate(
-    space: DesignSpace, candidate: Candidate, cache: dict[object, object] | None = None
+    space: DesignSpace,
+    candidate: Candidate,
+    cache: dict[object, object] | None = None,
+    links: bool = False,
 ) -> Estimate:
-    """Return the micro model's micro_estimate of ``candidate`` (see the module docstring)."""
+    """Return the micro model's estimate of ``candidate`` (see the module docstring); with
+    ``links``, the traffic is that of the links model (:func:`linked_share`), read and written
+    elements each through the port: ``latency = max(steps, reads / bandwidth, writes /
+    bandwidth)``, as the exact evaluation of the design space counts it."""
     cache = {} if cache is None else cache
     mapping = candidate.mapping
     dims, extents = space.loops, space.extents
@@ -113,33 +137,39 @@ def micro_estimate(
     span = 1
     if mapping.has_inner:
         span = (mapping.inner.extent if mapping.inner is not None else 1) + sum(
-            abs(s) * (p - 1) for s, p in zip(mapping.skew, space.pe_sizes, strict=True)
+            abs(s) * _last_coordinate(terms)
+            for s, terms in zip(mapping.skew, mapping.space, strict=True)
         )
     steps = prod(d.extent for d in mapping.outer) * span
     if "indices" not in cache:
         cache["indices"] = _indices(space.workload, dims)
     indices = cache["indices"]
     assert isinstance(indices, dict)
-    moved = Fraction(0)
     fed = set(candidate.scratchpad)
     if "instances" not in cache:
         cache["instances"] = count(space.workload.domain)
     instances = cache["instances"]
     assert isinstance(instances, int)
+    reads, writes = Fraction(0), Fraction(0)
     for tensor, size in _data_sizes(space.workload, dims, sizes, cache).items():
-        if tensor in fed:
-            moved += instances
-            continue
-        run = 1
+        stay: list[Digit] = []
         for digit in reversed(mapping.outer):
             if dims[digit.loop] in indices[tensor]:
                 break
-            run *= digit.extent
-        reloads = 2 if tensor in space.workload.writes else 1
-        moved += Fraction(tiles * size * reloads, run)
+            stay.append(digit)
+        written = tensor in space.workload.writes
+        if links:
+            found = captured_steps(mapping, space.directions[tensor], space.links)
+            moved = instances * linked_share(mapping, found, () if mapping.has_inner else stay)
+            writes += moved if written else 0
+            reads += moved if tensor in space.workload.reads else 0
+        elif tensor in fed:
+            reads += instances
+        else:
+            reads += Fraction(tiles * size * (2 if written else 1), prod(d.extent for d in stay))
     arch = space.specs.architecture
     bandwidth = Fraction(arch.bandwidth, arch.bits_per_element)
-    latency = max(Fraction(steps), moved / bandwidth)
+    latency = max(Fraction(steps), reads / bandwidth, writes / bandwidth)
     reductions = set(space.specs.workload.reductions)
     reduced = {
         dims[k]
@@ -148,7 +178,56 @@ def micro_estimate(
     }
     spread = len({dims[d.loop] for d in mapping.spatial_digits} & reduced) if reductions else 0
     used = prod(d.extent for d in mapping.spatial_digits)
-    return Estimate(steps, moved, latency, spread, Fraction(used, prod(space.pe_sizes) or 1))
+    utilisation = Fraction(used, prod(space.pe_sizes) or 1)
+    return Estimate(steps, reads + writes, latency, spread, utilisation)
+
+
+def linked_share(
+    mapping: AffineMapping, steps: Sequence[Step], stay: Sequence[Digit] = ()
+) -> Fraction:
+    """Return the share of the space-time points of ``mapping`` at which a tensor is not found
+    at a neighbour (the same PE at the previous time-stamp, a linked PE): each such point brings
+    its element from the scratchpad (reads) or sends it there (writes).
+
+    ``steps`` are the tensor's reuse steps that the mapping keeps in the array
+    (:func:`~tenet.dse.space.movement.captured_steps`); ``stay`` the innermost outer time
+    digits that do not index the tensor when the time-stamp has no inner dimension (each of
+    their steps is one time-stamp, the element stays on its PE throughout). A point is
+    counted over the box of each loop's least significant digit (those in ``stay`` make one
+    coordinate of their product's length, with a unit step): it finds the element at a
+    neighbour when, for some step, the point one step back is in the box. By
+    inclusion-exclusion over the steps (the points one step back of every step of a set make
+    a box again), the share is exact when the digits divide their loops.
+
+    Examples
+    --------
+    A stationary output along a loop of 4 values on one PE (the inner time-stamp runs it):
+    each run of 4 points sends one result.
+
+    >>> from tenet.dse.space.mapping import AffineMapping, Digit
+    >>> m = AffineMapping("S", ("i", "k"), (((Digit(0, 1, None, 8), 1),),), (), (1,),
+    ...                   Digit(1, 1, None, 4), ())
+    >>> linked_share(m, [(0, 1)])
+    Fraction(1, 4)
+    """
+    lengths = {digit.loop: digit.extent for digit in mapping.lowest.values()}
+    for digit in stay:
+        if mapping.lowest[digit.loop] == digit:
+            lengths[digit.loop] = 1  # its unit steps are those of the coordinate of ``stay``
+    run = prod(d.extent for d in stay)
+    moves = [dict(zip(range(len(s)), s, strict=True)) for s in steps]
+    if run > 1:
+        moves.append({-1: 1})
+    lengths[-1] = run
+    alone = 0  # points of the box with no neighbour holding the element
+    for size in range(len(moves) + 1):
+        for chosen in combinations(moves, size):
+            part = (-1) ** size
+            for loop, length in lengths.items():
+                back = [m.get(loop, 0) for m in chosen]
+                part *= max(length - max([0, *back]) + min([0, *back]), 0)
+            alone += part
+    return Fraction(alone, prod(lengths.values()))
 
 
 def _indices(workload: Workload, dims: Sequence[str]) -> dict[str, frozenset[str]]:
@@ -160,20 +239,23 @@ def _indices(workload: Workload, dims: Sequence[str]) -> dict[str, frozenset[str
 
 
 def rank_mappings(
-    space: DesignSpace, candidates: Sequence[Candidate], top_k: int
+    space: DesignSpace, candidates: Sequence[Candidate], top_k: int, links: bool = False
 ) -> list[Candidate]:
     """Return the ``top_k`` candidates the micro model ranks best, in the space's order.
 
     Candidates alike to the model (same array placement, skew, array tile and micro_estimate: they
     differ only in how the outer time digits are split or ordered among equals) count once
-    until every distinct program is in; the rest fill what is left."""
+    until every distinct program is in; the rest fill what is left. ``links``: by the traffic
+    the exact evaluation of the design space counts (:func:`micro_estimate`)."""
     cache: dict[object, object] = {}
     scored = []
     for c in candidates:
-        e = micro_estimate(space, c, cache)
+        e = micro_estimate(space, c, cache, links)
         sizes = _tile_sizes(c.mapping, space.extents)
         group = (c.mapping.space, c.mapping.skew, sizes, e.latency, e.traffic)
-        scored.append(((e.latency, e.spread_reductions, -e.utilisation, c.index), group, c))
+        # under the links model candidates bound by the port tie often: fewer steps first
+        rank = (e.latency, e.steps if links else 0, e.spread_reductions, -e.utilisation, c.index)
+        scored.append((rank, group, c))
     scored.sort(key=lambda item: item[0])
     chosen: list[Candidate] = []
     groups: set[object] = set()

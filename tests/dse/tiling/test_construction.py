@@ -11,6 +11,7 @@ import pytest
 from tenet.api import load_problem
 from tenet.dse.explore import explore
 from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.run.worker import Context, evaluate_tasks
 from tenet.dse.space.design import DesignSpace
 from tenet.dse.strategies import resolve
 from tenet.dse.tiling.constructive import (
@@ -84,6 +85,55 @@ def test_constructive_top_k_holds_the_exhaustive_best() -> None:
         strategy="constructive",
         top_k=10,
         execution=ExecutionOptions(workers=1),
+    )
+    assert len(built.results) == 10
+    best = full.ranked("latency", 1)["latency_cycles"].iloc[0]
+    assert built.ranked("latency", 1)["latency_cycles"].iloc[0] == best
+
+
+def test_links_model_of_a_5x5_convolution() -> None:
+    # PE[rx, ox] T[c, oy, k, ox + ry] on the 8x8 switch array, K = C = 4, OX = OY = 8,
+    # RX = RY = 5: 25,600 points, one instance each; steps = 4 * 8 * 4 * (5 + 7) = 1536.
+    # I[c, ox + rx, oy + ry] passes along the diagonal link (ox + 1, rx - 1): a point finds it
+    # one step back unless ox = 0 or rx = 4, 25,600 * (1 - 7/8 * 4/5) = 7680 reads; oy and k
+    # are outer digits (a PE's previous time-stamp is the end of the last span): no reuse.
+    # W[k, c, rx, ry] passes along the row (ox + 1): 25,600 / 8 = 3200 reads. O[k, ox, oy]
+    # stays on its PE along ry (the inner time-stamp) but rx spreads it over 5 PEs at one
+    # time-stamp: 25,600 / 5 = 5120 writes. Through 4 elements per cycle the reads take 2720
+    # cycles, more than the steps and the 1280 of the writes.
+    params = {"K": 4, "C": 4, "OX": 8, "OY": 8, "RX": 5, "RY": 5}
+    space = DesignSpace.build("conv2d", "switch-2d-8x8", params)
+    [found] = [c for c in space if c.name == "PE[rx, ox] T[c, oy, k, ox + ry]"]
+    e = micro_estimate(space, found, links=True)
+    assert (e.steps, e.traffic, e.latency) == (1536, 7680 + 3200 + 5120, 2720)
+    # the exact evaluation moves as many: 10,880 elements in and 5120 out, each through the
+    # port with its pipeline latency (16 - 1 cycles)
+    context = Context.make(space.specs, ("O",))
+    [row] = evaluate_tasks(context.text, [(found.index, found.name, *found.mapping.stamp_texts)])
+    lag = space.specs.architecture.latency - 1
+    assert row["latency_ingress_cycles"] == 2720 + lag
+    assert row["latency_egress_cycles"] == 1280 + lag
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("workload", "array", "params"),
+    [
+        ("conv2d", "switch-2d-8x8", {"K": 4, "C": 4, "OX": 8, "OY": 8, "RX": 5, "RY": 5}),
+        ("conv2d", "mesh4-8x8", {"K": 4, "C": 4, "OX": 8, "OY": 8, "RX": 5, "RY": 5}),
+        ("conv2d", "switch-2d-4x4", {"K": 8, "C": 8, "OX": 4, "OY": 4, "RX": 5, "RY": 5}),
+        ("conv2d", "switch-2d-8x8", {"K": 4, "C": 4, "OX": 8, "OY": 8, "RX": 3, "RY": 3}),
+        ("conv2d", "mesh4-8x8", {"K": 4, "C": 4, "OX": 8, "OY": 8, "RX": 3, "RY": 3}),
+        ("gemm", "systolic-2d-8x8", {"M": 32, "N": 32, "K": 32}),
+    ],
+)
+def test_constructive_best_is_the_exhaustive_best(
+    workload: str, array: str, params: dict[str, int]
+) -> None:
+    execution = ExecutionOptions(workers=1)
+    full = explore(workload, array, params=params, best=("latency", 1), execution=execution)
+    built = explore(
+        workload, array, params=params, strategy="constructive", top_k=10, execution=execution
     )
     assert len(built.results) == 10
     best = full.ranked("latency", 1)["latency_cycles"].iloc[0]
