@@ -35,6 +35,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("-w", "--workload", help="one layer's workload instead of the network")
     parser.add_argument("-p", "--param", action="append", default=[], help="NAME=VALUE")
+    parser.add_argument("--json", type=Path, help="also write tenet map's JSON to this file")
     given = parser.parse_args()
     if given.workload is None:
         what = ["-n", given.network]
@@ -53,6 +54,8 @@ def main() -> int:
         after.children_system - before.children_system
     )
     printed = json.loads(done.stdout)
+    if given.json is not None:
+        given.json.write_text(done.stdout)
     rows = printed["layers"]
     seen: set[tuple[str, str]] = set()
     print(f"{'layer':28} {'count':>5} {'value':>14} {'bound':>14} {'gap':>7} done {'CPU-s':>7}")
