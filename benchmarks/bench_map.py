@@ -8,7 +8,9 @@ load before and after. Then one line per distinct layer: its count, value, bound
 its search finished, and its own CPU time (of the main process).
 Run from the repository root:
 ``python benchmarks/bench_map.py [NETWORK] [ARCH] [--objective energy] [--time-budget 60]
-[--workers 2]`` (default: resnet50 on systolic-levels-16x16 by latency).
+[--workers 2]`` (default: resnet50 on systolic-levels-16x16 by latency); one layer instead of a
+network with ``-w WORKLOAD -p NAME=VALUE ...`` (e.g. ResNet-50's conv5_1b:
+``-w conv2d -p K=512 -p C=512 -p OX=7 -p OY=7 -p RX=3 -p RY=3``).
 """
 
 from __future__ import annotations
@@ -31,8 +33,15 @@ def main() -> int:
     parser.add_argument("--objective", default="latency")
     parser.add_argument("--time-budget", type=float)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("-w", "--workload", help="one layer's workload instead of the network")
+    parser.add_argument("-p", "--param", action="append", default=[], help="NAME=VALUE")
+    parser.add_argument("--json", type=Path, help="also write tenet map's JSON to this file")
     given = parser.parse_args()
-    command = [sys.executable, "-m", "tenet", "map", "-n", given.network, "-a", given.arch]
+    if given.workload is None:
+        what = ["-n", given.network]
+    else:
+        what = ["-w", given.workload, *(x for p in given.param for x in ("-p", p))]
+    command = [sys.executable, "-m", "tenet", "map", *what, "-a", given.arch]
     command += ["--objective", given.objective, "--format", "json"]
     command += ["--workers", str(given.workers)]
     if given.time_budget is not None:
@@ -45,6 +54,8 @@ def main() -> int:
         after.children_system - before.children_system
     )
     printed = json.loads(done.stdout)
+    if given.json is not None:
+        given.json.write_text(done.stdout)
     rows = printed["layers"]
     seen: set[tuple[str, str]] = set()
     print(f"{'layer':28} {'count':>5} {'value':>14} {'bound':>14} {'gap':>7} done {'CPU-s':>7}")
@@ -59,9 +70,10 @@ def main() -> int:
         )
     gaps = [r["gap"] for r in rows]
     print(f"{len(rows)} entries, {len(seen)} distinct; largest gap {max(gaps):.2%}")
-    print(f"total: {json.dumps(printed['total'])}")
+    if "total" in printed:
+        print(f"total: {json.dumps(printed['total'])}")
     print(
-        f"tenet map -n {given.network} -a {given.arch} --objective {given.objective}"
+        f"tenet map {' '.join(what)} -a {given.arch} --objective {given.objective}"
         + (f" --time-budget {given.time_budget:g}" if given.time_budget is not None else "")
         + f" --workers {given.workers}: {cpu:.1f} CPU-s (workers included), {wall:.1f} s wall"
     )

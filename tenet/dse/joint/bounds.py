@@ -312,19 +312,27 @@ def _visits(
     """Return a lower bound on how many times each block of ``facts``' data is visited by the
     tile sequence of ``loops`` ((dimension, trips), outermost first), then the loops ``free``
     of a band whose order is not fixed but for its ``innermost`` loop, and (``below``) one of
-    the tensor's own loops below them all; 1 when the runs cannot be told."""
+    the tensor's own loops below them all; 1 when the runs cannot be told.
+
+    The blocks are those of the loops that alone make a subscript (a halo loop, as ``ox`` in
+    ``ox + rx``, only moves the data within its block): a run of one block ends when the
+    innermost of them advances, so each loop the tensor does not depend on outside it starts
+    the block's every run again."""
     running = [(d, n) for d, n in loops if n > 1]
     inside = [(d, n) for d, n in free if n > 1]
-    if not perfect or not facts.disjoint or any(d in facts.halo for d, _ in running + inside):
+    if not perfect or not facts.disjoint:
         return 1
     if below:
+        if any(d in facts.halo for d, _ in running + inside):
+            return 1
         return prod(n for d, n in running + inside if d not in facts.loops)
-    if any(d in facts.loops for d, _ in inside):
+    blocks = facts.loops - facts.halo
+    if any(d in blocks for d, _ in inside):
         outer = prod(n for d, n in running if d not in facts.loops)
-        if innermost in facts.loops:
+        if innermost in blocks:
             return outer * prod(n for d, n in inside if d not in facts.loops)
         return outer
-    last = max((k for k, (d, _) in enumerate(running) if d in facts.loops), default=-1)
+    last = max((k for k, (d, _) in enumerate(running) if d in blocks), default=-1)
     return prod(n for d, n in running[: last + 1] if d not in facts.loops)
 
 

@@ -36,9 +36,17 @@ def seed_tilings(
     objective: MemoryObjective,
     top_k: int = 3,
     constraints: MappingConstraints | None = None,
+    *,
+    context: BoundContext | None = None,
+    compute: int | None = None,
+    incumbent: Fraction | None = None,
 ) -> list[Evaluated]:
     """Return the first ``top_k`` constructive tilings of ``problem`` (the architecture's kept
-    tensors) within ``constraints``, evaluated exactly (none when none fits).
+    tensors) within ``constraints``, evaluated exactly (none when none fits); ``compute`` is
+    the array's compute latency (cycles; None: counted). With a bound ``context`` (of
+    ``problem``), a tiling whose lower bound (:func:`tenet.dse.joint.bounds.lower_bound`) is
+    above ``incumbent`` or above the best of those counted before it is not counted: it
+    cannot come first.
 
     Examples
     --------
@@ -47,10 +55,33 @@ def seed_tilings(
     >>> len(seed_tilings(p, "latency", top_k=2))
     2
     """
+    compute = occupancy(problem).latency_compute if compute is None else compute
+    bound = None if context is None else _tiling_bound(context, compute, objective)
     try:
-        return construct_tilings(problem, top_k=top_k, objective=objective, constraints=constraints)
+        return construct_tilings(
+            problem,
+            top_k=top_k,
+            objective=objective,
+            compute=compute,
+            bound=bound,
+            incumbent=incumbent,
+            constraints=constraints,
+        )
     except (CapacityError, SpecError):
         return []
+
+
+def _tiling_bound(
+    context: BoundContext, compute: int, objective: MemoryObjective
+) -> Callable[[LoopNest], Fraction]:
+    """The lower bound of ``objective`` of a tiling (its bands and kept tensors) in
+    ``context`` with the array's ``compute`` latency (cycles)."""
+
+    def bound(nest: LoopNest) -> Fraction:
+        keeps = {lv.level: lv.keep for lv in nest.levels if lv.keep is not None}
+        return lower_bound(context, compute, bands_of(nest), keeps).value(objective)
+
+    return bound
 
 
 def improved_seeds(

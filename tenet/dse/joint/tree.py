@@ -80,6 +80,9 @@ PARTS_TARGET = 32
 MAX_PARTS = 32
 """The most parts of one subtree."""
 
+DIVE = 24
+"""Exact evaluations of the first search of the subtree of least root bound, by latency."""
+
 TELL_SECONDS = 10.0
 """The longest time between two lines of the incumbent, bound and gap while the search runs."""
 
@@ -114,6 +117,13 @@ class Policy:
     """Constructive tilings counted per seeded array mapping."""
     improved: int
     """Placements whose best seeds are improved locally."""
+    bounded_seeds: bool
+    """A seed whose bound is above the best so far is not counted (by energy each placement's
+    seed is: the best placements are improved locally)."""
+    dive: int | None
+    """Exact evaluations of a first search of the subtree of least root bound, before the
+    constructive seeds (None: none). By latency its first leaves often attain its root bound,
+    the least of all: the search is then done, without the seeds."""
 
     @classmethod
     def of(cls, objective: MemoryObjective) -> Policy:
@@ -126,6 +136,8 @@ class Policy:
             probe_share=Fraction(1, 4),
             seed_tilings=1 if energy else 3,
             improved=2 if energy else 0,
+            bounded_seeds=not energy,
+            dive=DIVE if objective == "latency" else None,
         )
 
 
@@ -199,9 +211,11 @@ def joint_search(
     its :class:`~tenet.dse.ranking.certificate.Certificate`.
 
     ``mappings``, ``space``, ``bypass`` and ``places`` declare the space (:func:`declare`);
-    ``seed``: whether the constructive tilings of the three mappings of least root bound, the
-    three of least compute latency and (design space) the three the micro model ranks best
-    start the search (they join the declared space); ``budget`` caps the exact evaluations of
+    ``seed``: whether a first search of the subtree of least root bound (by latency, at most
+    :data:`DIVE` exact evaluations) and the constructive tilings of the three mappings of
+    least root bound, the three of least compute latency and (design space) the three the
+    micro model ranks best start the search (the tilings join the declared space; none is
+    counted once the best reaches the least root bound); ``budget`` caps the exact evaluations of
     each subtree, or part of one (None: none; the nodes left open keep their bounds in the
     certificate). Subtrees run on the engine of ``execution`` (None: in this process) and are
     kept in its store; its time budget stops starting subtrees and leaves the nodes of
@@ -233,6 +247,7 @@ def joint_search(
     incumbent = Incumbent(objective)
     results: dict[int, SubtreeResult] = {}
     seeds: list[Evaluated] = []
+    dived = 0
     found: Declared | None = None
     try:
         with Runner(execution) as runner:
@@ -240,13 +255,14 @@ def joint_search(
                 given, mappings, space, objective, bypass, places, budget, runner, constraints
             )
             if seed:
+                dived = _dive(found, policy, incumbent, runner)
                 seeds += _seed(found, policy, incumbent, runner)
             _run(found, policy, incumbent, runner, results)
     except KeyboardInterrupt:
         if found is None or incumbent.best is None:
             raise
-        raise Interrupted(_certify(found, results, incumbent, len(seeds))) from None
-    return _certify(found, results, incumbent, len(seeds))
+        raise Interrupted(_certify(found, results, incumbent, len(seeds), dived)) from None
+    return _certify(found, results, incumbent, len(seeds), dived)
 
 
 def declare(
@@ -416,22 +432,57 @@ def _mappings_and_floors(
     return specs, [occupancy(p).latency_compute for p in problems], []
 
 
+def _dive(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> int:
+    """Search the subtree of least root bound for at most :attr:`Policy.dive` exact
+    evaluations (within the time budget), offering its best to the ``incumbent``; return the
+    leaves counted. Its nodes are searched again with the others (its best only prunes)."""
+    if policy.dive is None or not d.subtrees:
+        return 0
+    tree = d.subtrees[0]
+    subtree = _subtree(d.context, d.mappings[tree.mapping].model_dump_json(), _keep_text(tree.keep))
+    deadline = runner.deadline
+    until = None if deadline is None else time.time() + deadline - time.monotonic()
+    result = subtree.search(incumbent.value, policy.dive, until)
+    if result.best is not None:
+        _offer(runner, d, incumbent, result.best)
+    return result.evaluated
+
+
 def _seed(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> list[Evaluated]:
     """Count the seeds of the search (offered to the ``incumbent``): the constructive tilings
-    of the seeded array mappings and, by energy, the best of them improved locally; those
-    that break the space's constraints are dropped."""
+    of the seeded array mappings (none whose bound is above the best so far, and none once
+    the best reaches the least root bound: nothing can beat it) and, by energy, the best of
+    them improved locally; those that break the space's constraints are dropped."""
     least = list(dict.fromkeys(s.mapping for s in d.subtrees))
     fastest = sorted(range(len(d.mappings)), key=lambda m: (d.computes[m], m))[:SEEDED]
     chosen = least if policy.one_per_placement else [*least[:SEEDED], *fastest, *d.ranked]
     seeded = list(dict.fromkeys(chosen))
+    floor = min((s.root for s in d.subtrees), default=None)
     w, a, bound = d.specs.workload, d.specs.architecture, d.specs.bound
     problems: dict[int, Problem] = {}
     seeds: list[tuple[int, Evaluated]] = []
     for m in runner.shown(seeded, len(seeded), "seeds: array mappings"):
         if seeds and runner.expired():
             break
-        problems[m] = load_problem(w, a, d.mappings[m], bound)
-        for point in seed_tilings(problems[m], d.objective, policy.seed_tilings, d.constraints):
+        best = incumbent.value
+        if floor is not None and best is not None and best <= floor:
+            break
+        context: BoundContext | None = None
+        compute: int | None = None
+        if policy.bounded_seeds:  # (the subtrees' search reuses the problem and its facts)
+            problems[m], compute, context = _problem(d.context, d.mappings[m].model_dump_json())
+        else:
+            problems[m] = load_problem(w, a, d.mappings[m], bound)
+        found = seed_tilings(
+            problems[m],
+            d.objective,
+            policy.seed_tilings,
+            d.constraints,
+            context=context,
+            compute=compute,
+            incumbent=best,
+        )
+        for point in found:
             if _admitted(d, point):
                 seeds.append((m, point))
                 _offer(runner, d, incumbent, point)
@@ -644,10 +695,15 @@ def _bound(d: Declared, found: Mapping[int, SubtreeResult], best: Fraction) -> F
 
 
 def _certify(
-    d: Declared, found: Mapping[int, SubtreeResult], incumbent: Incumbent, seeds: int
+    d: Declared,
+    found: Mapping[int, SubtreeResult],
+    incumbent: Incumbent,
+    seeds: int,
+    dived: int = 0,
 ) -> Certificate:
-    """The certificate of the results ``found`` (by part) and the ``seeds`` counted."""
-    evaluated, too_big, pruned, left_open = seeds, 0, 0, 0
+    """The certificate of the results ``found`` (by part), the ``seeds`` counted and the
+    leaves of the first search (``dived``)."""
+    evaluated, too_big, pruned, left_open = seeds + dived, 0, 0, 0
     whole = True
     for tree in d.subtrees:
         parts = [found.get(d.task(tree.index, p)) for p in range(d.parts)]
@@ -717,7 +773,7 @@ def _keep_of(text: str) -> dict[str, frozenset[str]]:
     return {level: frozenset(tensors) for level, tensors in json.loads(text).items()}
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=16)
 def _problem(context: str, mapping: str) -> tuple[Problem, int, BoundContext]:
     specs = Specs.from_json(json.loads(context)["specs"])
     problem = load_problem(
