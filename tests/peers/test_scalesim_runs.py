@@ -127,8 +127,8 @@ def test_cli_compare_with_scalesim(
     code, out, err = run(capsys, *args, *python, "-l", "g7")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == "g7 (os)"
-    assert lines[2].split()[:4] == ["cycles", "48", "47", "SCALE-Sim"]  # 2 x 2 folds of 12
+    assert lines[:2] == ["g7 (os)", "  fits: yes"]  # the headline first
+    assert lines[3].split()[:4] == ["cycles", "48", "47", "SCALE-Sim"]  # 2 x 2 folds of 12
     code, out, _ = run(capsys, *args, *python, "--format", "json")
     assert [c["layer"] for c in json.loads(out)] == ["g8", "g7", "g3"]
     code, _, err = run(capsys, *args, *python, "-l", "nothing")
