@@ -547,40 +547,15 @@ def _bound(
             inside = free if child >= last else ()
             sequence = own.get(facts.tensor, loops[child]) if child == last else loops[child]
             below = child > last and _overflows(context, facts, levels[child], tile)
-            hop = _hop(
-                context,
-                facts,
-                levels,
-                parent,
-                child,
-                sequence,
-                perfect[child],
-                inside,
-                innermost,
-                below,
-                tile,
-                child > last,
-            )
+            step = (context, facts, levels, parent, child, sequence, perfect[child], inside)
+            hop = _hop(*step, innermost, below, tile, child > last)
             reads_in[parent] += hop[2]
             writes_in[parent] += hop[3]
             energy += hop[0]
             estimate += hop[1]
             need = _resident_need(context, facts, levels[child], tile)
             if child > last and not below and need is not None and extra is None:
-                moved = _hop(
-                    context,
-                    facts,
-                    levels,
-                    parent,
-                    child,
-                    sequence,
-                    perfect[child],
-                    inside,
-                    innermost,
-                    True,
-                    tile,
-                    True,
-                )
+                moved = _hop(*step, innermost, True, tile, True)  # refilled as if it overflowed
                 extra = Fraction(max(0, moved[0] - hop[0]))
                 choices.append((need, extra))
         shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
