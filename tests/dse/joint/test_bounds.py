@@ -33,6 +33,34 @@ def bands_of(nest: LoopNest) -> list[Band]:
     return out
 
 
+def one_buffer(pes: int = 1) -> ArchitectureSpec:
+    """DRAM (1 element read and 2 written a cycle) and one buffer, over ``pes`` PEs."""
+    return ArchitectureSpec.from_mapping(
+        {
+            "name": "a",
+            "pe": f"{{PE[p]: 0 <= p < {pes}}}",
+            "levels": [
+                {"name": "dram", "read_bandwidth": 1, "write_bandwidth": 2},
+                {"name": "glb"},
+            ],
+        }
+    )
+
+
+Drawn = list[tuple[str, tuple[int, ...], tuple[int, ...]]]
+
+
+def drawn_tiling(draw: st.DrawFn, problem: Any) -> tuple[LoopNest, Drawn]:
+    """Draw nested divisor tiles and an order for glb then rf of ``problem``'s loops."""
+    dims, extents = box_extents(problem.workload)
+    outside, bands = extents, []
+    for level in ("glb", "rf"):
+        sizes = tuple(draw(st.sampled_from(divisors(o))) for o in outside)
+        bands.append((level, sizes, tuple(draw(st.permutations(range(len(dims)))))))
+        outside = sizes
+    return tiled_nest(dims, extents, "dram", bands, tuple(range(len(dims)))), bands
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[Any, ...]:
     if draw(st.booleans()):
@@ -78,13 +106,7 @@ def cases(draw: st.DrawFn) -> tuple[Any, ...]:
     )
     dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
     problem = load_problem(workload, arch, dataflow, params)
-    dims, extents = box_extents(problem.workload)
-    outside, bands = extents, []
-    for level in ("glb", "rf"):
-        sizes = tuple(draw(st.sampled_from(divisors(o))) for o in outside)
-        bands.append((level, sizes, tuple(draw(st.permutations(range(len(dims)))))))
-        outside = sizes
-    nest = tiled_nest(dims, extents, "dram", bands, tuple(range(len(dims))))
+    nest, bands = drawn_tiling(draw, problem)
     return problem, nest, draw(st.integers(0, 2)), (workload, dataflow, params), arch
 
 
@@ -109,16 +131,7 @@ def test_bound_tight_on_gemm_output_stationary() -> None:
     # GEMM 8x8x8, glb tiles 4x4 over the whole k, k innermost: A is read once per j-block
     # (2 visits), B once per i-block (2 visits), C once: DRAM reads 2*64 + 2*64 = 256
     # elements at 1/cycle; C's 64 written back at 2/cycle.
-    arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "a",
-            "pe": "{PE[p]: p = 0}",
-            "levels": [
-                {"name": "dram", "read_bandwidth": 1, "write_bandwidth": 2},
-                {"name": "glb"},
-            ],
-        }
-    )
+    arch = one_buffer()
     dataflow = DataflowSpec(
         name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
     )
@@ -131,16 +144,7 @@ def test_bound_tight_on_gemm_output_stationary() -> None:
 @given(cases())
 def test_dram_bound_against_the_tile_oracle(case: tuple[Any, ...]) -> None:
     _, nest, prefix, (workload, array, params), _ = case
-    spec_arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "two",
-            "pe": "{PE[p]: 0 <= p < 2}",
-            "levels": [
-                {"name": "dram", "read_bandwidth": 1, "write_bandwidth": 2},
-                {"name": "glb"},
-            ],
-        }
-    )
+    spec_arch = one_buffer(2)
     first = bands_of(nest)[:1]
     dataflow = DataflowSpec(
         name="d",
@@ -246,13 +250,7 @@ def grid_cases(draw: st.DrawFn) -> tuple[Any, ...]:
     )
     dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
     problem = load_problem(workload, arch, dataflow, params)
-    dims, extents = box_extents(problem.workload)
-    outside, bands = extents, []
-    for level in ("glb", "rf"):
-        sizes = tuple(draw(st.sampled_from(divisors(o))) for o in outside)
-        bands.append((level, sizes, tuple(draw(st.permutations(range(len(dims)))))))
-        outside = sizes
-    nest = tiled_nest(dims, extents, "dram", bands, tuple(range(len(dims))))
+    nest, bands = drawn_tiling(draw, problem)
     spans: dict[str, int] = {}
     if all(s == 1 for s in bands[-1][1]):
         band = Band(*bands[-1])

@@ -14,10 +14,10 @@ from tenet.api import load_problem
 from tenet.dse.joint.bounds import Band, BoundContext, bands_of, lower_bound
 from tenet.dse.tiling.rtile import box_extents
 from tenet.mapping import tile_maps, tiled_nest
-from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
+from tests.dse.joint.test_bounds import drawn_tiling, one_buffer
 
 SPACES = [
     "{S[k, c, ox, oy, rx, ry] -> PE[k % 2]}",
@@ -48,16 +48,7 @@ def test_a_running_halo_loop_does_not_hide_the_revisits() -> None:
     # it, so each channel's 3 input values come in twice: 12 fills (within a channel, rx
     # moves the window by one: 2 + 1 values). W[k, c, rx]: 8 values once; O[k, ox]: 4 values
     # once, written back once. DRAM: 20 reads at 1/cycle, 4 writes at 2/cycle: 22 cycles.
-    arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "a",
-            "pe": "{PE[p]: p = 0}",
-            "levels": [
-                {"name": "dram", "read_bandwidth": 1, "write_bandwidth": 2},
-                {"name": "glb"},
-            ],
-        }
-    )
+    arch = one_buffer()
     dataflow = DataflowSpec(
         name="d",
         space_stamp="{S[k, c, ox, oy, rx, ry] -> PE[0]}",
@@ -91,13 +82,7 @@ def convolutions(draw: st.DrawFn) -> tuple[Any, ...]:
         time_stamp="{S[k, c, ox, oy, rx, ry] -> T[k, c, ox, oy, rx, ry]}",
     )
     problem = load_problem(load_workload("conv2d"), arch, dataflow, sizes)
-    dims, extents = box_extents(problem.workload)
-    outside, bands = extents, []
-    for level in ("glb", "rf"):
-        tile = tuple(draw(st.sampled_from(divisors(o))) for o in outside)
-        bands.append((level, tile, tuple(draw(st.permutations(range(len(dims)))))))
-        outside = tile
-    nest = tiled_nest(dims, extents, "dram", bands, tuple(range(len(dims))))
+    nest, _ = drawn_tiling(draw, problem)
     return problem, nest, draw(st.integers(0, 2))
 
 
