@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tenet.dse.explore import Sweep, sweep
-from tenet.dse.run import cache as row_cache
+from tenet.dse.run import row_cache
 from tenet.dse.run.engines import InProcessEngine, Job
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import SpaceOptions
