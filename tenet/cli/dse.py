@@ -18,7 +18,6 @@ from tenet.cli.app import (
     neighbourhood_option,
     parse_params,
     progress,
-    tell,
 )
 from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
@@ -33,6 +32,7 @@ from tenet.cli.options import (
     kept_output,
     record_options,
     save_plot,
+    search_execution,
     time_budget_option,
     written_file,
 )
@@ -563,15 +563,10 @@ def _tile_best(
     mapping and tiling together."""
     from tenet.dse import TilingSpace, tiled_rows
 
-    run = request.execution
-    in_process = run.workers == 1 and run.engine == "local"
-    execution = ExecutionOptions(
-        engine=None if in_process else run.engine,
-        workers=run.workers,
-        address=run.address,
-        store=run.store,
-        progress=lambda items, total, desc: progress(items, total=total, desc=f"tiling: {desc}"),
-        tell=tell,
+    execution = search_execution(
+        request.execution,
+        None,
+        lambda items, total, desc: progress(items, total=total, desc=f"tiling: {desc}"),
     )
     objective = _tiling_objective(request.objective)
     space = TilingSpace(levels)

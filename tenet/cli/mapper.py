@@ -4,18 +4,19 @@ array mapping, kept tensors, tile sizes and loop orders, with a proven bound and
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 import click
 
-from tenet.cli.app import choice_option, cli, parse_params, progress, tell
+from tenet.cli.app import choice_option, cli, parse_params, tell
 from tenet.cli.checks import Refusal, check_before_work, check_folder, check_writable, refuses
 from tenet.cli.options import (
     OutputOptions,
     constraints_option,
+    dataflows_option,
     execution_options,
     output_options,
+    search_execution,
     time_budget_option,
     written_file,
 )
@@ -35,14 +36,10 @@ __all__ = ["map_command"]
 @click.option("--workload", "-w", help="Workload: YAML file or zoo name.")
 @click.option("--network", "-n", help="Map every layer entry of this network (zoo name or YAML).")
 @click.option("--arch", "-a", required=True, help="Architecture with memory levels.")
-@click.option(
-    "--dataflow",
-    "-d",
-    "dataflows",
-    multiple=True,
-    help="Array mapping to search (repeatable; zoo templates take the array's extents; "
+@dataflows_option(
+    "Array mapping to search (repeatable; zoo templates take the array's extents; "
     "default: every array mapping of the design space); with --network, those made for each "
-    "layer's workload.",
+    "layer's workload."
 )
 @click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
 @choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
@@ -98,21 +95,13 @@ def map_command(
     else:
         assert workload is not None
         entries = [LayerEntry(load_workload(workload).name, workload, params)]
-    in_process = execution.workers == 1 and execution.engine == "local"
-    run = replace(
-        execution,
-        engine=None if in_process else execution.engine,
-        time_budget=time_budget,
-        progress=progress,
-        tell=tell,
-    )
     try:
         mapped = map_layers(
             entries,
             arch,
             dataflows=dataflows,
             objective=objective,
-            execution=run,
+            execution=search_execution(execution, time_budget),
             network=spec,
             told=tell,
             constraints=None if constraints is None else load_constraints(constraints),

@@ -8,7 +8,7 @@ import click
 
 from tenet import clock_figures
 from tenet.cli.app import cli, progress
-from tenet.cli.options import OutputOptions, output_options, written_file
+from tenet.cli.options import OutputOptions, dataflows_option, output_options, written_file
 from tenet.networks import evaluate_network, network_report
 from tenet.report import fits_notice, records_csv, records_text, write_report
 from tenet.spec import LayerSpec, strict_json
@@ -24,13 +24,9 @@ def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
 @cli.command("eval-network")
 @click.argument("network")
 @click.option("--arch", "-a", required=True, help="Architecture: zoo name, YAML or TENET .p file.")
-@click.option(
-    "--dataflow",
-    "-d",
-    "dataflows",
-    multiple=True,
+@dataflows_option(
+    "Named dataflow (repeatable): each layer takes the first one made for its workload.",
     required=True,
-    help="Named dataflow (repeatable): each layer takes the first one made for its workload.",
 )
 @click.option(
     "--cache",

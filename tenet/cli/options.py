@@ -26,11 +26,13 @@ from tenet.cli.app import (
     kept,
     kept_option,
     parse_params,
+    progress,
+    tell,
     write_output,
 )
 from tenet.cli.checks import writable_path
 from tenet.designs import DesignPoint
-from tenet.dse import ExecutionOptions
+from tenet.dse import ExecutionOptions, Progress
 from tenet.errors import SpecError
 from tenet.report import image_format, save_axes
 from tenet.spec import ScratchpadSpec
@@ -58,12 +60,14 @@ __all__ = [
     "engine_options",
     "execution_options",
     "checked_execution",
+    "search_execution",
     "ScratchpadOptions",
     "scratchpad_options",
     "image_path",
     "design_inputs",
     "collect_designs",
     "constraints_option",
+    "dataflows_option",
     "time_budget_option",
 ]
 
@@ -237,6 +241,31 @@ def checked_execution(
         raise click.BadParameter(exc.reason, param_hint=option) from exc
 
 
+def search_execution(
+    execution: ExecutionOptions, time_budget: float | None, shown: Progress = progress
+) -> ExecutionOptions:
+    """Return how a command runs its search: ``execution`` in this process when it asks for
+    one local worker (no pool to start), else on its engine; with ``time_budget`` (seconds;
+    None: no limit), the progress ``shown`` (default: :func:`tenet.cli.app.progress`) and the
+    search's news told on stderr (:func:`tenet.cli.app.tell`).
+
+    Examples
+    --------
+    >>> search_execution(ExecutionOptions(workers=1), 5.0).engine is None
+    True
+    >>> search_execution(ExecutionOptions(workers=2), None).engine
+    'local'
+    """
+    in_process = execution.workers == 1 and execution.engine == "local"
+    return replace(
+        execution,
+        engine=None if in_process else execution.engine,
+        time_budget=time_budget,
+        progress=shown,
+        tell=tell,
+    )
+
+
 def execution_options(
     workers: int,
 ) -> Callable[[Callable[Concatenate[ExecutionOptions, P], R]], Callable[P, R]]:
@@ -329,6 +358,14 @@ def constraints_option(help: str, *names: str, kept: bool = False) -> Decorator:
     a record's option (:func:`tenet.cli.app.kept_option`)."""
     make: Callable[..., Decorator] = kept_option if kept else click.option
     return make("--constraints", *names, type=click.Path(dir_okay=False), help=help)
+
+
+def dataflows_option(help: str, *, required: bool = False) -> Decorator:
+    """The repeatable ``--dataflow/-d`` option of a command that gives each layer of a
+    network its dataflow (the command's ``dataflows``: zoo names or files)."""
+    return click.option(
+        "--dataflow", "-d", "dataflows", multiple=True, required=required, help=help
+    )
 
 
 def time_budget_option(help: str, *, kept: bool = False) -> Decorator:

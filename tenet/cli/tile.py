@@ -4,12 +4,11 @@ an architecture with memory levels and an array dataflow."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Any
 
 import click
 
-from tenet.cli.app import choice_option, cli, progress, tell
+from tenet.cli.app import choice_option, cli
 from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
     OutputOptions,
@@ -18,6 +17,7 @@ from tenet.cli.options import (
     execution_options,
     output_options,
     problem_options,
+    search_execution,
     time_budget_option,
 )
 from tenet.dse import TILING_AUTO_LIMIT, Certificate, ExecutionOptions, Interrupted
@@ -150,7 +150,6 @@ def tile_command(
 
     start = time.process_time()
     told: list[str] = []
-    in_process = execution.workers == 1 and execution.engine == "local"
     space = (
         TilingSpace(levels or None, dims or None, aligned=aligned)
         if levels or dims or aligned
@@ -165,13 +164,7 @@ def tile_command(
             problem.params(),
             space,
             objective=objective,
-            execution=replace(
-                execution,
-                engine=None if in_process else execution.engine,
-                time_budget=time_budget,
-                progress=progress,
-                tell=tell,
-            ),
+            execution=search_execution(execution, time_budget),
             strategy=strategy,
             top_k=top_k,
             bypass=bypass,

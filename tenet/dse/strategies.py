@@ -384,7 +384,8 @@ def tile_mappings(
     if space is not None and space.levels is not None:
         check_tile_levels(load_architecture(arch), space.levels)
     divisors = space is None or (space.sizes is None and space.aligned is None)
-    how = "joint" if divisors else "exhaustive"
+    strategy = find_strategy("joint" if divisors else "exhaustive", "tilings")
+    limits = None if constraints is None else load_constraints(constraints)
     found = []
     for row in mappings:
         dataflow = DataflowSpec(
@@ -392,18 +393,9 @@ def tile_mappings(
             space_stamp=str(row["space_stamp"]),
             time_stamp=str(row["time_stamp"]),
         )
-        certificate = run_tiling(
-            workload,
-            arch,
-            dataflow,
-            params,
-            space,
-            objective=objective,
-            execution=execution,
-            strategy=how,
-            bypass=False,
-            seed=False,
-            constraints=constraints,
+        specs = load_specs(workload, arch, dataflow, params)
+        request = TilingRequest(
+            specs, space, objective, bypass=False, seed=False, constraints=limits
         )
-        found.append((dataflow.name, certificate))
+        found.append((dataflow.name, strategy.tile(request, execution or ExecutionOptions(None))))
     return found
