@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tenet.counting import count
 from tenet.metrics.bandwidth import bandwidth
@@ -123,6 +123,16 @@ def _json(value: object) -> object:
     return float(value) if isinstance(value, Fraction) else value
 
 
+class _Work(TypedDict):
+    """The array's work as :class:`Metrics` and TENET's report both take it: MACs, PEs that
+    compute, time-stamps and occupied (PE, time-stamp) points."""
+
+    macs: int
+    active_pes: int
+    timestamps: int
+    occupied_points: int
+
+
 def evaluate(problem: Problem, name: str | None = None) -> Metrics:
     """Count every metric of ``problem`` exactly; ``name`` names the result (default: the
     dataflow's name).
@@ -152,15 +162,13 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
     tensors = tuple(TensorMetrics.from_counts(c) for c in counts)
     l1 = sum(t.accesses_l1_read + t.accesses_l1_write for t in tensors)
     l2 = sum(t.accesses_l2_read + t.accesses_l2_write for t in tensors)
+    work = _Work(macs=macs, active_pes=active_pes, timestamps=timestamps, occupied_points=occupied)
     return Metrics(
         name=name or problem.dataflow.name,
         neighbourhood=problem.neighbourhood,
         tensors=tensors,
-        macs=macs,
+        **work,
         pe_count=pe_count,
-        active_pes=active_pes,
-        timestamps=timestamps,
-        occupied_points=occupied,
         instances_per_step_max=timing.instances_per_step_max,
         active_pes_avg=active_pes_avg(occupied, timestamps),
         utilisation=utilisation(occupied, pe_count, timestamps),
@@ -173,13 +181,5 @@ def evaluate(problem: Problem, name: str | None = None) -> Metrics:
         bandwidth_scratchpad=bandwidth(unique_in + unique_out, latency),
         energy=energy(macs, l1, l2, arch.energy),
         energy_unit=arch.energy.unit,
-        original=original_report(
-            counts,
-            macs=macs,
-            active_pes=active_pes,
-            timestamps=timestamps,
-            occupied_points=occupied,
-            bandwidth=arch.bandwidth,
-            latency=arch.latency,
-        ),
+        original=original_report(counts, **work, bandwidth=arch.bandwidth, latency=arch.latency),
     )
