@@ -124,3 +124,17 @@ def test_options_execution_record_of_tile_defaults_to_one_worker() -> None:
 
     assert CliRunner().invoke(toy, []).exit_code == 0
     assert seen == [ExecutionOptions(engine="local", workers=1)]
+
+
+def test_options_search_execution_runs_one_local_worker_in_process() -> None:
+    from tenet.cli.app import progress, tell
+    from tenet.cli.options import search_execution
+
+    given = ExecutionOptions(engine="local", workers=1, store="runs.sqlite")
+    run = search_execution(given, 2.5)
+    assert (run.engine, run.workers, run.store, run.time_budget) == (None, 1, "runs.sqlite", 2.5)
+    assert (run.progress, run.tell) == (progress, tell)
+    # a pool, or a Dask cluster, is kept: the search runs on it
+    assert search_execution(ExecutionOptions(workers=2), None).engine == "local"
+    dask = ExecutionOptions(engine="dask", workers=1, address="tcp://127.0.0.1:8786")
+    assert search_execution(dask, None).engine == "dask"
