@@ -43,8 +43,7 @@ from tenet.peers import (
     PeerSearch,
     evaluate_best,
     peer_python,
-    search_accelforge,
-    search_zigzag,
+    search_peer,
 )
 from tenet.spec import (
     ArchitectureSpec,
@@ -243,8 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             tenet = search_tenet(workload, architecture, layer.params, objective, args.tenet_budget)
             print(_row(tenet), flush=True)
             peers = []
-            for search in (search_zigzag, search_accelforge) if python else ():
-                found = search(
+            for peer in ("zigzag", "accelforge") if python else ():
+                found = search_peer(
+                    peer,
                     python,
                     workload,
                     architecture,

@@ -146,7 +146,9 @@ def tile_command(
     started again resumes. A branch and bound prints its best so far, its bound and their gap
     on stderr as it goes; Ctrl-C prints the best so far and its certificate (exit 130)."""
     check_before_work((), execution, None, None, out.path)
-    from tenet.dse import TilingSpace, run_tiling
+    from tenet.api import load_specs
+    from tenet.dse import TilingRequest, TilingSpace, find_strategy
+    from tenet.spec import load_constraints
 
     start = time.process_time()
     told: list[str] = []
@@ -155,22 +157,19 @@ def tile_command(
         if levels or dims or aligned
         else None
     )
-    workload, arch, dataflow = problem.names()
+    request = TilingRequest(
+        load_specs(*problem.names(), problem.params()),
+        space,
+        objective,
+        top_k,
+        bypass,
+        places,
+        report=told.append,
+        constraints=None if constraints is None else load_constraints(constraints),
+    )
     try:
-        found = run_tiling(
-            workload,
-            arch,
-            dataflow,
-            problem.params(),
-            space,
-            objective=objective,
-            execution=search_execution(execution, time_budget),
-            strategy=strategy,
-            top_k=top_k,
-            bypass=bypass,
-            places=places,
-            report=told.append,
-            constraints=constraints,
+        found = find_strategy(strategy, "tilings").tile(
+            request, search_execution(execution, time_budget)
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Certificate):

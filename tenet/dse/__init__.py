@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from tenet.dse.strategies import (
         STRATEGIES,
         TILING_AUTO_LIMIT,
+        TilingRequest,
         find_strategy,
         run_tiling,
         strategy_names,
@@ -103,6 +104,7 @@ __all__ = [
     "explore_schedule",
     "gap_words",
     "find_strategy",
+    "TilingRequest",
     "joint_search",
     "layer_table",
     "layer_counts",
@@ -185,6 +187,7 @@ _HOME = {
     "explore_schedule": "schedules",
     "STRATEGIES": "strategies",
     "TILING_AUTO_LIMIT": "strategies",
+    "TilingRequest": "strategies",
     "find_strategy": "strategies",
     "run_tiling": "strategies",
     "strategy_names": "strategies",

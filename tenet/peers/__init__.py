@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
-    from tenet.peers.mappers import PeerSearch, evaluate_best, search_accelforge, search_zigzag
+    from tenet.peers.mappers import PeerSearch, evaluate_best, search_peer
     from tenet.peers.scalesim import read_scalesim
     from tenet.peers.scalesim_compare import compare_scalesim, render_scalesim, scalesim_python
     from tenet.peers.scalesim_export import write_scalesim
@@ -36,8 +36,7 @@ __all__ = [
     "render",
     "render_scalesim",
     "scalesim_python",
-    "search_accelforge",
-    "search_zigzag",
+    "search_peer",
     "write_accelforge",
     "write_scalesim",
     "write_specs",
@@ -62,8 +61,7 @@ _HOME = {
     "scalesim_python": "scalesim_compare",
     "PeerSearch": "mappers",
     "evaluate_best": "mappers",
-    "search_accelforge": "mappers",
-    "search_zigzag": "mappers",
+    "search_peer": "mappers",
     "read_zigzag": "zigzag",
     "write_zigzag": "zigzag",
 }

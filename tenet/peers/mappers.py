@@ -30,14 +30,15 @@ from tenet.spec.workload import WorkloadSpec
 __all__ = [
     "PeerObjective",
     "PeerSearch",
-    "search_zigzag",
-    "search_accelforge",
+    "PeerName",
+    "search_peer",
     "zigzag_best",
     "accelforge_best",
     "evaluate_best",
 ]
 
 PeerObjective = Literal["latency", "energy"]
+PeerName = Literal["zigzag", "accelforge"]
 
 ZIGZAG_FILES = ("workload.yaml", "accelerator.yaml", "mapping.yaml")
 """ZigZag's files of a search, in the order :func:`read_zigzag` takes them."""
@@ -254,27 +255,21 @@ def _answered(
     )
 
 
-def search_zigzag(
-    python: str | None,
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    params: Mapping[str, int] | None = None,
-    *,
-    objective: PeerObjective = "latency",
-    time_budget: float | None = None,
-    spatial_mappings: int = 3,
-) -> PeerSearch:
-    """Run ZigZag's search (``spatial_mappings`` spatial mappings generated, LOMA's temporal
-    mappings for each, the best by ``objective``) on the files :func:`write_zigzag` gives
-    without a dataflow, in ``python`` (the peers' environment), stopped after
-    ``time_budget`` CPU seconds; return its best read back by :func:`read_zigzag`.
+def accelforge_best(spec: Mapping[str, Any], nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return AccelForge's spec document ``spec`` with the mapping ``nodes`` of a search's
+    best (storage, loop and compute nodes, outermost first)."""
+    return {**spec, "mapping": {"nodes": nodes}}
 
-    Raises
-    ------
-    PeerError
-        ``python`` is None (the peer is not installed).
-    """
-    problem = Specs(workload, architecture, None, dict(params or {})).checked()
+
+def _search_zigzag(
+    python: str | None,
+    problem: Specs,
+    objective: PeerObjective,
+    time_budget: float | None,
+    spatial_mappings: int,
+) -> PeerSearch:
+    """ZigZag's search (``spatial_mappings`` spatial mappings generated, LOMA's temporal
+    mappings for each) on the files :func:`write_zigzag` gives for ``problem``."""
     documents = write_zigzag(problem)
     with tempfile.TemporaryDirectory() as tmp:
         paths = [Path(tmp) / name for name in ZIGZAG_FILES]
@@ -289,36 +284,20 @@ def search_zigzag(
             return PeerSearch("zigzag", objective, cpu, None, None, None, reason=reason)
         texts["mapping.yaml"] = ZIGZAG_UNITS + dump(zigzag_best(answer))
         paths[2].write_text(texts["mapping.yaml"])
-        tensors = {operand: t for t, operand in zigzag_operands(workload).items()}
+        tensors = {operand: t for t, operand in zigzag_operands(problem.workload).items()}
         return _answered("zigzag", objective, cpu, answer, texts, read_zigzag, paths, tensors)
 
 
-def accelforge_best(spec: Mapping[str, Any], nodes: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return AccelForge's spec document ``spec`` with the mapping ``nodes`` of a search's
-    best (storage, loop and compute nodes, outermost first)."""
-    return {**spec, "mapping": {"nodes": nodes}}
-
-
-def search_accelforge(
+def _search_accelforge(
     python: str | None,
-    workload: WorkloadSpec,
-    architecture: ArchitectureSpec,
-    params: Mapping[str, int] | None = None,
-    *,
-    objective: PeerObjective = "latency",
-    time_budget: float | None = None,
+    problem: Specs,
+    objective: PeerObjective,
+    time_budget: float | None,
+    spatial_mappings: int,
 ) -> PeerSearch:
-    """Run AccelForge's FFM mapper (``Spec.map_workload_to_arch``'s steps, in one process,
-    the best by ``objective``) on the spec :func:`write_accelforge` gives without a
-    dataflow, in ``python`` (the peers' environment), stopped after ``time_budget`` CPU
-    seconds; return its best read back by :func:`read_accelforge`.
-
-    Raises
-    ------
-    PeerError
-        ``python`` is None (the peer is not installed).
-    """
-    problem = Specs(workload, architecture, None, dict(params or {})).checked()
+    """AccelForge's FFM mapper (``Spec.map_workload_to_arch``'s steps, in one process) on the
+    spec :func:`write_accelforge` gives for ``problem`` (it generates its own spatial
+    mappings: ``spatial_mappings`` is ZigZag's alone)."""
     document = write_accelforge(problem)
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / ACCELFORGE_FILE
@@ -334,6 +313,39 @@ def search_accelforge(
         spec.write_text(text)
         files = {ACCELFORGE_FILE: text}
         return _answered("accelforge", objective, cpu, answer, files, read_accelforge, [spec])
+
+
+_SEARCHES = {"zigzag": _search_zigzag, "accelforge": _search_accelforge}
+
+
+def search_peer(
+    peer: PeerName,
+    python: str | None,
+    workload: WorkloadSpec,
+    architecture: ArchitectureSpec,
+    params: Mapping[str, int] | None = None,
+    *,
+    objective: PeerObjective = "latency",
+    time_budget: float | None = None,
+    spatial_mappings: int = 3,
+) -> PeerSearch:
+    """Run ``peer``'s own search on the files tenet's writer gives for ``workload`` on
+    ``architecture`` without a dataflow, in ``python`` (the peers' environment), stopped after
+    ``time_budget`` CPU seconds; return its best by ``objective`` read back by tenet's reader.
+    ZigZag generates ``spatial_mappings`` spatial mappings and LOMA's temporal mappings for
+    each; AccelForge runs its FFM mapper.
+
+    Raises
+    ------
+    PeerError
+        ``python`` is None (the peer is not installed).
+    ValueError
+        ``peer`` is not ``"zigzag"`` or ``"accelforge"``.
+    """
+    if peer not in _SEARCHES:
+        raise ValueError(f"peer: expected 'zigzag' or 'accelforge', not {peer!r}")
+    problem = Specs(workload, architecture, None, dict(params or {})).checked()
+    return _SEARCHES[peer](python, problem, objective, time_budget, spatial_mappings)
 
 
 def evaluate_best(

@@ -20,8 +20,7 @@ from tenet.peers import (
     ZIGZAG_UNITS,
     PeerSearch,
     evaluate_best,
-    search_accelforge,
-    search_zigzag,
+    search_peer,
 )
 from tenet.peers.accelforge import read_accelforge, write_accelforge
 from tenet.peers.compare import (
@@ -271,7 +270,12 @@ def test_time_budget_stops_the_peer() -> None:
 
 def test_search_without_peer() -> None:
     with pytest.raises(PeerError, match="not installed"):
-        search_zigzag(None, load_workload("gemm"), SMALL, GEMM)
+        search_peer("zigzag", None, load_workload("gemm"), SMALL, GEMM)
+
+
+def test_search_of_an_unknown_peer() -> None:
+    with pytest.raises(ValueError, match="expected 'zigzag' or 'accelforge', not 'timeloop'"):
+        search_peer("timeloop", None, load_workload("gemm"), SMALL, GEMM)  # type: ignore[arg-type]
 
 
 def _specs_back(imported: Imported, directory: Path) -> Specs:
@@ -286,8 +290,8 @@ def _specs_back(imported: Imported, directory: Path) -> Specs:
 def test_search_zigzag_small(peers_python: str, tmp_path: Path, objective: PeerObjective) -> None:
     workload = load_workload("gemm")
     # One spatial mapping (ZigZag's most utilising) keeps the search short.
-    found = search_zigzag(
-        peers_python, workload, SMALL, GEMM, objective=objective, spatial_mappings=1
+    found = search_peer(
+        "zigzag", peers_python, workload, SMALL, GEMM, objective=objective, spatial_mappings=1
     )
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
@@ -339,7 +343,7 @@ def test_search_accelforge_small(
     peers_python: str, tmp_path: Path, objective: PeerObjective
 ) -> None:
     workload = load_workload("gemm")
-    found = search_accelforge(peers_python, workload, SMALL, GEMM, objective=objective)
+    found = search_peer("accelforge", peers_python, workload, SMALL, GEMM, objective=objective)
     assert found.imported is not None, found.reason
     assert found.evaluations and found.evaluations > 0 and found.cpu_seconds > 0
     (path,) = found.write(tmp_path)
@@ -372,7 +376,9 @@ def test_search_accelforge_small(
 
 @pytest.mark.peers
 def test_search_time_budget(peers_python: str) -> None:
-    found = search_accelforge(peers_python, load_workload("gemm"), SMALL, GEMM, time_budget=1)
+    found = search_peer(
+        "accelforge", peers_python, load_workload("gemm"), SMALL, GEMM, time_budget=1
+    )
     assert (found.imported, found.evaluations) == (None, None)
     assert found.reason == "accelforge: no result in 1 CPU-s"
     assert found.cpu_seconds > 0
