@@ -261,61 +261,58 @@ def accelforge_best(spec: Mapping[str, Any], nodes: list[dict[str, Any]]) -> dic
     return {**spec, "mapping": {"nodes": nodes}}
 
 
-def _search_zigzag(
-    python: str | None,
-    problem: Specs,
-    objective: PeerObjective,
-    time_budget: float | None,
-    spatial_mappings: int,
-) -> PeerSearch:
+@dataclass(frozen=True)
+class _PeerRun:
+    """One peer search: the peers' ``python``, the ``problem`` (no dataflow), the
+    ``objective``, the peer's CPU ``time_budget`` (seconds) and the ``folder`` its files go in."""
+
+    python: str | None
+    problem: Specs
+    objective: PeerObjective
+    time_budget: float | None
+    folder: Path
+
+    def search(self, peer: str, script: str, args: list[str]) -> tuple[float, Any, str]:
+        """Run ``peer``'s search ``script``: its CPU seconds, JSON answer and reason."""
+        return _search(self.python, peer, self.objective, script, args, self.time_budget)
+
+    def failed(self, peer: str, cpu: float, reason: str) -> PeerSearch:
+        """The search of ``peer`` that gave no result after ``cpu`` seconds, and why."""
+        return PeerSearch(peer, self.objective, cpu, None, None, None, reason=reason)
+
+
+def _search_zigzag(run: _PeerRun, spatial_mappings: int) -> PeerSearch:
     """ZigZag's search (``spatial_mappings`` spatial mappings generated, LOMA's temporal
-    mappings for each) on the files :func:`write_zigzag` gives for ``problem``."""
-    documents = write_zigzag(problem)
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = [Path(tmp) / name for name in ZIGZAG_FILES]
-        texts = {name: ZIGZAG_UNITS + dump(documents[Path(name).stem]) for name in ZIGZAG_FILES}
-        for path in paths:
-            path.write_text(texts[path.name])
-        args = [*map(str, paths), objective, str(spatial_mappings)]
-        cpu, answer, reason = _search(
-            python, "zigzag", objective, _ZIGZAG_SEARCH, args, time_budget
-        )
-        if answer is None:
-            return PeerSearch("zigzag", objective, cpu, None, None, None, reason=reason)
-        texts["mapping.yaml"] = ZIGZAG_UNITS + dump(zigzag_best(answer))
-        paths[2].write_text(texts["mapping.yaml"])
-        tensors = {operand: t for t, operand in zigzag_operands(problem.workload).items()}
-        return _answered("zigzag", objective, cpu, answer, texts, read_zigzag, paths, tensors)
+    mappings for each) on the files :func:`write_zigzag` gives for the run's problem."""
+    documents = write_zigzag(run.problem)
+    paths = [run.folder / name for name in ZIGZAG_FILES]
+    texts = {name: ZIGZAG_UNITS + dump(documents[Path(name).stem]) for name in ZIGZAG_FILES}
+    for path in paths:
+        path.write_text(texts[path.name])
+    args = [*map(str, paths), run.objective, str(spatial_mappings)]
+    cpu, answer, reason = run.search("zigzag", _ZIGZAG_SEARCH, args)
+    if answer is None:
+        return run.failed("zigzag", cpu, reason)
+    texts["mapping.yaml"] = ZIGZAG_UNITS + dump(zigzag_best(answer))
+    paths[2].write_text(texts["mapping.yaml"])
+    tensors = {operand: t for t, operand in zigzag_operands(run.problem.workload).items()}
+    return _answered("zigzag", run.objective, cpu, answer, texts, read_zigzag, paths, tensors)
 
 
-def _search_accelforge(
-    python: str | None,
-    problem: Specs,
-    objective: PeerObjective,
-    time_budget: float | None,
-    spatial_mappings: int,
-) -> PeerSearch:
+def _search_accelforge(run: _PeerRun) -> PeerSearch:
     """AccelForge's FFM mapper (``Spec.map_workload_to_arch``'s steps, in one process) on the
-    spec :func:`write_accelforge` gives for ``problem`` (it generates its own spatial
-    mappings: ``spatial_mappings`` is ZigZag's alone)."""
-    document = write_accelforge(problem)
-    with tempfile.TemporaryDirectory() as tmp:
-        spec = Path(tmp) / ACCELFORGE_FILE
-        spec.write_text(ACCELFORGE_UNITS + dump(document))
-        best = Path(tmp) / "best.yaml"
-        args = [str(spec), objective, str(best)]
-        cpu, answer, reason = _search(
-            python, "accelforge", objective, _ACCELFORGE_SEARCH, args, time_budget
-        )
-        if answer is None:
-            return PeerSearch("accelforge", objective, cpu, None, None, None, reason=reason)
-        text = ACCELFORGE_UNITS + dump(accelforge_best(document, answer["nodes"]))
-        spec.write_text(text)
-        files = {ACCELFORGE_FILE: text}
-        return _answered("accelforge", objective, cpu, answer, files, read_accelforge, [spec])
-
-
-_SEARCHES = {"zigzag": _search_zigzag, "accelforge": _search_accelforge}
+    spec :func:`write_accelforge` gives for the run's problem."""
+    document = write_accelforge(run.problem)
+    spec = run.folder / ACCELFORGE_FILE
+    spec.write_text(ACCELFORGE_UNITS + dump(document))
+    args = [str(spec), run.objective, str(run.folder / "best.yaml")]
+    cpu, answer, reason = run.search("accelforge", _ACCELFORGE_SEARCH, args)
+    if answer is None:
+        return run.failed("accelforge", cpu, reason)
+    text = ACCELFORGE_UNITS + dump(accelforge_best(document, answer["nodes"]))
+    spec.write_text(text)
+    files = {ACCELFORGE_FILE: text}
+    return _answered("accelforge", run.objective, cpu, answer, files, read_accelforge, [spec])
 
 
 def search_peer(
@@ -342,10 +339,14 @@ def search_peer(
     ValueError
         ``peer`` is not ``"zigzag"`` or ``"accelforge"``.
     """
-    if peer not in _SEARCHES:
+    if peer not in ("zigzag", "accelforge"):
         raise ValueError(f"peer: expected 'zigzag' or 'accelforge', not {peer!r}")
     problem = Specs(workload, architecture, None, dict(params or {})).checked()
-    return _SEARCHES[peer](python, problem, objective, time_budget, spatial_mappings)
+    with tempfile.TemporaryDirectory() as tmp:
+        run = _PeerRun(python, problem, objective, time_budget, Path(tmp))
+        if peer == "zigzag":
+            return _search_zigzag(run, spatial_mappings)
+        return _search_accelforge(run)
 
 
 def evaluate_best(
