@@ -104,37 +104,34 @@ def _per_tile(relation: isl.Map, points: list[isl.Point]) -> tuple[int, ...]:
     return tuple(values)
 
 
-def _tensor(relations: FusedTiles, tensor: str, points: list[isl.Point]) -> FusedTensor:
-    spec, nest = relations.chain.spec, relations.nest
-    zero = (0,) * len(points)
-    if tensor in spec.inputs or tensor in spec.intermediates:
-        reads = relations.reads(tensor)
-        halos = _per_tile(reads.intersect(relations.earlier(reads)), points)
-    if tensor in spec.inputs:
-        resident = tensor in nest.resident
-        moved = count(reads.range()) if resident else count(reads)
-        footprints = (count(reads.range()),) * len(points) if resident else _per_tile(reads, points)
-        return FusedTensor(
-            "input", "resident" if resident else "streamed", moved, 0, moved, footprints, halos
-        )
-    produced = relations.produced(tensor)
-    if tensor in spec.intermediates:
-        written = count(produced.range()) if tensor in spec.final else 0
+def _read(relations: FusedTiles, tensor: str, points: list[isl.Point]) -> FusedTensor:
+    """An input's or an intermediate's figures: what the tiles read, and what they produce."""
+    reads = relations.reads(tensor)
+    halos = _per_tile(reads.intersect(relations.earlier(reads)), points)
+    if tensor in relations.chain.spec.intermediates:
+        produced = relations.produced(tensor)
+        written = count(produced.range()) if tensor in relations.chain.spec.final else 0
         live = _per_tile(relations.live(tensor), points)
         return FusedTensor("intermediate", "live", 0, written, count(produced), live, halos)
-    if tensor in nest.resident:
+    if tensor in relations.nest.resident:
+        whole = count(reads.range())
+        return FusedTensor("input", "resident", whole, 0, whole, (whole,) * len(points), halos)
+    moved = count(reads)
+    return FusedTensor("input", "streamed", moved, 0, moved, _per_tile(reads, points), halos)
+
+
+def _written(relations: FusedTiles, tensor: str, points: list[isl.Point]) -> FusedTensor:
+    """The final output's figures: a streamed one is written back per tile (and its partial
+    sums read back), a resident one once."""
+    produced = relations.produced(tensor)
+    zero = (0,) * len(points)
+    if tensor in relations.nest.resident:
         whole = count(produced.range())
         return FusedTensor("output", "resident", 0, whole, whole, (whole,) * len(points), zero)
     per_tile = count(produced)
-    return FusedTensor(
-        "output",
-        "streamed",
-        per_tile - count(produced.range()),
-        per_tile,
-        per_tile,
-        _per_tile(produced, points),
-        zero,
-    )
+    partial = per_tile - count(produced.range())
+    footprints = _per_tile(produced, points)
+    return FusedTensor("output", "streamed", partial, per_tile, per_tile, footprints, zero)
 
 
 def assess_fusion(chain: Chain, nest: FusedNest) -> FusedCounts:
@@ -152,7 +149,11 @@ def assess_fusion(chain: Chain, nest: FusedNest) -> FusedCounts:
     points: list[isl.Point] = []
     relations.tiles.foreach_point(points.append)
     points.sort(key=lambda p: _coordinates(p))
-    tensors = {t: _tensor(relations, t, points) for t in chain.spec.tensors}
+    final = chain.last.written
+    tensors = {
+        t: _written(relations, t, points) if t == final else _read(relations, t, points)
+        for t in chain.spec.tensors
+    }
     statements = {}
     for statement in chain.statements:
         run = relations.runs[statement.name]

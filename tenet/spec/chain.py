@@ -1,9 +1,10 @@
 """ChainSpec: a workload of several statements (Einsums) run in turn, sharing tensors by name.
 
 A tensor that no statement writes is an input of the chain; one that a statement writes and a
-later one reads is an intermediate; the chain's outputs go to DRAM (by default, the tensor the
-last statement writes). Loading checks the isl text of every statement and the order of the
-chain (no statement reads what a later one writes), naming the statement and the field.
+later one reads is an intermediate; the tensor the last statement writes goes to DRAM, and the
+intermediates listed in ``outputs`` too. Loading checks the isl text of every statement and the
+order of the chain (no statement reads what a later one writes), naming the statement and the
+field.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class ChainSpec(SpecModel):
     )
     outputs: tuple[str, ...] = Field(
         (),
-        description="Tensors written to DRAM (default: the tensor the last statement writes).",
+        description="Tensors written to DRAM besides the one the last statement writes.",
     )
 
     @classmethod
@@ -117,8 +118,8 @@ class ChainSpec(SpecModel):
 
     @property
     def final(self) -> tuple[str, ...]:
-        """The chain's outputs: ``outputs`` or the tensor the last statement writes."""
-        return self.outputs or tuple(self.statements[-1].written)
+        """The tensors written to DRAM: ``outputs`` and the tensor the last statement writes."""
+        return tuple(dict.fromkeys((*self.outputs, *self.statements[-1].written)))
 
 
 def _fail(spec: ChainSpec, path: str, reason: str) -> SpecError:
