@@ -50,12 +50,14 @@ def _names(prefix: str, n: int) -> list[str]:
 
 def _tile_map(statement: Statement, ranks: Sequence[str], tiles: Sequence[int]) -> isl.Map:
     """``Tile[j] -> S[x]``: the instances whose fused ranks fall in tile ``j``."""
-    indices = ", ".join(statement.ranks)
-    js = _names("j", len(tiles))
+    xs, js = _names("x", len(statement.ranks)), _names("j", len(tiles))
     constraints = " and ".join(
-        f"{j} = floor({r} / {t})" for j, r, t in zip(js, ranks, tiles, strict=True)
+        f"{j} = floor({xs[statement.ranks.index(r)]} / {t})"
+        for j, r, t in zip(js, ranks, tiles, strict=True)
     )
-    text = f"{{ {statement.name}[{indices}] -> {FUSED_TILE}[{', '.join(js)}] : {constraints} }}"
+    text = (
+        f"{{ {statement.name}[{', '.join(xs)}] -> {FUSED_TILE}[{', '.join(js)}] : {constraints} }}"
+    )
     return isl.Map(text).intersect_domain(statement.domain).reverse()
 
 

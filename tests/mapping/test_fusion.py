@@ -59,6 +59,13 @@ def test_fused_nest_tile_size() -> None:
         fused_tiles(chain, FusedNest({"S1": ("m",)}, (0,)))
 
 
+def test_fused_nest_halo_rule() -> None:
+    chain = Chain.from_spec(load_chain("matmul-matmul"), {"M": 2, "N": 2, "K": 2, "P": 2})
+    nest = FusedNest({"S1": ("m",)}, (1,), halo="reuse")  # type: ignore[arg-type]
+    with pytest.raises(SpecError, match="halo 'reuse': expected one of keep, recompute"):
+        fused_tiles(chain, nest)
+
+
 def test_fused_nest_resident_intermediate() -> None:
     chain = Chain.from_spec(load_chain("matmul-matmul"), {"M": 2, "N": 2, "K": 2, "P": 2})
     with pytest.raises(SpecError, match="resident: C is an intermediate"):

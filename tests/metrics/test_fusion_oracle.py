@@ -13,7 +13,7 @@ from tenet.mapping.fusion import FusedNest
 from tenet.metrics.fusion import FusedCounts, assess_fusion
 from tenet.model.chain import Chain
 from tenet.oracle.fusion import FusionWalk, walk_fusion
-from tenet.spec.chain import load_chain
+from tenet.spec.chain import ChainSpec, load_chain
 from tenet.testing.chain_strategies import FusedCase, fused_cases
 from tenet.vocab import Halo
 
@@ -79,3 +79,35 @@ def test_fusion_oracle_zoo_chains(
 @given(fused_cases())
 def test_fusion_oracle_random_chains(case: FusedCase) -> None:
     _compare(case)
+
+
+def test_fusion_oracle_rank_names_of_our_own() -> None:
+    """Ranks named like the relations' own indices (j0, x1) are tiled by their names."""
+    spec = ChainSpec.from_mapping(
+        {
+            "name": "names",
+            "statements": [
+                {
+                    "name": "S0",
+                    "domain": "{S0[x1, j0]: 0 <= x1 < 3 and 0 <= j0 < 5}",
+                    "accesses": {
+                        "A": {"read": "{S0[x1, j0] -> A[j0, x1]}"},
+                        "B": {"write": "{S0[x1, j0] -> B[j0]}"},
+                    },
+                },
+                {
+                    "name": "S1",
+                    "domain": "{S1[x0, j0]: 0 <= x0 < 2 and 0 <= j0 < 4}",
+                    "accesses": {
+                        "B": {"read": "{S1[x0, j0] -> B[j0 + x0]}"},
+                        "C": {"write": "{S1[x0, j0] -> C[j0]}"},
+                    },
+                },
+            ],
+        }
+    )
+    _compare(FusedCase(spec, {"S1": ("j0",)}, (2,), "recompute", frozenset()))
+    counts = assess_fusion(Chain.from_spec(spec), FusedNest({"S1": ("j0",)}, (2,)))
+    # Tile j: C[2j, 2j + 1] read B[2j .. 2j + 2]; S0 makes B[k] with 3 instances each.
+    assert counts.tensors["B"].footprints == (3, 3)
+    assert counts.statements["S0"].macs == 5 * 3
