@@ -22,6 +22,9 @@ __all__ = [
     "TilingStrategy",
     "TILING_STRATEGIES",
     "Retention",
+    "Halo",
+    "HALOS",
+    "FUSED_TILE",
     "Figure",
     "UNITS",
     "DESCRIPTIONS",
@@ -82,6 +85,13 @@ Retention = Literal["keep", "refetch"]
 """How a memory level keeps a tensor's tile (``docs/peers.md``): ``keep`` (tenet's own rule,
 Timeloop's and ZigZag's), what the previous tile held stays while the loops above change only
 other tensors; ``refetch`` (AccelForge), every tile is brought in whole and written back."""
+Halo = Literal["keep", "recompute"]
+"""What a fused chain does with the producer's results that consecutive fused tiles share (a
+3x3 consumer's halo, ``docs/fusion.md``): ``keep`` them in the buffer, each producer instance
+run once; or ``recompute`` them, each tile running every producer instance it needs."""
+HALOS: tuple[Halo, ...] = get_args(Halo)
+FUSED_TILE = "Tile"
+"""Tuple name of a fused tile: the index of the shared outer loops of a fused chain."""
 Figure = Literal["metrics", "legality", "memory", "needs", "design"]
 """What an assessment counts (:func:`tenet.metrics.assessment.assess_problem`): the array's
 metrics, the legality checks, the memory levels' figures, only the levels' capacity needs, or

@@ -4,6 +4,7 @@ from them."""
 
 from __future__ import annotations
 
+from tenet.mapping.fusion import FusedNest
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 from tenet.mapping.recover import (
     LoopDigit,
@@ -32,6 +33,7 @@ from tenet.mapping.tile_sizes import tiled_nest, tiling_key
 from tenet.mapping.tuples import TupleMapping
 
 __all__ = [
+    "FusedNest",
     "Loop",
     "LevelLoops",
     "LoopNest",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tenet.metrics.assessment import Assessment, Evaluated, assess_problem
 from tenet.metrics.evaluate import Metrics, TensorMetrics, evaluate
+from tenet.metrics.fusion import FusedCounts, assess_fusion
 from tenet.metrics.original import OriginalReport, OriginalTensor, original_report
 from tenet.metrics.volume import TensorCounts, count_tensor
 
@@ -12,6 +13,8 @@ __all__ = [
     "Assessment",
     "Evaluated",
     "assess_problem",
+    "FusedCounts",
+    "assess_fusion",
     "Metrics",
     "TensorCounts",
     "TensorMetrics",

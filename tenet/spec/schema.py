@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.base import SpecModel
+from tenet.spec.chain import ChainSpec
 from tenet.spec.constraints import ConstraintsSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.layout import LayoutSpec
@@ -18,7 +19,9 @@ from tenet.spec.workload import WorkloadSpec
 
 __all__ = ["SchemaKind", "SCHEMA_KINDS", "spec_schema"]
 
-SchemaKind = Literal["workload", "architecture", "dataflow", "network", "layout", "constraints"]
+SchemaKind = Literal[
+    "workload", "architecture", "dataflow", "network", "layout", "constraints", "chain"
+]
 """The kinds of spec file with a schema."""
 SCHEMA_KINDS: tuple[SchemaKind, ...] = get_args(SchemaKind)
 
@@ -29,6 +32,7 @@ _MODELS: dict[SchemaKind, type[SpecModel]] = {
     "network": NetworkSpec,
     "layout": LayoutSpec,
     "constraints": ConstraintsSpec,
+    "chain": ChainSpec,
 }
 
 PLACEHOLDER = {
@@ -55,7 +59,7 @@ def spec_schema(kind: SchemaKind) -> dict[str, Any]:
         properties.pop(internal)
     schema["required"] = [k for k in schema.get("required", []) if k != "name"]
     properties["name"]["description"] = "Name of this entry (default: the file's name)."
-    if kind == "workload":  # a tensor's read or write: one map, or a list of them
+    if kind in ("workload", "chain"):  # a tensor's read or write: one map, or a list of them
         access = schema["$defs"]["AccessSpec"]["properties"]
         for key in ("read", "write"):
             listed = access[key]
@@ -64,7 +68,7 @@ def spec_schema(kind: SchemaKind) -> dict[str, Any]:
                 "anyOf": [{"type": "string"}, listed],
             }
     schema = _placeholders(_described(schema))
-    if kind not in ("layout", "constraints"):  # read as they are
+    if kind not in ("layout", "constraints", "chain"):  # read as they are
         headers: dict[str, type[Any]] = {"template": TemplateDecl}
         if kind == "dataflow":
             headers["fits"] = Fits

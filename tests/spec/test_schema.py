@@ -14,6 +14,7 @@ import yaml
 
 from tenet.spec import SCHEMA_KINDS, SchemaKind
 from tenet.spec.architecture import ArchitectureSpec, LevelSpec
+from tenet.spec.chain import ChainSpec, StatementSpec
 from tenet.spec.constraints import ConstraintsSpec, LevelConstraints
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.layout import LayoutSpec
@@ -28,6 +29,7 @@ MODELS = {
     "network": NetworkSpec,
     "layout": LayoutSpec,
     "constraints": ConstraintsSpec,
+    "chain": ChainSpec,
 }
 
 FILES: dict[str, list[Path]] = {
@@ -39,6 +41,7 @@ FILES: dict[str, list[Path]] = {
     + [ROOT / "examples" / "network.yaml", ROOT / "examples" / "repeated-layers.yaml"],
     "layout": [ROOT / "examples" / "layout" / "pad.yaml"],
     "constraints": sorted((ROOT / "workloads" / "constraints").glob("*.yaml")),
+    "chain": sorted((ROOT / "workloads" / "chains").glob("*.yaml")),
 }
 """The zoo's files and the examples', by kind."""
 
@@ -100,6 +103,7 @@ def test_every_zoo_file_validates_against_its_schema(
         ("layout", {"layouts": {"A": [{"op": "shuffle"}]}}),
         ("constraints", {"levels": {"rf": {"sizes": {"k": [0]}}}}),
         ("constraints", {"spatial": {"i": 8}, "level": {}}),
+        ("chain", {"statements": [{"name": "S0", "domain": "{S0[i]}", "acceses": {}}]}),
     ],
 )
 def test_schema_refuses_what_loading_refuses(
@@ -135,6 +139,8 @@ def _documented() -> set[str]:
         LayerSpec,
         ConstraintsSpec,
         LevelConstraints,
+        ChainSpec,
+        StatementSpec,
     ],
 )
 def test_docs_list_every_key(model: type[Any]) -> None:

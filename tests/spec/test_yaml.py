@@ -10,9 +10,15 @@ import yaml
 
 from tenet import analyze, analyze_experiment
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
+from tenet.spec.chain import ChainSpec
 from tests.conftest import ROOT
 
-KINDS = {"domain": WorkloadSpec, "pe": ArchitectureSpec, "space_stamp": DataflowSpec}
+KINDS = {
+    "statements": ChainSpec,
+    "domain": WorkloadSpec,
+    "pe": ArchitectureSpec,
+    "space_stamp": DataflowSpec,
+}
 
 
 def _doc_examples() -> list[str]:

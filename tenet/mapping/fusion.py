@@ -1,0 +1,86 @@
+"""A fused mapping of a chain: shared outer loops at one buffer level over the fused ranks,
+below them each statement's own nest, run in turn.
+
+The last statement is tiled by its fused ranks (tile ``j`` holds the instances whose ranks
+divided by the tile sizes give ``j``). A producer given its own ranks is tiled the same way;
+one left out runs, in each tile, the instances whose results the tile's consumers read (with
+``halo="keep"`` each instance once, in the first tile needing it; with ``"recompute"`` in
+every tile needing it). ``resident`` inputs and outputs stay in the buffer for the whole group;
+the others are streamed per tile; intermediates stay in the buffer while they are live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tenet.errors import SpecError, UnknownTensorError
+from tenet.model.chain import Chain
+from tenet.vocab import HALOS, Halo
+
+__all__ = ["FusedNest"]
+
+
+@dataclass(frozen=True)
+class FusedNest:
+    """Fused ranks per statement (the last one's at least), the shared tile sizes (one per
+    rank), the halo rule, the resident tensors and the buffer (its name; its capacity in
+    elements, or None for unbounded).
+
+    Examples
+    --------
+    >>> nest = FusedNest({"S1": ("m",)}, (2,), resident=frozenset({"B", "D"}))
+    >>> nest.halo, nest.level
+    ('keep', 'buffer')
+    """
+
+    ranks: Mapping[str, Sequence[str]]
+    tiles: tuple[int, ...]
+    halo: Halo = "keep"
+    resident: frozenset[str] = field(default_factory=frozenset)
+    level: str = "buffer"
+    capacity: int | None = None
+
+    def check(self, chain: Chain) -> None:
+        """Raise :class:`SpecError` when this nest does not fit ``chain``: the last statement
+        unfused, an unknown statement or rank, a tile size below one, an intermediate made
+        resident, or a statement whose result no later one reads."""
+        if self.halo not in HALOS:
+            raise SpecError(f"halo {self.halo!r}: expected one of {', '.join(HALOS)}")
+        if any(t < 1 for t in self.tiles):
+            raise SpecError(f"tile sizes {self.tiles}: each is at least 1", location="tiles")
+        names = [s.name for s in chain.statements]
+        if chain.last.name not in self.ranks:
+            raise SpecError(
+                f"the last statement {chain.last.name} has no fused ranks", location="ranks"
+            )
+        for name, ranks in self.ranks.items():
+            if name not in names:
+                raise SpecError(
+                    f"no statement {name!r} in the chain (known: {', '.join(names)})",
+                    location="ranks",
+                )
+            statement = chain.statements[names.index(name)]
+            unknown = [r for r in ranks if r not in statement.ranks]
+            if unknown or len(ranks) != len(self.tiles):
+                raise SpecError(
+                    f"{name} is fused over {tuple(ranks)} with tile sizes {self.tiles}: expected "
+                    f"{len(self.tiles)} of its ranks {statement.ranks}",
+                    location=f"ranks.{name}",
+                )
+        for tensor in sorted(self.resident):
+            if tensor not in chain.spec.tensors:
+                raise UnknownTensorError(tensor, chain.spec.tensors, location="resident")
+            if tensor in chain.spec.intermediates:
+                raise SpecError(
+                    f"{tensor} is an intermediate: it stays in the buffer while live, "
+                    "never resident",
+                    location="resident",
+                )
+        for statement in chain.statements[:-1]:
+            if not chain.consumers(statement.written):
+                raise SpecError(
+                    f"{statement.name} writes {statement.written}, which no later statement "
+                    f"reads: a fused chain feeds its last statement",
+                    location="ranks",
+                )

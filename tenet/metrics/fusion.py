@@ -1,0 +1,173 @@
+"""Exact counts of a fused chain (``docs/fusion.md``): per tensor its DRAM reads and writes,
+its buffer fills, its footprint and halo per fused tile; per statement the MACs run and
+recomputed; the buffer's need per tile and the capacity check. Every count is barvinok's
+``card`` of a relation of :mod:`tenet.metrics.fused_tiles`, a Python ``int``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import islpy as isl
+
+from tenet.counting import count
+from tenet.errors import CapacityError, CountingError
+from tenet.isl_utils import point_text
+from tenet.mapping.fusion import FusedNest
+from tenet.metrics.fused_tiles import FusedTiles, fused_tiles
+from tenet.model.chain import Chain
+
+__all__ = ["FusedTensor", "FusedStatement", "FusedCounts", "assess_fusion"]
+
+
+@dataclass(frozen=True)
+class FusedTensor:
+    """One tensor's figures, in elements. ``role``: input, intermediate or output; ``held``:
+    resident (the whole group), streamed (per tile) or live (an intermediate, from the tile
+    producing an element to the last tile reading it). ``footprints`` and ``halos`` have one
+    entry per tile, in order; a tile's halo is what it reads that an earlier tile read."""
+
+    role: str
+    held: str
+    dram_reads: int
+    dram_writes: int
+    fills: int
+    footprints: tuple[int, ...]
+    halos: tuple[int, ...]
+
+    @property
+    def footprint(self) -> int:
+        """The most elements the buffer holds at once, over the tiles."""
+        return max(self.footprints, default=0)
+
+    @property
+    def halo(self) -> int:
+        """The halo elements over all tiles: kept, or recomputed, per the nest's rule."""
+        return sum(self.halos)
+
+
+@dataclass(frozen=True)
+class FusedStatement:
+    """One statement's MACs over the tiles, and how many of them ran before (recomputed)."""
+
+    macs: int
+    recomputed: int
+
+
+@dataclass(frozen=True)
+class FusedCounts:
+    """What a fused chain asks of DRAM and of its buffer, per tensor and per statement."""
+
+    level: str
+    capacity: int | None
+    tiles: tuple[tuple[int, ...], ...]
+    tensors: Mapping[str, FusedTensor]
+    statements: Mapping[str, FusedStatement]
+
+    @property
+    def needs(self) -> tuple[int, ...]:
+        """The buffer's need in each tile: every tensor's footprint there, in elements."""
+        return tuple(
+            sum(t.footprints[k] for t in self.tensors.values()) for k in range(len(self.tiles))
+        )
+
+    @property
+    def need(self) -> int:
+        """The most the buffer holds in one tile, in elements."""
+        return max(self.needs, default=0)
+
+    @property
+    def fits(self) -> bool:
+        """Whether the need is within the capacity (always, without one)."""
+        return self.capacity is None or self.need <= self.capacity
+
+    def require_fit(self) -> None:
+        """Raise :class:`CapacityError` naming the buffer, its need and where, unless it fits."""
+        if not self.fits:
+            where = self.tiles[self.needs.index(self.need)]
+            raise CapacityError(
+                f"buffer {self.level} needs {self.need} elements in tile "
+                f"Tile[{', '.join(map(str, where))}] but holds {self.capacity}"
+            )
+
+
+def _per_tile(relation: isl.Map, points: list[isl.Point]) -> tuple[int, ...]:
+    """The number of elements ``relation`` relates to each tile of ``points``."""
+    per_point = relation.card()
+    values = []
+    for point in points:
+        value = per_point.eval(point)
+        if not value.is_int():
+            raise CountingError(f"count at {point_text(point)} is not an integer: {value}")
+        values.append(int(value.to_python()))
+    return tuple(values)
+
+
+def _read(relations: FusedTiles, tensor: str, points: list[isl.Point]) -> FusedTensor:
+    """An input's or an intermediate's figures: what the tiles read, and what they produce."""
+    reads = relations.reads(tensor)
+    halos = _per_tile(reads.intersect(relations.earlier(reads)), points)
+    if tensor in relations.chain.spec.intermediates:
+        produced = relations.produced(tensor)
+        written = count(produced.range()) if tensor in relations.chain.spec.final else 0
+        live = _per_tile(relations.live(tensor), points)
+        return FusedTensor("intermediate", "live", 0, written, count(produced), live, halos)
+    if tensor in relations.nest.resident:
+        whole = count(reads.range())
+        return FusedTensor("input", "resident", whole, 0, whole, (whole,) * len(points), halos)
+    moved = count(reads)
+    return FusedTensor("input", "streamed", moved, 0, moved, _per_tile(reads, points), halos)
+
+
+def _written(relations: FusedTiles, tensor: str, points: list[isl.Point]) -> FusedTensor:
+    """The final output's figures: a streamed one is written back per tile (and its partial
+    sums read back), a resident one once."""
+    produced = relations.produced(tensor)
+    zero = (0,) * len(points)
+    if tensor in relations.nest.resident:
+        whole = count(produced.range())
+        return FusedTensor("output", "resident", 0, whole, whole, (whole,) * len(points), zero)
+    per_tile = count(produced)
+    partial = per_tile - count(produced.range())
+    footprints = _per_tile(produced, points)
+    return FusedTensor("output", "streamed", partial, per_tile, per_tile, footprints, zero)
+
+
+def assess_fusion(chain: Chain, nest: FusedNest) -> FusedCounts:
+    """Count ``chain`` fused by ``nest`` exactly.
+
+    Examples
+    --------
+    >>> from tenet.spec.chain import load_chain
+    >>> chain = Chain.from_spec(load_chain("matmul-matmul"), {"M": 4, "N": 2, "K": 3, "P": 2})
+    >>> counts = assess_fusion(chain, FusedNest({"S1": ("m",)}, (2,), resident=frozenset("BD")))
+    >>> counts.tensors["C"].dram_writes, counts.tensors["C"].footprint, counts.tensors["B"].fills
+    (0, 4, 6)
+    """
+    relations = fused_tiles(chain, nest)
+    points: list[isl.Point] = []
+    relations.tiles.foreach_point(points.append)
+    points.sort(key=lambda p: _coordinates(p))
+    final = chain.last.written
+    tensors = {
+        t: _written(relations, t, points) if t == final else _read(relations, t, points)
+        for t in chain.spec.tensors
+    }
+    statements = {}
+    for statement in chain.statements:
+        run = relations.runs[statement.name]
+        macs = count(run)
+        statements[statement.name] = FusedStatement(macs, macs - count(run.range()))
+    return FusedCounts(
+        nest.level,
+        nest.capacity,
+        tuple(_coordinates(p) for p in points),
+        tensors,
+        statements,
+    )
+
+
+def _coordinates(point: isl.Point) -> tuple[int, ...]:
+    n = point.get_space().dim(isl.dim_type.set)
+    return tuple(int(point.get_coordinate_val(isl.dim_type.set, k).to_python()) for k in range(n))
