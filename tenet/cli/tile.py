@@ -146,7 +146,7 @@ def tile_command(
     started again resumes. A branch and bound prints its best so far, its bound and their gap
     on stderr as it goes; Ctrl-C prints the best so far and its certificate (exit 130)."""
     check_before_work((), execution, None, None, out.path)
-    from tenet.api import load_specs
+    from tenet import load_specs
     from tenet.dse import TilingRequest, TilingSpace, find_strategy
     from tenet.spec import load_constraints
 
