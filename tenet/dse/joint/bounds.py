@@ -10,8 +10,9 @@ subscript with another, as ``ox`` in ``ox + rx``, cut into several tiles) has
 ``runs / blocks`` visits of each block, and each visit starts by bringing in (pure input) or
 ends by sending back (written tensor) the block's whole data; otherwise (halos, partial tiles)
 every element still crosses once (compulsory traffic). The bands not yet fixed only refine the
-tiles, so the bound over the fixed bands holds below the node. The derivation is in
-``docs/dse.md``.
+tiles, so the bound over the fixed bands holds below the node. A level's capacity also
+forces fills and writebacks whatever the tiling (:mod:`tenet.dse.joint.pebbles`), added at
+every node. The derivation is in ``docs/dse.md``.
 """
 
 from __future__ import annotations
