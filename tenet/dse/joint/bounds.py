@@ -10,8 +10,9 @@ subscript with another, as ``ox`` in ``ox + rx``, cut into several tiles) has
 ``runs / blocks`` visits of each block, and each visit starts by bringing in (pure input) or
 ends by sending back (written tensor) the block's whole data; otherwise (halos, partial tiles)
 every element still crosses once (compulsory traffic). The bands not yet fixed only refine the
-tiles, so the bound over the fixed bands holds below the node. The derivation is in
-``docs/dse.md``.
+tiles, so the bound over the fixed bands holds below the node. A level's capacity also
+forces fills and writebacks whatever the tiling (:mod:`tenet.dse.joint.pebbles`), added at
+every node. The derivation is in ``docs/dse.md``.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import prod
 from typing import NamedTuple
 
 import islpy as isl
 
 from tenet.counting import count
+from tenet.dse.joint.pebbles import capacity_traffic, slice_factor
 from tenet.dse.tiling.rtile import box_extents
 from tenet.mapping import LoopNest, array_coverage, array_spread
 from tenet.metrics.memory import tensor_relations
@@ -170,6 +172,48 @@ class BoundContext:
     """Per loop and per aligned range of its values (a size dividing its extent), the fewest
     distinct PE coordinates the range takes (:func:`tenet.mapping.array_coverage`; None:
     unknown)."""
+    linked: bool = False
+    """The array has links: a per-PE fill may come from a neighbour instead of the parent."""
+    slicing: int | None = None
+    """The Loomis–Whitney factor of the three tensors' subscripts
+    (:func:`tenet.dse.joint.pebbles.slice_factor`; None: not derived)."""
+
+    @cached_property
+    def forced(self) -> dict[int, int]:
+        """Per level (position) whose capacity forces more fills and writebacks (rule 13,
+        :func:`tenet.dse.joint.pebbles.capacity_traffic`; summed over its PEs, when it holds
+        the three tensors) than the first fill of every element read and writeback of every
+        element written, those it forces."""
+        out: dict[int, int] = {}
+        for k, level in enumerate(self.levels):
+            buffers = self.pes if level.per_pe else 1
+            if k and self.slicing is not None and level.capacity is not None and buffers:
+                if not level.split:
+                    instances = prod(self.extents)
+                    traffic = capacity_traffic(instances, buffers, level.capacity, self.slicing)
+                    # each element read is filled, and each written written back, once at least
+                    firsts = sum(
+                        max(f.read_only, f.pe_read_only) + max(f.written, f.pe_written)
+                        for f in self.tensors
+                    )
+                    if traffic > firsts:
+                        out[k] = traffic
+        return out
+
+    @cached_property
+    def degrees(self) -> tuple[int, ...]:
+        """Per tensor, the most PEs that take one element of its data: its loops alone in a
+        subscript are fixed by the element, every other loop spreads it over its coordinates
+        (each PE axis a function of one loop); all the PEs used otherwise."""
+        out = []
+        for facts in self.tensors:
+            if self.coverage is None or not facts.subscripts:
+                out.append(max(1, self.pes))
+                continue
+            alone = {terms[0][0] for terms in facts.subscripts if len(terms) == 1}
+            n = len(self.extents)
+            out.append(prod(self.coverage[d][self.extents[d]] for d in range(n) if d not in alone))
+        return tuple(out)
 
     @classmethod
     def from_problem(cls, problem: Problem, per_pe: bool = True) -> BoundContext:
@@ -218,8 +262,18 @@ class BoundContext:
                 covered = array_coverage(space, domain)
                 if covered is not None:
                     coverage = tuple(covered[d] for d in dims)
+        slicing = slice_factor([f.subscripts for f in facts], extents)
         return cls(
-            dims, extents, tuple(facts), problem.architecture.levels, short, spread, used, coverage
+            dims,
+            extents,
+            tuple(facts),
+            problem.architecture.levels,
+            short,
+            spread,
+            used,
+            coverage,
+            bool(links),
+            slicing,
         )
 
 
@@ -536,7 +590,10 @@ def _bound(
     # it may keep whole (resident) must fit it together; the others are revisited by every
     # fixed loop they do not depend on
     choices: list[tuple[int, Fraction]] = []
-    for facts in context.tensors:
+    # per level, the bounded fills and writebacks of each tensor it holds (rule 13)
+    transfers: list[list[_Transfer]] = [[] for _ in levels]
+    forced = context.forced
+    for t, facts in enumerate(context.tensors):
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
         nearest = levels[holders[-1]]
         energy = facts.reads * _exact(nearest.energy_read)
@@ -553,6 +610,8 @@ def _bound(
             writes_in[parent] += hop[3]
             energy += hop[0]
             estimate += hop[1]
+            if child in forced:
+                transfers[child] += _transfers(context, t, levels[parent], levels[child], hop)
             need = _resident_need(context, facts, levels[child], tile)
             if child > last and not below and need is not None and extra is None:
                 moved = _hop(*step, innermost, True, tile, True)  # refilled as if it overflowed
@@ -561,8 +620,9 @@ def _bound(
         shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
     inner = [k for k, lv in enumerate(levels) if k > last and lv.per_pe]
     held = sum(1 for f in context.tensors if inner and _holds(keeps[inner[0]], f.tensor))
-    coupled = sum((x.energy for x in shares), Fraction(0)) + _least_extra(
-        choices, _capacity(context, last), held
+    resident = _least_extra(choices, _capacity(context, last), held)
+    coupled = sum((x.energy for x in shares), Fraction(0)) + max(
+        resident, _forced(context, transfers) if forced else Fraction(0)
     )
     latency, bottleneck = Fraction(compute), "compute"
     for k, level in enumerate(levels):
@@ -591,10 +651,11 @@ def _hop(
     below: bool,
     tile: Sequence[int],
     unfixed: bool = False,
-) -> tuple[int | Fraction, int | Fraction, int, int]:
+) -> tuple[int | Fraction, int | Fraction, int, int, int, int]:
     """Return the bounded energy and estimate of ``facts``' traffic from level ``parent`` into
-    level ``child`` over the tile ``sequence`` (see :func:`_bound`), and the elements read
-    out of and written into the parent."""
+    level ``child`` over the tile ``sequence`` (see :func:`_bound`), the elements read out of
+    and written into the parent, and the child's bounded fills and writebacks (summed over
+    its PEs)."""
     visits = _visits(facts, sequence, perfect, inside, innermost, below)
     into = visits * facts.read_only + (visits - 1) * facts.written
     new = 0
@@ -608,7 +669,7 @@ def _hop(
     write, read = _exact(levels[child].energy_write), _exact(levels[child].energy_read)
     if not levels[child].per_pe:
         energy = served + into * write + out * read
-        return energy, energy, into, out
+        return energy, energy, into, out, into, out
     # per-PE runs over the fixed, ordered loops (a free band refines them)
     runs, pes = _replication(context, facts, sequence, perfect)
     pe_into = (runs * facts.read_only + (runs - 1) * facts.written) * pes
@@ -646,7 +707,76 @@ def _hop(
     pairs = facts.pe_read_only or facts.read_only, facts.pe_written or facts.written
     estimate = served + (visits * pairs[0] + (visits - 1) * pairs[1]) * write
     estimate += visits * pairs[1] * read
-    return energy, estimate, into, out
+    pe_fills, pe_writebacks = (
+        max(into, facts.pe_read_only, pe_into),
+        max(out, facts.pe_written, pe_out),
+    )
+    return energy, estimate, into, out, pe_fills, pe_writebacks
+
+
+class _Transfer(NamedTuple):
+    """One tensor's fills (or writebacks) at a level, as a node's bound counts them: at least
+    ``bound`` over the level's PEs, each ``child`` energy, and the parent serves at least
+    ``served`` of them and at least one per ``degree`` of them, each ``parent`` energy."""
+
+    bound: int
+    served: int
+    degree: int
+    child: int | Fraction
+    parent: int | Fraction
+
+
+def _transfers(
+    context: BoundContext,
+    tensor: int,
+    parent: MemoryLevel,
+    child: MemoryLevel,
+    hop: tuple[int | Fraction, int | Fraction, int, int, int, int],
+) -> list[_Transfer]:
+    """Return the fills and writebacks of the context's ``tensor`` (position) at ``child``
+    as :func:`_hop` bounded them (``hop``). A parent's access serves one element to the PEs
+    that take it in one tile (at most :attr:`BoundContext.degrees`, with multicast or
+    reduction; else one); a fill may come from a linked PE instead."""
+    _, _, into, out, fills, writebacks = hop
+    taking = context.degrees[tensor] if child.per_pe else 1
+    read = 0 if context.linked and child.per_pe else _exact(parent.energy_read)
+    return [
+        _Transfer(fills, into, taking if child.multicast else 1, _exact(child.energy_write), read),
+        _Transfer(
+            writebacks,
+            out,
+            taking if child.reduction else 1,
+            _exact(child.energy_read),
+            _exact(parent.energy_write),
+        ),
+    ]
+
+
+def _forced(context: BoundContext, transfers: Sequence[Sequence[_Transfer]]) -> Fraction:
+    """Return the least energy, beyond the tensors' shares, of the fills and writebacks that
+    each level's capacity forces (:func:`tenet.dse.joint.pebbles.capacity_traffic`) at a
+    level that holds the three tensors: the transfers beyond their bounds, cheapest first
+    (a fill beyond ``degree · served`` costs a parent access per ``degree``)."""
+    total = Fraction(0)
+    for k, forced in context.forced.items():
+        kinds = transfers[k]
+        if len(kinds) != 2 * len(context.tensors):
+            continue
+        need = forced - sum(t.bound for t in kinds)
+        if need <= 0:
+            continue
+        pieces: list[tuple[Fraction, int | None]] = []
+        for t in kinds:
+            if t.degree * t.served > t.bound:
+                pieces.append((Fraction(t.child), t.degree * t.served - t.bound))
+            pieces.append((t.child + Fraction(t.parent) / t.degree, None))
+        for cost, length in sorted(pieces, key=lambda p: p[0]):
+            if need <= 0:
+                break
+            take = need if length is None else min(need, length)
+            total += take * cost
+            need -= take
+    return total
 
 
 def _pes_of(context: BoundContext, facts: TensorFacts, sizes: Sequence[int]) -> int:

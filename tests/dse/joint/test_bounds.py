@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from itertools import permutations
 from typing import Any
 
 from hypothesis import assume, given, settings
@@ -283,3 +284,128 @@ def test_energy_bound_never_exceeds_exact_on_a_grid(case: tuple[Any, ...]) -> No
         bound = lower_bound(context, compute, bands, unordered=unordered)
         assert bound.latency <= exact.latency
         assert bound.energy <= Fraction(exact.energy)
+
+
+def test_a_register_file_of_three_forces_refills() -> None:
+    # GEMM 4³ on one PE; DRAM 100 pJ an access, the register file 1 and 3 elements. Before
+    # rule 13 the root sees the compulsory traffic only: operands 64 + 64 reads and 64 writes
+    # (192), A and B filled once (32 DRAM reads and register-file writes: 3,232), C written
+    # back once (16: 1,616): 5,040. Rule 13, steps of 13 transfers: a step touches at most
+    # 2·3 + 13 = 19 elements, so runs at most floor(sqrt(19³/27)) = 15 instances; 64 need
+    # 5 steps, 4 of them full: 52 transfers, 4 beyond the compulsory 48, each a DRAM and a
+    # register-file access (101): 5,444.
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "a",
+            "pe": "{PE[p]: p = 0}",
+            "levels": [
+                {"name": "dram", "energy_read": 100, "energy_write": 100},
+                {"name": "rf", "per_pe": True, "capacity": 3, "energy_read": 1, "energy_write": 1},
+            ],
+        }
+    )
+    dataflow = DataflowSpec(
+        name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
+    )
+    problem = load_problem("gemm", arch, dataflow, {"M": 4, "N": 4, "K": 4})
+    context = BoundContext.from_problem(problem)
+    assert context.slicing == 1
+    before = lower_bound(replace(context, slicing=None), 0, []).energy
+    assert before == 5040 * (1 - ENERGY_SLACK)
+    bound = lower_bound(context, 0, []).energy
+    assert bound == 5444 * (1 - ENERGY_SLACK)
+    # every leaf that fits (tiles of one instance, each order) costs more
+    for order in permutations(range(3)):
+        nest = tiled_nest(("i", "j", "k"), (4, 4, 4), "dram", [("rf", (1, 1, 1), order)], order)
+        exact = evaluate_memory(problem, 64, tile_maps(nest))
+        assert exact.fits and bound <= Fraction(exact.energy)
+
+
+@st.composite
+def forced_cases(draw: st.DrawFn) -> tuple[Any, ...]:
+    """Larger GEMMs and convolutions on 2x2 PEs with a register file of 3 to 10 elements (per
+    PE, or one shared by the array), where the capacity forces refills beyond the
+    compulsory traffic (rule 13)."""
+    if draw(st.booleans()):
+        workload = load_workload("gemm")
+        params = {p: draw(st.sampled_from([4, 8])) for p in ("M", "N")}
+        params["K"] = draw(st.sampled_from([4, 8, 16]))
+        space = draw(
+            st.sampled_from(
+                ["{S[i, j, k] -> PE[i % 2, j % 2]}", "{S[i, j, k] -> PE[k % 2, floor(j / 2) % 2]}"]
+            )
+        )
+        time = "{S[i, j, k] -> T[i, j, k]}"
+    else:
+        workload = load_workload("conv2d")
+        params = {
+            "K": draw(st.sampled_from([2, 4])),
+            "C": draw(st.sampled_from([2, 4])),
+            "OX": draw(st.sampled_from([4, 6])),
+            "OY": draw(st.sampled_from([2, 4])),
+            "RX": draw(st.sampled_from([2, 3])),
+            "RY": draw(st.sampled_from([1, 2])),
+        }
+        space = draw(
+            st.sampled_from(
+                [
+                    "{S[k, c, ox, oy, rx, ry] -> PE[k % 2, c % 2]}",
+                    "{S[k, c, ox, oy, rx, ry] -> PE[ox % 2, rx % 2]}",
+                ]
+            )
+        )
+        time = "{S[k, c, ox, oy, rx, ry] -> T[k, c, ox, oy, rx, ry]}"
+    per_pe = draw(st.booleans())
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "grid",
+            "pe": "{PE[p, q]: 0 <= p < 2 and 0 <= q < 2}",
+            "levels": [
+                {"name": "dram", "energy_read": 100, "energy_write": 100},
+                {"name": "glb", "energy_read": 3, "energy_write": 2.5},
+                {
+                    "name": "rf",
+                    "per_pe": per_pe,
+                    "capacity": draw(st.sampled_from([3, 3, 4, 5, 6, 10])) * (1 if per_pe else 4),
+                    "energy_read": 1,
+                    "energy_write": 1.68,
+                },
+            ],
+        }
+    )
+    dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
+    problem = load_problem(workload, arch, dataflow, params)
+    nest, bands = drawn_tiling(draw, problem)
+    spans: dict[str, int] = {}
+    if per_pe and all(s == 1 for s in bands[-1][1]):
+        band = Band(*bands[-1])
+        choices = list(place_choices(band, bands[0][1], sorted(workload.accesses)))
+        spans = {t: n for t, n in draw(st.sampled_from(choices)).items() if n}
+        boundary = nest.boundary("rf")
+        nest = replace(nest, above={t: {"rf": boundary - n} for t, n in spans.items()})
+    return problem, nest, draw(st.integers(0, 2)), spans
+
+
+@settings(max_examples=40, deadline=None)
+@given(forced_cases())
+def test_forced_refills_never_exceed_exact(case: tuple[Any, ...]) -> None:
+    # rule 13 against the exact count of tilings that fit: the root, every prefix of the
+    # bands (ordered or not) and the leaf, never below the bound without it
+    problem, nest, prefix, spans = case
+    compute = occupancy(problem).latency_compute
+    stamps, places = tile_maps(nest), place_maps(nest)
+    assume(level_needs(problem, stamps, places)[1])
+    exact = Fraction(evaluate_memory(problem, compute, stamps, places).energy)
+    context = BoundContext.from_problem(problem)
+    blind = replace(context, slicing=None)
+    whole = bands_of(nest)
+    nodes = [(whole, False, spans)] + [
+        (whole[: max(prefix, 1) if unordered else prefix], unordered, {})
+        for unordered in (False, True)
+    ]
+    for bands, unordered, placed in nodes:
+        if placed or len(bands) < len(whole) or not spans:
+            bound = lower_bound(context, compute, bands, unordered=unordered, places=placed)
+            assert bound.energy <= exact
+            kw = {"unordered": unordered, "places": placed}
+            assert lower_bound(blind, compute, bands, **kw).energy <= bound.energy
