@@ -22,6 +22,7 @@ import islpy as isl
 
 from tenet.errors import DataflowError
 from tenet.isl_utils import parse_map, parse_set
+from tenet.oracle.metrics import list_points
 from tenet.spec.chain import ChainSpec
 from tenet.vocab import Halo
 
@@ -29,19 +30,6 @@ __all__ = ["TensorWalk", "FusionWalk", "walk_fusion"]
 
 _Point = tuple[int, ...]
 _Element = tuple[str, _Point]
-
-
-def _points(obj: isl.Set) -> list[_Point]:
-    found: list[_Point] = []
-
-    def visit(point: isl.Point) -> None:
-        n = point.get_space().dim(isl.dim_type.set)
-        found.append(
-            tuple(int(point.get_coordinate_val(isl.dim_type.set, k).to_python()) for k in range(n))
-        )
-
-    obj.foreach_point(visit)
-    return sorted(found)
 
 
 @dataclass
@@ -78,7 +66,7 @@ class _Statement:
 def _statement(spec: ChainSpec, k: int, sizes: Mapping[str, int]) -> _Statement:
     s = spec.statements[k]
     domain = parse_set(s.domain, sizes)
-    instances = _points(domain)
+    instances = list_points(domain)
     reads: dict[_Point, list[_Element]] = defaultdict(list)
     writes: dict[_Point, _Element] = {}
     n = domain.dim(isl.dim_type.set)
@@ -86,7 +74,7 @@ def _statement(spec: ChainSpec, k: int, sizes: Mapping[str, int]) -> _Statement:
         for texts, is_write in ((access.read, False), (access.write, True)):
             for text in texts:
                 relation = parse_map(text, sizes).intersect_domain(domain)
-                for p in _points(relation.wrap()):
+                for p in list_points(relation.wrap()):
                     if is_write:
                         writes[p[:n]] = (tensor, p[n:])
                     else:

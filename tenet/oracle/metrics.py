@@ -26,6 +26,7 @@ from tenet.vocab import Neighbourhood
 
 __all__ = [
     "Point",
+    "list_points",
     "enumerate_problem",
     "Enumerated",
     "previous_steps",
@@ -46,7 +47,8 @@ def _coordinates(point: isl.Point) -> Point:
     )
 
 
-def _points(obj: isl.Set) -> list[Point]:
+def list_points(obj: isl.Set) -> list[Point]:
+    """Return the points of ``obj`` (a bounded set), sorted, as tuples of ints."""
     found: list[Point] = []
     obj.foreach_point(lambda p: found.append(_coordinates(p)))
     return sorted(found)
@@ -54,7 +56,7 @@ def _points(obj: isl.Set) -> list[Point]:
 
 def _pairs(relation: isl.Map) -> list[tuple[Point, Point]]:
     n_in = relation.dim(isl.dim_type.in_)
-    return [(p[:n_in], p[n_in:]) for p in _points(relation.wrap())]
+    return [(p[:n_in], p[n_in:]) for p in list_points(relation.wrap())]
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def enumerate_problem(
     dataflow's, then ``params``)."""
     bound = {**workload.params, **dataflow.params, **(params or {})}
     domain = parse_set(workload.domain, bound)
-    instances = _points(domain)
+    instances = list_points(domain)
 
     def on_domain(text: str) -> list[tuple[Point, Point]]:
         return _pairs(parse_map(text, bound).intersect_domain(domain))
@@ -132,7 +134,7 @@ def enumerate_problem(
         relation = parse_map(link.link, bound)
         relation = relation.intersect_domain(pe_set).intersect_range(pe_set)
         links += [(sender, receiver, link.delay) for sender, receiver in _pairs(relation)]
-    return Enumerated(instances, _points(pe_set), space, time, reads + writes, links)
+    return Enumerated(instances, list_points(pe_set), space, time, reads + writes, links)
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -244,7 +246,7 @@ def reference_metrics(
     compute = sum(busiest.values())
     if dataflow.steps is not None:
         bound = {**workload.params, **dataflow.params, **(params or {})}
-        compute += len(set(_points(parse_set(dataflow.steps, bound))) - set(busiest))
+        compute += len(set(list_points(parse_set(dataflow.steps, bound))) - set(busiest))
     arch = architecture
     unique_in = sum(r["volume_unique"] for r in rows if r["access"] == "read")
     unique_out = sum(r["volume_unique"] for r in rows if r["access"] == "write")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from tenet.isl_utils import parse_map, parse_set
+from tenet.oracle.metrics import list_points
 from tenet.spec.architecture import ArchitectureSpec
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.workload import WorkloadSpec
@@ -31,19 +32,6 @@ __all__ = ["TileFigures", "reference_memory"]
 _Point = tuple[int, ...]
 
 
-def _points(obj: isl.Set) -> list[_Point]:
-    found: list[_Point] = []
-
-    def visit(point: isl.Point) -> None:
-        n = point.get_space().dim(isl.dim_type.set)
-        found.append(
-            tuple(int(point.get_coordinate_val(isl.dim_type.set, k).to_python()) for k in range(n))
-        )
-
-    obj.foreach_point(visit)
-    return sorted(found)
-
-
 def _image(
     texts: str | Sequence[str], domain: isl.Set, params: Mapping[str, int]
 ) -> dict[_Point, list[_Point]]:
@@ -51,7 +39,7 @@ def _image(
     for text in [texts] if isinstance(texts, str) else texts:
         relation = parse_map(text, params).intersect_domain(domain)
         n_in = relation.dim(isl.dim_type.in_)
-        for p in _points(relation.wrap()):
+        for p in list_points(relation.wrap()):
             out[p[:n_in]].append(p[n_in:])
     return out
 
@@ -103,7 +91,7 @@ def _senders(architecture: ArchitectureSpec, params: Mapping[str, int]) -> Sende
     for link in architecture.interconnect:
         relation = parse_map(link.link, params).intersect_domain(pes).intersect_range(pes)
         n = relation.dim(isl.dim_type.in_)
-        for pair in _points(relation.wrap()):
+        for pair in list_points(relation.wrap()):
             sender, receiver = pair[:n], pair[n:]
             if sender != receiver:
                 out[receiver].append((sender, link.delay, link.energy))
@@ -149,7 +137,7 @@ def reference_memory(
     """
     bound = {**workload.params, **dataflow.params, **(params or {})}
     domain = parse_set(workload.domain, bound)
-    instances = _points(domain)
+    instances = list_points(domain)
     pe_of = {s: pes[0] for s, pes in _image(dataflow.space_stamp, domain, bound).items()}
     reads: dict[str, dict[_Point, list[_Point]]] = {}
     writes: dict[str, dict[_Point, list[_Point]]] = {}
