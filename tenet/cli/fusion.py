@@ -3,7 +3,7 @@ figures, ``tenet map -w CHAIN -a ARCH`` searches its fusion choices (``docs/fusi
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import click
 import yaml
@@ -123,7 +123,7 @@ def map_chain(
 ) -> None:
     """Search the fusion choices of chain ``workload`` on ``arch`` by ``objective``; print
     the best with its certificate, and write its fused dataflow file to ``save_dataflow``."""
-    from tenet.dse.fusion import FUSION_OBJECTIVES, FusionObjective, search_fusion
+    from tenet.dse.fusion import FUSION_OBJECTIVES, search_fusion
 
     if objective not in FUSION_OBJECTIVES:
         raise click.UsageError(
@@ -133,7 +133,7 @@ def map_chain(
     chain = _chain(workload, param)
     costs = _costs(arch, None)
     assert costs is not None
-    found = search_fusion(chain, cast("FusionObjective", objective), costs)
+    found = search_fusion(chain, objective, costs)
     if out.fmt == "json":
         document = chain_document(found.best) | {
             "objective": objective,
@@ -156,4 +156,3 @@ def map_chain(
         text = yaml.safe_dump(document, sort_keys=False, width=1000)
         write_atomically(save_dataflow, lambda tmp: tmp.write_text(text))
         click.echo(f"wrote {save_dataflow}", err=True)
-

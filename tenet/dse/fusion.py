@@ -128,9 +128,7 @@ def group_choices(
         halos = HALOS if len(statements) > 1 and tile < extent else HALOS[:1]
         for halo in halos:
             for resident in residents:
-                nest = FusedNest(
-                    {last.name: (rank,)}, (tile,), halo, resident, level, capacity
-                )
+                nest = FusedNest({last.name: (rank,)}, (tile,), halo, resident, level, capacity)
                 choices.append(FusedGroup(statements, nest))
     return choices
 
@@ -218,4 +216,3 @@ def search_fusion(
     best = assess_groups(chain, groups, costs)
     evaluated = sum(b.space for b in bests.values())
     return FusionCertificate(best, objective, best.value(objective), space, fitting, evaluated)
-

@@ -79,7 +79,8 @@ class FusedSpec(SpecModel):
 
     def check_chain(self, chain: ChainSpec) -> None:
         """Raise :class:`SpecError` naming the field when this dataflow does not fit
-        ``chain``: an unknown statement, rank or tensor, groups out of order, a resident intermediate.
+        ``chain``: an unknown statement, rank or tensor, groups out of order, a resident
+        intermediate.
 
         Examples
         --------
@@ -199,12 +200,7 @@ def group_chain(chain: ChainSpec, statements: tuple[str, ...]) -> ChainSpec:
     inside = [s for s in chain.statements if s.name in statements]
     later = chain.statements[chain.statements.index(inside[-1]) + 1 :]
     read_later = {t for s in later for t in s.read}
-    outputs = [
-        t
-        for s in inside[:-1]
-        for t in s.written
-        if t in read_later or t in chain.final
-    ]
+    outputs = [t for s in inside[:-1] for t in s.written if t in read_later or t in chain.final]
     data = {
         "name": f"{chain.name}:{'+'.join(statements)}",
         "params": chain.params,

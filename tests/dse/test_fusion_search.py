@@ -62,8 +62,10 @@ def _oracle(spec: ChainSpec, sizes: dict[str, int], group: FusedGroup) -> dict[s
     c = COSTS
     return {
         "dram": reads + writes,
-        "energy": reads * c.dram_read + writes * (c.dram_write + c.buffer_read)
-        + fills * c.buffer_write + macs * c.mac,
+        "energy": reads * c.dram_read
+        + writes * (c.dram_write + c.buffer_read)
+        + fills * c.buffer_write
+        + macs * c.mac,
         "latency": sum(-(-m // c.pes) for m in walk.macs.values()),
         "need": need,
     }
@@ -125,9 +127,7 @@ def test_search_finds_the_least_over_the_simulators_counts(
     capacity = _least_need(spec, sizes) + 2 if tight else None
     least, space, fitting = _brute_force(spec, sizes, objective, capacity)
     assert (fitting < space) == tight
-    found = search_fusion(
-        Chain.from_spec(spec, sizes), objective, COSTS, capacity=capacity
-    )
+    found = search_fusion(Chain.from_spec(spec, sizes), objective, COSTS, capacity=capacity)
     assert found.value == least
     assert (found.space, found.fitting) == (space, fitting)
     assert found.best.fits and "gap 0" in found.status()
@@ -136,7 +136,7 @@ def test_search_finds_the_least_over_the_simulators_counts(
 def _least_need(spec: ChainSpec, sizes: dict[str, int]) -> int:
     """The least need of the unfused split (its last entry): its largest group's least."""
     unfused = _figures(spec, sizes)[-1]
-    return max(min(f["need"] for f in group if f is not None) for group in unfused)
+    return int(max(min(f["need"] for f in group if f is not None) for group in unfused))
 
 
 def test_nothing_fits() -> None:

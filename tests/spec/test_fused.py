@@ -49,7 +49,9 @@ def test_examples_load_and_fit_their_chain(path: Path) -> None:
         ),
     ],
 )
-def test_errors_name_the_field(tmp_path: Path, groups: list[dict[str, Any]], words: list[str]) -> None:
+def test_errors_name_the_field(
+    tmp_path: Path, groups: list[dict[str, Any]], words: list[str]
+) -> None:
     with pytest.raises(SpecError) as error:
         _checked(tmp_path, groups)
     assert str(tmp_path / "fused.yaml") in str(error.value)
@@ -58,7 +60,9 @@ def test_errors_name_the_field(tmp_path: Path, groups: list[dict[str, Any]], wor
 
 
 def test_unknown_resident_tensor(tmp_path: Path) -> None:
-    with pytest.raises(UnknownTensorError, match=r"groups\.0\.resident\.0.*'W'.*known: F, G, I, O, T"):
+    with pytest.raises(
+        UnknownTensorError, match=r"groups\.0\.resident\.0.*'W'.*known: F, G, I, O, T"
+    ):
         _checked(tmp_path, [{"statements": ["S0", "S1"], "tiles": {"y": 1}, "resident": ["W"]}])
     with pytest.raises(UnknownTensorError, match="'G'"):  # S0's group reads no G
         _checked(
