@@ -28,8 +28,7 @@ from tenet.cli.options import (
 )
 from tenet.errors import DataflowError
 from tenet.report import assessment_text
-from tenet.spec import load_workload, strict_json
-from tenet.spec.chain import is_chain
+from tenet.spec import is_chain, load_workload, strict_json
 from tenet.vocab import Neighbourhood, column
 
 __all__ = ["eval_command", "check_command"]

@@ -22,8 +22,7 @@ from tenet.cli.options import (
 )
 from tenet.dse import SHOWN_COLUMNS, ExecutionOptions, Interrupted, Mapped
 from tenet.report import records_csv, records_text, write_report
-from tenet.spec import strict_json
-from tenet.spec.chain import is_chain
+from tenet.spec import is_chain, strict_json
 from tenet.vocab import ENERGY_UNIT_LABELS, MEMORY_OBJECTIVES, MemoryObjective
 
 __all__ = ["map_command"]

@@ -13,28 +13,37 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import islpy as isl
+import yaml
 
-from tenet.errors import DataflowError, InfeasibleError
+from tenet.errors import DataflowError, InfeasibleError, SpecError
 from tenet.mapping.fused_groups import FusedGroup, FusedGroups
 from tenet.mapping.fusion import FusedNest
-from tenet.metrics.fused_chain import ChainFigures, FusionCosts, assess_groups
+from tenet.metrics.fused_chain import ChainFigures, FusionCosts, assess_groups, fusion_costs
 from tenet.metrics.fusion import assess_fusion
 from tenet.model.chain import Chain, Statement
-from tenet.spec.fused import group_chain
+from tenet.spec import load_architecture
+from tenet.spec.chain import load_chain
+from tenet.spec.fused import group_chain, load_fused
 from tenet.vocab import HALOS
 
 __all__ = [
+    "ChainFigures",
     "FusionObjective",
     "FUSION_OBJECTIVES",
     "FusionCertificate",
     "splits",
     "group_choices",
     "search_fusion",
+    "load_sized_chain",
+    "evaluate_chain",
+    "search_chain",
+    "chain_document",
+    "fused_dataflow_text",
 ]
 
 FusionObjective = Literal["dram", "energy", "latency"]
@@ -216,3 +225,83 @@ def search_fusion(
     best = assess_groups(chain, groups, costs)
     evaluated = sum(b.space for b in bests.values())
     return FusionCertificate(best, objective, best.value(objective), space, fitting, evaluated)
+
+
+def load_sized_chain(workload: str, params: Mapping[str, int] | None = None) -> Chain:
+    """The chain ``workload`` (zoo name or YAML file) at its default sizes overridden by
+    ``params``, each of which must be one of its size parameters.
+
+    Examples
+    --------
+    >>> load_sized_chain("matmul-matmul", {"M": 4}).sizes["M"]
+    4
+    """
+    spec = load_chain(workload)
+    unknown = sorted(set(params or {}) - set(spec.params))
+    if unknown:
+        raise SpecError(
+            f"-p {unknown[0]}: not a size parameter of chain {spec.name} "
+            f"(known: {', '.join(spec.params)})"
+        )
+    return Chain.from_spec(spec, params)
+
+
+def _costs(architecture: str | None, level: str | None) -> FusionCosts | None:
+    if architecture is None:
+        return None
+    return fusion_costs(load_architecture(architecture), level)
+
+
+def evaluate_chain(
+    workload: str,
+    dataflow: str,
+    architecture: str | None = None,
+    params: Mapping[str, int] | None = None,
+) -> ChainFigures:
+    """Count the chain ``workload`` under the fused dataflow file ``dataflow`` exactly; the
+    ``architecture`` gives the buffer's capacity, the energies and the PEs.
+
+    Examples
+    --------
+    >>> figures = evaluate_chain("matmul-matmul", "examples/fused/matmul-matmul-split.yaml")
+    >>> figures.tensors()["C"]["dram_writes"]  # C, 64 x 64, through DRAM between the groups
+    4096
+    """
+    chain = load_sized_chain(workload, params)
+    fused = load_fused(dataflow)
+    fused.check_chain(chain.spec)
+    costs = _costs(architecture, fused.level)
+    level, capacity = ("buffer", None) if costs is None else (costs.level, costs.capacity)
+    return assess_groups(chain, FusedGroups.from_spec(fused, level, capacity), costs)
+
+
+def search_chain(
+    workload: str,
+    architecture: str,
+    objective: FusionObjective,
+    params: Mapping[str, int] | None = None,
+) -> FusionCertificate:
+    """Search the fusion choices of the chain ``workload`` on ``architecture`` (its buffer:
+    the shared level feeding the array) by ``objective`` (:func:`search_fusion`)."""
+    costs = _costs(architecture, None)
+    assert costs is not None
+    return search_fusion(load_sized_chain(workload, params), objective, costs)
+
+
+def chain_document(figures: ChainFigures) -> dict[str, Any]:
+    """The JSON-ready figures of a chain: its headline, per tensor, per statement, and its
+    groups (as in a fused dataflow file)."""
+    name = figures.chain.spec.name
+    return {
+        "chain": name,
+        "headline": figures.headline(),
+        "tensors": figures.tensors(),
+        "statements": figures.statements(),
+        "groups": figures.groups.document(name)["groups"],
+    }
+
+
+def fused_dataflow_text(figures: ChainFigures) -> str:
+    """The fused dataflow file of ``figures``' groups, which ``tenet eval -d`` reads."""
+    document = figures.groups.document(figures.chain.spec.name)
+    return str(yaml.safe_dump(document, sort_keys=False, width=1000))
