@@ -185,9 +185,11 @@ def search_fusion(
     *,
     level: str = "buffer",
     capacity: int | None = None,
+    split: tuple[tuple[str, ...], ...] | None = None,
 ) -> FusionCertificate:
-    """Search every split of ``chain`` into groups and every choice of each group for the
-    least ``objective`` under the buffer's ``capacity`` (elements; default the costs').
+    """Search every split of ``chain`` into groups (or the one ``split``) and every choice of
+    each group for the least ``objective`` under the buffer's ``capacity`` (elements; default
+    the costs').
 
     Examples
     --------
@@ -199,6 +201,8 @@ def search_fusion(
     >>> found = search_fusion(chain, "dram", capacity=12)  # C through DRAM: 8 out, 8 back
     >>> found.value, len(found.best.groups.groups)
     (46, 2)
+    >>> search_fusion(chain, "dram", split=(("S0",), ("S1",))).value  # + C: 8 out, 8 back
+    46
     """
     if costs is not None:
         level = costs.level
@@ -207,11 +211,11 @@ def search_fusion(
     bests: dict[tuple[str, ...], _Best] = {}
     space = fitting = 0
     found: tuple[float, tuple[FusedGroup, ...]] | None = None
-    for split in splits(names):
-        for group in split:
+    for groups in splits(names) if split is None else [split]:
+        for group in groups:
             if group not in bests:
                 bests[group] = _best_group(chain, group, costs, objective, (level, capacity))
-        parts = [bests[g] for g in split]
+        parts = [bests[g] for g in groups]
         space += math.prod(p.space for p in parts)
         fitting += math.prod(p.fitting for p in parts)
         value = sum(p.value for p in parts)
