@@ -55,7 +55,7 @@ FUSION_OBJECTIVES: tuple[FusionObjective, ...] = get_args(FusionObjective)
 class FusionCertificate:
     """What the search found and proved: the best chain's figures, its value, the candidates
     of the declared space (whole-chain choices), those that fit, and the group choices
-    counted exactly."""
+    assessed (each counted exactly, or refused for breaking the chain's order)."""
 
     best: ChainFigures
     objective: FusionObjective
@@ -69,7 +69,7 @@ class FusionCertificate:
         return (
             f"exhaustive: proven optimal, bound {_whole(self.value)} = best, gap 0; "
             f"{self.space} candidates ({self.fitting} fit), {self.evaluated} group choices "
-            "counted exactly"
+            "assessed"
         )
 
 
@@ -211,11 +211,11 @@ def search_fusion(
     bests: dict[tuple[str, ...], _Best] = {}
     space = fitting = 0
     found: tuple[float, tuple[FusedGroup, ...]] | None = None
-    for groups in splits(names) if split is None else [split]:
-        for group in groups:
+    for candidate in splits(names) if split is None else [split]:
+        for group in candidate:
             if group not in bests:
                 bests[group] = _best_group(chain, group, costs, objective, (level, capacity))
-        parts = [bests[g] for g in groups]
+        parts = [bests[g] for g in candidate]
         space += math.prod(p.space for p in parts)
         fitting += math.prod(p.fitting for p in parts)
         value = sum(p.value for p in parts)
