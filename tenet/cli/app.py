@@ -399,8 +399,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": (
         "schema",
         "Print the JSON Schema of a KIND spec file (workload, architecture, dataflow, network, "
-        "layout, constraints): its keys, their types, defaults and meanings, and the template "
-        "header.",
+        "layout, constraints, chain, fused): its keys, their types, defaults and meanings, and "
+        "the template header.",
     ),
     "sweep": (
         "dse",

@@ -28,7 +28,7 @@ from tenet.cli.options import (
 )
 from tenet.errors import DataflowError
 from tenet.report import assessment_text
-from tenet.spec import load_workload, strict_json
+from tenet.spec import is_chain, load_workload, strict_json
 from tenet.vocab import Neighbourhood, column
 
 __all__ = ["eval_command", "check_command"]
@@ -70,7 +70,20 @@ def eval_command(
     metric of the array model per tensor and per dataflow (its latency and energy as
     latency_array and energy_array), the legality checks (several instances on one PE in one
     step beyond the architecture's ``instances_per_step``, broken dependences), which are
-    reported without stopping the evaluation, and the figures per memory level."""
+    reported without stopping the evaluation, and the figures per memory level.
+
+    A chain (-w CHAIN) takes its fused dataflow (-d FUSED.yaml, docs/fusion.md), an
+    optional architecture for the buffer, energies and PEs, and prints the chain's figures."""
+    if problem.workload is not None and is_chain(problem.workload):
+        from tenet.cli.fusion import eval_chain
+
+        if experiments or symbolic or tensor or problem.dataflow is None:
+            raise click.UsageError(
+                "a chain (-w) is evaluated with its fused dataflow (-d FUSED.yaml): "
+                "no EXPERIMENTS, --symbolic or --tensor"
+            )
+        eval_chain(out, problem.workload, problem.dataflow, problem.architecture, problem.param)
+        return
     params = problem.params()
     tensors = list(tensor) or None
     triple = problem.given()

@@ -4,7 +4,7 @@ array mapping, kept tensors, tile sizes and loop orders, with a proven bound and
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -22,7 +22,7 @@ from tenet.cli.options import (
 )
 from tenet.dse import SHOWN_COLUMNS, ExecutionOptions, Interrupted, Mapped
 from tenet.report import records_csv, records_text, write_report
-from tenet.spec import strict_json
+from tenet.spec import is_chain, strict_json
 from tenet.vocab import ENERGY_UNIT_LABELS, MEMORY_OBJECTIVES, MemoryObjective
 
 __all__ = ["map_command"]
@@ -42,7 +42,12 @@ __all__ = ["map_command"]
     "layer's workload."
 )
 @click.option("--param", "-p", multiple=True, help="Size parameter NAME=VALUE (repeatable).")
-@choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
+@choice_option(
+    "--objective",
+    (*MEMORY_OBJECTIVES, "dram"),
+    "latency",
+    "What the search minimises (dram: a chain's DRAM elements).",
+)
 @time_budget_option(
     "Seconds per layer after which no part of its search starts; what it could not prove "
     "stays in its bound and gap."
@@ -69,7 +74,7 @@ def map_command(
     arch: str,
     dataflows: tuple[str, ...],
     param: tuple[str, ...],
-    objective: MemoryObjective,
+    objective: str,
     time_budget: float | None,
     constraints: str | None,
     save_dataflow: str | None,
@@ -80,9 +85,25 @@ def map_command(
     the tile sizes and the loop orders together, by branch and bound (docs/dse.md); print
     each entry's figures, the bound below which no mapping goes and what the gap means, and
     a network's total (entries weighted by their count). Progress, the best so far, its bound
-    and gap go to stderr; Ctrl-C prints what was found so far (exit 130)."""
+    and gap go to stderr; Ctrl-C prints what was found so far (exit 130).
+
+    A chain (-w CHAIN) is searched over its fusion choices (docs/fusion.md): the groups of
+    consecutive statements, each group's shared rank and tile size, halo rule and resident
+    inputs, exhaustively, by --objective dram, energy or latency."""
     if (workload is None) == (network is None):
         raise click.UsageError("give --workload or --network")
+    if workload is not None and is_chain(workload):
+        from tenet.cli.fusion import map_chain
+
+        if dataflows or constraints or report or time_budget is not None:
+            raise click.UsageError(
+                "a chain (-w) is searched over its fusion choices: no --dataflow, "
+                "--constraints, --report or --time-budget"
+            )
+        map_chain(out, workload, arch, param, objective, save_dataflow)
+        return
+    if objective == "dram":
+        raise click.UsageError("--objective dram is a chain's (-w CHAIN)")
     check_before_work((), execution, None, None, out.path)
     (check_folder if network is not None else check_writable)(save_dataflow, "--save-dataflow")
     from tenet.dse import LayerEntry, map_layers, network_entries
@@ -100,7 +121,7 @@ def map_command(
             entries,
             arch,
             dataflows=dataflows,
-            objective=objective,
+            objective=cast(MemoryObjective, objective),
             execution=search_execution(execution, time_budget),
             network=spec,
             told=tell,

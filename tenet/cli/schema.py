@@ -26,7 +26,8 @@ __all__ = ["schema_command"]
 )
 def schema_command(kind: str, output: str | None) -> None:
     """Print the JSON Schema of a KIND spec file (workload, architecture, dataflow, network,
-    layout, constraints): its keys, their types, defaults and meanings, and the template header.
+    layout, constraints, chain, fused): its keys, their types, defaults and meanings, and the
+    template header.
 
     An editor checks and completes a spec file with it: a YAML language server reads the
     file named on a ``# yaml-language-server: $schema=FILE`` line."""

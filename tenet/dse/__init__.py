@@ -13,6 +13,15 @@ from tenet.lazy import lazy_exports
 if TYPE_CHECKING:
     from tenet.dse.constraints import MappingConstraints
     from tenet.dse.explore import NOT_SEARCHED, Exploration, Sweep, sweep
+    from tenet.dse.fusion import (
+        FUSION_OBJECTIVES,
+        ChainFigures,
+        FusionCertificate,
+        chain_document,
+        evaluate_chain,
+        fused_dataflow_text,
+        search_chain,
+    )
     from tenet.dse.joint.tree import joint_search
     from tenet.dse.layers import LAYER_COLUMNS, layer_table
     from tenet.dse.mapper import (
@@ -69,6 +78,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MappingConstraints",
+    "FUSION_OBJECTIVES",
+    "ChainFigures",
+    "FusionCertificate",
+    "chain_document",
+    "evaluate_chain",
+    "fused_dataflow_text",
+    "search_chain",
     "ALIASES",
     "ARRAY_COLUMNS",
     "Certificate",
@@ -138,6 +154,13 @@ _HOME = {
     "NOT_SEARCHED": "explore",
     "Sweep": "explore",
     "sweep": "explore",
+    "FUSION_OBJECTIVES": "fusion",
+    "ChainFigures": "fusion",
+    "FusionCertificate": "fusion",
+    "chain_document": "fusion",
+    "evaluate_chain": "fusion",
+    "fused_dataflow_text": "fusion",
+    "search_chain": "fusion",
     "Certificate": "ranking.certificate",
     "joint_search": "joint.tree",
     "LAYER_COLUMNS": "layers",

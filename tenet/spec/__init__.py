@@ -10,7 +10,7 @@ from tenet.errors import SpecError
 from tenet.spec.architecture import ArchitectureSpec, EnergySpec, LinkSpec
 from tenet.spec.base import Spec
 from tenet.spec.catalog import Kind, find_entry, zoo_names
-from tenet.spec.chain import ChainSpec, StatementSpec, load_chain
+from tenet.spec.chain import ChainSpec, StatementSpec, is_chain, load_chain
 from tenet.spec.constraints import ConstraintsSpec, LevelConstraints, load_constraints
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.io import strict_json
@@ -39,6 +39,7 @@ __all__ = [
     "ChainSpec",
     "StatementSpec",
     "load_chain",
+    "is_chain",
     "ConstraintsSpec",
     "LevelConstraints",
     "load_constraints",

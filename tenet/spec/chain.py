@@ -20,9 +20,10 @@ from tenet.errors import SpecError, UnknownTensorError
 from tenet.isl_utils import parse_map, parse_set
 from tenet.spec.base import SpecModel
 from tenet.spec.catalog import zoo_folder
+from tenet.spec.io import read_yaml
 from tenet.spec.workload import AccessSpec
 
-__all__ = ["StatementSpec", "ChainSpec", "load_chain", "chain_names"]
+__all__ = ["StatementSpec", "ChainSpec", "load_chain", "chain_names", "is_chain"]
 
 
 class StatementSpec(BaseModel):
@@ -254,6 +255,20 @@ def chain_names() -> list[str]:
     """
     folder = zoo_folder("workload") / "chains"
     return sorted(p.stem for p in folder.glob("*.yaml"))
+
+
+def is_chain(source: str | Path) -> bool:
+    """Whether ``source`` names a chain: a zoo chain, or a YAML file listing ``statements``.
+
+    Examples
+    --------
+    >>> is_chain("conv-conv"), is_chain("gemm")
+    (True, False)
+    """
+    path = Path(source)
+    if path.suffix not in (".yaml", ".yml"):
+        return str(source) in chain_names()
+    return path.is_file() and "statements" in read_yaml(path)[0]
 
 
 def load_chain(source: str | Path | ChainSpec) -> ChainSpec:

@@ -12,6 +12,7 @@ from tenet.spec.base import SpecModel
 from tenet.spec.chain import ChainSpec
 from tenet.spec.constraints import ConstraintsSpec
 from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.fused import FusedSpec
 from tenet.spec.layout import LayoutSpec
 from tenet.spec.network import NetworkSpec
 from tenet.spec.template import Fits, TemplateDecl
@@ -20,7 +21,7 @@ from tenet.spec.workload import WorkloadSpec
 __all__ = ["SchemaKind", "SCHEMA_KINDS", "spec_schema"]
 
 SchemaKind = Literal[
-    "workload", "architecture", "dataflow", "network", "layout", "constraints", "chain"
+    "workload", "architecture", "dataflow", "network", "layout", "constraints", "chain", "fused"
 ]
 """The kinds of spec file with a schema."""
 SCHEMA_KINDS: tuple[SchemaKind, ...] = get_args(SchemaKind)
@@ -33,6 +34,7 @@ _MODELS: dict[SchemaKind, type[SpecModel]] = {
     "layout": LayoutSpec,
     "constraints": ConstraintsSpec,
     "chain": ChainSpec,
+    "fused": FusedSpec,
 }
 
 PLACEHOLDER = {
@@ -68,7 +70,7 @@ def spec_schema(kind: SchemaKind) -> dict[str, Any]:
                 "anyOf": [{"type": "string"}, listed],
             }
     schema = _placeholders(_described(schema))
-    if kind not in ("layout", "constraints", "chain"):  # read as they are
+    if kind not in ("layout", "constraints", "chain", "fused"):  # read as they are
         headers: dict[str, type[Any]] = {"template": TemplateDecl}
         if kind == "dataflow":
             headers["fits"] = Fits

@@ -17,6 +17,7 @@ from tenet.spec.architecture import ArchitectureSpec, LevelSpec
 from tenet.spec.chain import ChainSpec, StatementSpec
 from tenet.spec.constraints import ConstraintsSpec, LevelConstraints
 from tenet.spec.dataflow import DataflowSpec
+from tenet.spec.fused import FusedGroupSpec, FusedSpec
 from tenet.spec.layout import LayoutSpec
 from tenet.spec.network import LayerSpec, NetworkSpec
 from tenet.spec.workload import WorkloadSpec
@@ -30,6 +31,7 @@ MODELS = {
     "layout": LayoutSpec,
     "constraints": ConstraintsSpec,
     "chain": ChainSpec,
+    "fused": FusedSpec,
 }
 
 FILES: dict[str, list[Path]] = {
@@ -42,6 +44,7 @@ FILES: dict[str, list[Path]] = {
     "layout": [ROOT / "examples" / "layout" / "pad.yaml"],
     "constraints": sorted((ROOT / "workloads" / "constraints").glob("*.yaml")),
     "chain": sorted((ROOT / "workloads" / "chains").glob("*.yaml")),
+    "fused": sorted((ROOT / "examples" / "fused").glob("*.yaml")),
 }
 """The zoo's files and the examples', by kind."""
 
@@ -104,6 +107,8 @@ def test_every_zoo_file_validates_against_its_schema(
         ("constraints", {"levels": {"rf": {"sizes": {"k": [0]}}}}),
         ("constraints", {"spatial": {"i": 8}, "level": {}}),
         ("chain", {"statements": [{"name": "S0", "domain": "{S0[i]}", "acceses": {}}]}),
+        ("fused", {"groups": [{"statements": ["S0"], "tiles": {"i": 0}}]}),
+        ("fused", {"groups": [{"statements": ["S0"], "tiles": {"i": 2}, "halo": "drop"}]}),
     ],
 )
 def test_schema_refuses_what_loading_refuses(
@@ -141,6 +146,8 @@ def _documented() -> set[str]:
         LevelConstraints,
         ChainSpec,
         StatementSpec,
+        FusedSpec,
+        FusedGroupSpec,
     ],
 )
 def test_docs_list_every_key(model: type[Any]) -> None:

@@ -11,6 +11,7 @@ import yaml
 from tenet import analyze, analyze_experiment
 from tenet.spec import ArchitectureSpec, DataflowSpec, WorkloadSpec
 from tenet.spec.chain import ChainSpec
+from tenet.spec.fused import FusedSpec
 from tests.conftest import ROOT
 
 KINDS = {
@@ -18,6 +19,7 @@ KINDS = {
     "domain": WorkloadSpec,
     "pe": ArchitectureSpec,
     "space_stamp": DataflowSpec,
+    "groups": FusedSpec,
 }
 
 
