@@ -95,10 +95,12 @@ def map_command(
     if workload is not None and is_chain(workload):
         from tenet.cli.fusion import map_chain
 
-        if dataflows or constraints or report or time_budget is not None:
+        engine = execution.engine != "local" or execution.workers != 1 or execution.store
+        if dataflows or constraints or report or time_budget is not None or engine:
             raise click.UsageError(
-                "a chain (-w) is searched over its fusion choices: no --dataflow, "
-                "--constraints, --report or --time-budget"
+                "a chain (-w) is searched over its fusion choices in this process: no "
+                "--dataflow, --constraints, --report, --time-budget, --engine, --workers, "
+                "--address or --store"
             )
         map_chain(out, workload, arch, param, objective, save_dataflow)
         return
