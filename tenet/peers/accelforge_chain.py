@@ -37,6 +37,7 @@ __all__ = [
     "chain_counts",
     "main_memory_traffic",
     "einsum_count",
+    "peer_main_memory",
 ]
 
 _RANGE = re.compile(r"^\s*0\s*<=\s*(\w+)\s*<\s*(\d+)\s*$")
@@ -123,6 +124,30 @@ def main_memory_traffic(spec: ChainSpec, nests: Sequence[FusedNest]) -> dict[str
             reads, writes = traffic.get(tensor, (0, 0))
             traffic[tensor] = (reads + figures.dram_reads, writes + figures.dram_writes)
     return {t: traffic[t] for t in spec.tensors}
+
+
+def peer_main_memory(python: str | None, path: str | Path) -> dict[str, tuple[int, int]]:
+    """Run AccelForge on the spec ``path`` (in the peers' ``python``) and return, per tensor,
+    its main memory's read and write actions summed over the Einsums, in elements (actions
+    times ``bits_per_action`` over the element's bits)."""
+    from tenet.peers.accelforge import action_bits
+    from tenet.peers.compare import run_accelforge
+
+    src = str(path)
+    doc = read_peer_yaml(path)
+    memories, _ = _memories(doc, src)
+    _, _, width = _einsums(doc, src)
+    nodes = doc["arch"]["nodes"]
+    n = next(k for k, node in enumerate(nodes) if node.get("name") == memories[0])
+    bits = {a: action_bits(nodes[n], a, src, f"arch.nodes.{n}") for a in ("read", "write")}
+    actions = run_accelforge(python, src)["actions"].get(memories[0], {})
+    return {
+        tensor: (
+            round(per.get("read", 0.0) * bits["read"] / width),
+            round(per.get("write", 0.0) * bits["write"] / width),
+        )
+        for tensor, per in actions.items()
+    }
 
 
 # Reading
