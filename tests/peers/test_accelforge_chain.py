@@ -118,6 +118,9 @@ def test_an_overflowing_group_is_refused(tmp_path: Path) -> None:
         main_memory_traffic(imported.spec, imported.nests)
 
 
+_SECOND = "      - !Storage {tensors: [Y, Z], component: GlobalBuffer}\n      - !Temporal"
+
+
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
@@ -137,9 +140,8 @@ def test_an_overflowing_group_is_refused(tmp_path: Path) -> None:
             "First has no storage of X at GlobalBuffer",
         ),
         (
-            "      - !Storage {tensors: [Y, Z], component: GlobalBuffer}\n      - !Temporal {rank_variable: p",
-            "      - !Temporal {rank_variable: p, tile_shape: 1}\n"
-            "      - !Storage {tensors: [Y, Z], component: GlobalBuffer}\n      - !Temporal {rank_variable: p",
+            _SECOND,
+            "      - !Temporal {rank_variable: p, tile_shape: 1}\n" + _SECOND,
             "mapping.nodes.3.nodes.1.nodes.0: a loop of Second alone above its storage",
         ),
     ],
