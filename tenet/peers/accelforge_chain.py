@@ -526,7 +526,8 @@ def _variables(chain: Chain, nests: Sequence[FusedNest]) -> dict[tuple[str, str]
         s.name: dict(zip(s.ranks, _box(s.domain, s.name), strict=True)) for s in chain.statements
     }
     names: dict[tuple[str, str], str] = {}
-    for nest in nests:
+    fused = [nest for nest in nests if len(nest.ranks) > 1]
+    for nest in fused:
         lead = list(nest.ranks.values())[-1]
         for statement, ranks in nest.ranks.items():
             for rank, shared in zip(ranks, lead, strict=True):
@@ -549,7 +550,7 @@ def _variables(chain: Chain, nests: Sequence[FusedNest]) -> dict[tuple[str, str]
                 )
             taken.setdefault(name, extents[s.name][rank])
             names[(s.name, rank)] = name
-    for nest in nests:
+    for nest in fused:
         for statement, ranks in nest.ranks.items():
             for rank in ranks:
                 name = names[(statement, rank)]

@@ -23,6 +23,7 @@ def _nest(ranks: dict[str, tuple[str, ...]], tiles: tuple[int, ...], resident: s
 MM = _sized("matmul-matmul", {"M": 4, "N": 2, "K": 3, "P": 2})
 MM3 = load_chain(DATA / "matmul3.yaml")
 PD = _sized("pointwise-depthwise", {"CI": 2, "C": 4, "H": 2, "W": 2})
+PD4 = _sized("pointwise-depthwise", {"CI": 2, "C": 2, "H": 4, "W": 2})
 
 CASES: dict[str, tuple[ChainSpec, list[FusedNest]]] = {
     "mm-fused": (MM, [_nest({"S0": ("m",), "S1": ("m",)}, (1,), "B D")]),
@@ -43,4 +44,8 @@ CASES: dict[str, tuple[ChainSpec, list[FusedNest]]] = {
     ),
     "pd-fused": (PD, [_nest({"S0": ("c",), "S1": ("c",)}, (2,), "P D")]),
     "pd-unfused": (PD, [_nest({"S0": ("c",)}, (1,), "P"), _nest({"S1": ("y",)}, (1,), "D")]),
+    "pd-unfused-rows": (
+        PD4,
+        [_nest({"S0": ("y",)}, (2,), "P"), _nest({"S1": ("y",)}, (2,), "D")],
+    ),
 }
