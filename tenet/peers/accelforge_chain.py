@@ -326,6 +326,11 @@ def _branch(
             tile = need(node, "tile_shape", int, src, where)
             if tile < 1:
                 raise SpecError("tile_shape must be >= 1", source=src, location=where)
+            if node.get("initial_tile_shape") not in (None, tile):
+                raise NotALoopNestError(
+                    f"{src}: {where}: a first tile of {node['initial_tile_shape']} and then "
+                    f"{tile}: tiles of one size are read"
+                )
             loops.append((var, tile, where, shared))
             continue
         component = need_known(

@@ -147,6 +147,12 @@ _SECOND = "      - !Storage {tensors: [Y, Z], component: GlobalBuffer}\n      - 
             "mapping.nodes.2: the fused loop over k is not a rank of Second",
         ),
         (
+            "  - !Temporal {rank_variable: m, tile_shape: 1}\n  - !Sequential",
+            "  - !Temporal {rank_variable: m, tile_shape: 1, initial_tile_shape: 2}\n"
+            "  - !Sequential",
+            "mapping.nodes.2: a first tile of 2 and then 1",
+        ),
+        (
             "      - !Storage {tensors: [X, Y], component: GlobalBuffer}",
             "      - !Storage {tensors: [Y], component: GlobalBuffer}",
             "First has no storage of X at GlobalBuffer",
