@@ -61,17 +61,13 @@ def import_accelforge(spec: str, directory: str) -> None:
     """Read an AccelForge SPEC file (arch, workload, mapping) into tenet specs in DIRECTORY.
     Several Einsums are read as a chain: DIR/chain.yaml and DIR/fusion.yaml (one fused nest,
     or one per statement), checked to fit the buffer."""
-    from tenet.peers import read_accelforge, write_specs
-    from tenet.peers.accelforge_chain import chain_counts, einsum_count, read_accelforge_chain
+    from tenet.peers import einsum_count, read_accelforge, read_accelforge_chain, write_specs
 
     if einsum_count(spec) > 1:
-        from tenet.mapping.fusion import nests_document
-
         chain = read_accelforge_chain(spec)
-        chain_counts(chain.spec, chain.nests)
         how = "fused" if chain.fused else "unfused, statement by statement"
-        documents = {"chain": chain.spec.document(), "fusion": nests_document(chain.nests)}
-        paths = write_specs(directory, documents, f"# Read by tenet import from {spec} ({how}).\n")
+        header = f"# Read by tenet import from {spec} ({how}).\n"
+        paths = write_specs(directory, chain.documents(), header)
         click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
         return
     imported = read_accelforge(spec)
@@ -183,17 +179,13 @@ def export_accelforge(
 
 def _chain_document(problem: ProblemOptions, chain: str | None, fusion: str | None) -> Any:
     """The AccelForge document of a chain and its nests, sizes from ``-p``."""
-    from tenet.mapping.fusion import load_nests
-    from tenet.model.chain import Chain
-    from tenet.peers.accelforge_chain import write_accelforge_chain
-    from tenet.spec.chain import load_chain
+    from tenet.peers import accelforge_chain_document
 
     if chain is None or fusion is None:
         raise click.UsageError("--chain and --fusion go together")
     if problem.workload or problem.architecture or problem.dataflow:
         raise click.UsageError("--chain replaces -w, -a and -d")
-    bound = Chain.from_spec(load_chain(chain), problem.params())
-    return write_accelforge_chain(bound, load_nests(fusion))
+    return accelforge_chain_document(chain, fusion, problem.params())
 
 
 @export_group.command("zigzag")

@@ -23,12 +23,12 @@ import islpy as isl
 
 from tenet.counting import count
 from tenet.errors import NotALoopNestError, SpecError
-from tenet.mapping.fusion import FusedNest
+from tenet.mapping.fusion import FusedNest, load_nests, nests_document
 from tenet.metrics.fusion import FusedCounts, assess_fusion
 from tenet.model.chain import Chain
 from tenet.peers import specs
 from tenet.peers.files import need, need_known, read_peer_yaml
-from tenet.spec.chain import ChainSpec, StatementSpec
+from tenet.spec.chain import ChainSpec, StatementSpec, load_chain
 
 __all__ = [
     "ImportedChain",
@@ -38,6 +38,7 @@ __all__ = [
     "main_memory_traffic",
     "einsum_count",
     "peer_main_memory",
+    "accelforge_chain_document",
 ]
 
 _RANGE = re.compile(r"^\s*0\s*<=\s*(\w+)\s*<\s*(\d+)\s*$")
@@ -60,6 +61,12 @@ class ImportedChain:
     def fused(self) -> bool:
         """Whether the statements share one fused nest."""
         return len(self.nests) == 1 and len(self.spec.statements) > 1
+
+    def documents(self) -> dict[str, dict[str, Any]]:
+        """The tenet files of this chain: ``chain`` (the statements) and ``fusion`` (the
+        nests), checked to fit the buffer (:func:`chain_counts`)."""
+        chain_counts(self.spec, self.nests)
+        return {"chain": self.spec.document(), "fusion": nests_document(self.nests)}
 
 
 def _statement_chain(spec: ChainSpec, name: str) -> ChainSpec:
@@ -801,3 +808,11 @@ def _shape(chain: Chain, names: Mapping[tuple[str, str], str]) -> dict[str, str]
             name = names[(s.name, rank)]
             shape.setdefault(name, f"0 <= {name} < {extent}")
     return shape
+
+
+def accelforge_chain_document(
+    chain: str | Path, fusion: str | Path, sizes: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """Return the AccelForge document of a chain file (or zoo name) under the nests of a
+    ``fusion`` file (:func:`tenet.mapping.fusion.load_nests`), sizes bound by ``sizes``."""
+    return write_accelforge_chain(Chain.from_spec(load_chain(chain), sizes), load_nests(fusion))
