@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -58,9 +58,18 @@ def _written(directory: str, paths: list[Path]) -> None:
 @click.argument("spec", type=click.Path())
 @SPECS_FOLDER
 def import_accelforge(spec: str, directory: str) -> None:
-    """Read an AccelForge SPEC file (arch, workload, mapping) into tenet specs in DIRECTORY."""
-    from tenet.peers import read_accelforge, write_specs
+    """Read an AccelForge SPEC file (arch, workload, mapping) into tenet specs in DIRECTORY.
+    Several Einsums are read as a chain: DIR/chain.yaml and DIR/fusion.yaml (one fused nest,
+    or one per statement), checked to fit the buffer."""
+    from tenet.peers import einsum_count, read_accelforge, read_accelforge_chain, write_specs
 
+    if einsum_count(spec) > 1:
+        chain = read_accelforge_chain(spec)
+        how = "fused" if chain.fused else "unfused, statement by statement"
+        header = f"# Read by tenet import from {spec} ({how}).\n"
+        paths = write_specs(directory, chain.documents(), header)
+        click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
+        return
     imported = read_accelforge(spec)
     header = _header(spec, imported.nest)
     _written(directory, write_specs(directory, imported.documents(), header))
@@ -136,15 +145,47 @@ def _energy_note(specs: Specs) -> str:
 
 
 @export_group.command("accelforge")
-@problem_options(YAML_FILES)
+@problem_options(YAML_FILES, required=False)
+@click.option("--chain", "-c", "chain", help="A chain: YAML file or zoo name (with --fusion).")
+@click.option("--fusion", "-f", "fusion", type=click.Path(), help="The chain's nests (YAML).")
 @written_file("--output", "-o", help="Write to this file.")
-def export_accelforge(problem: ProblemOptions, output: str | None) -> None:
-    """Write the problem as one AccelForge spec file (arch, workload, mapping)."""
+def export_accelforge(
+    problem: ProblemOptions, chain: str | None, fusion: str | None, output: str | None
+) -> None:
+    """Write the problem as one AccelForge spec file (arch, workload, mapping); or a chain
+    (``--chain``) with its nests (``--fusion``: one fused nest, or one per statement)."""
     from tenet.peers import ACCELFORGE_UNITS, dump, write_accelforge
 
+    if chain is not None or fusion is not None:
+        write_output(
+            ACCELFORGE_UNITS + dump(_chain_document(problem, chain, fusion)).rstrip(), output
+        )
+        return
+    missing = [
+        n
+        for n, v in (
+            ("-w", problem.workload),
+            ("-a", problem.architecture),
+            ("-d", problem.dataflow),
+        )
+        if v is None
+    ]
+    if missing:
+        raise click.UsageError(f"missing {', '.join(missing)} (or --chain with --fusion)")
     specs = _specs(problem)
     doc = write_accelforge(specs)
     write_output(ACCELFORGE_UNITS + _energy_note(specs) + dump(doc).rstrip(), output)
+
+
+def _chain_document(problem: ProblemOptions, chain: str | None, fusion: str | None) -> Any:
+    """The AccelForge document of a chain and its nests, sizes from ``-p``."""
+    from tenet.peers import accelforge_chain_document
+
+    if chain is None or fusion is None:
+        raise click.UsageError("--chain and --fusion go together")
+    if problem.workload or problem.architecture or problem.dataflow:
+        raise click.UsageError("--chain replaces -w, -a and -d")
+    return accelforge_chain_document(chain, fusion, problem.params())
 
 
 @export_group.command("zigzag")

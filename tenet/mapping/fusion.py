@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from tenet.errors import SpecError, UnknownTensorError
 from tenet.model.chain import Chain
+from tenet.spec.io import read_yaml
 from tenet.vocab import HALOS, Halo
 
-__all__ = ["FusedNest"]
+__all__ = ["FusedNest", "nests_document", "load_nests"]
 
 
 @dataclass(frozen=True)
@@ -84,3 +87,88 @@ class FusedNest:
                     f"reads: a fused chain feeds its last statement",
                     location="ranks",
                 )
+
+
+def nests_document(nests: Sequence[FusedNest]) -> dict[str, Any]:
+    """Return the file content of ``nests`` (one over a chain fused, or one per statement),
+    on one buffer: its ``level`` and ``capacity`` (elements, None: unbounded), and per nest
+    its ``ranks``, ``tiles``, ``halo`` and ``resident`` tensors.
+
+    Examples
+    --------
+    >>> nests_document([FusedNest({"S1": ("m",)}, (2,), resident=frozenset("DB"))])["nests"]
+    [{'ranks': {'S1': ['m']}, 'tiles': [2], 'halo': 'keep', 'resident': ['B', 'D']}]
+    """
+    levels = {(n.level, n.capacity) for n in nests}
+    if len(levels) != 1:
+        raise SpecError(f"the nests name {len(levels)} buffers; one buffer is written")
+    ((level, capacity),) = levels
+    return {
+        "version": 1,
+        "level": level,
+        "capacity": capacity,
+        "nests": [
+            {
+                "ranks": {name: list(ranks) for name, ranks in n.ranks.items()},
+                "tiles": list(n.tiles),
+                "halo": n.halo,
+                "resident": sorted(n.resident),
+            }
+            for n in nests
+        ],
+    }
+
+
+def _field(data: Mapping[str, Any], key: str, kind: type, source: str, where: str) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise SpecError(
+            f"expected {kind.__name__}, not {value!r}", source=source, location=f"{where}{key}"
+        )
+    return value
+
+
+def load_nests(path: str | Path) -> tuple[FusedNest, ...]:
+    """Read the nests of a chain from the file :func:`nests_document` writes.
+
+    Raises
+    ------
+    SpecError
+        A missing or ill-typed key, named by its path.
+    """
+    source = str(path)
+    data, _ = read_yaml(path)
+    level = _field(data, "level", str, source, "")
+    capacity = data.get("capacity")
+    if capacity is not None and (not isinstance(capacity, int) or capacity < 1):
+        raise SpecError(
+            f"expected a number of elements >= 1 or null, not {capacity!r}",
+            source=source,
+            location="capacity",
+        )
+    nests = []
+    for k, entry in enumerate(_field(data, "nests", list, source, "")):
+        where = f"nests.{k}."
+        if not isinstance(entry, dict):
+            raise SpecError(f"expected a mapping, not {entry!r}", source=source, location=where)
+        ranks = _field(entry, "ranks", dict, source, where)
+        halo = entry.get("halo", "keep")
+        if halo not in HALOS:
+            raise SpecError(
+                f"halo {halo!r}: expected one of {', '.join(HALOS)}",
+                source=source,
+                location=f"{where}halo",
+            )
+        nests.append(
+            FusedNest(
+                {str(name): tuple(map(str, r or ())) for name, r in ranks.items()},
+                tuple(int(t) for t in _field(entry, "tiles", list, source, where)),
+                halo,
+                frozenset(map(str, entry.get("resident") or ())),
+                level,
+                capacity,
+            )
+        )
+    if not nests:
+        raise SpecError("no nest", source=source, location="nests")
+    return tuple(nests)

@@ -12,6 +12,11 @@ from tenet.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tenet.peers.accelforge import ACCELFORGE_UNITS, read_accelforge, write_accelforge
+    from tenet.peers.accelforge_chain import (
+        accelforge_chain_document,
+        einsum_count,
+        read_accelforge_chain,
+    )
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
     from tenet.peers.mappers import PeerSearch, evaluate_best, search_peer
@@ -24,13 +29,16 @@ __all__ = [
     "ACCELFORGE_UNITS",
     "ZIGZAG_UNITS",
     "PeerSearch",
+    "accelforge_chain_document",
     "compare_accelforge",
     "compare_scalesim",
     "compare_zigzag",
     "dump",
+    "einsum_count",
     "evaluate_best",
     "peer_python",
     "read_accelforge",
+    "read_accelforge_chain",
     "read_scalesim",
     "read_zigzag",
     "render",
@@ -48,6 +56,9 @@ _HOME = {
     "ZIGZAG_UNITS": "zigzag",
     "read_accelforge": "accelforge",
     "write_accelforge": "accelforge",
+    "accelforge_chain_document": "accelforge_chain",
+    "einsum_count": "accelforge_chain",
+    "read_accelforge_chain": "accelforge_chain",
     "compare_accelforge": "compare",
     "compare_zigzag": "compare",
     "peer_python": "compare",

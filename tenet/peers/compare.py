@@ -147,7 +147,8 @@ out, energy = {}, 0.0
 for column in row.index:
     parts = column.split("<SEP>")
     if len(parts) == 5 and parts[1] == "action" and parts[4] in ("read", "write"):
-        out.setdefault(parts[2], {}).setdefault(parts[3], {})[parts[4]] = float(row[column])
+        per = out.setdefault(parts[2], {}).setdefault(parts[3], {})
+        per[parts[4]] = per.get(parts[4], 0.0) + float(row[column])
     if len(parts) >= 4 and parts[1] == "energy":
         energy += float(row[column])
 print(json.dumps({"actions": out, "energy": energy}))
