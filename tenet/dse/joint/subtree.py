@@ -84,8 +84,8 @@ class SubtreeResult:
     with (None: none), the least bound of the nodes it pruned (None: none pruned), and
     counts of leaves evaluated, leaves too big for a level, nodes pruned and nodes left open
     (not searched once the budget of exact evaluations was spent; their bounds are among the
-    pruned ones), of leaves evaluated below nodes that could only tie the best value, and of
-    such nodes left unsearched once the budget of ties was spent (their bounds, the best
+    pruned ones), of nodes searched that could only tie the best value, and of such nodes
+    left unsearched once the budget of ties was spent (their bounds, the best
     value, among the pruned ones)."""
 
     best: Evaluated | None
@@ -109,7 +109,8 @@ class Tally:
     pruned: int = 0
     left_open: int = 0
     tied: int = 0
-    """Leaves evaluated below nodes that could only tie the best value."""
+    """Nodes searched that could only tie the best value (their bound of the objective equals
+    it)."""
     ties_open: int = 0
     """Nodes that could only tie the best value, left unsearched (the budget of ties spent)."""
     pruned_bound: Fraction | None = None
@@ -188,8 +189,8 @@ class Subtree:
         incumbent yet), the least bound it pruned, and its counts. Ties between leaves go to
         less energy (by latency; else less latency), then less DRAM traffic, then to the first
         visited; a node whose bounds may hold a leaf of the best value and less of the other
-        objective is searched, until ``ties`` leaves below such nodes are evaluated (None: no
-        limit; the others are left unsearched, :attr:`SubtreeResult.ties_open`). After
+        objective is searched, until ``ties`` such nodes are (None: no limit; the others are
+        left unsearched, :attr:`SubtreeResult.ties_open`). After
         ``budget`` exact evaluations, or once the clock (``time.time()``, seconds) passes
         ``until`` (None: no limit), the nodes not yet searched are left open, their bounds kept
         as pruned ones. The tiles of levels shared by the PEs do not cut the array's loops
@@ -309,8 +310,6 @@ class _Walk:
         self.budget = budget
         self.until = until
         self.ties = ties
-        self.tying = False
-        """Whether the node last descended into could only tie the best value."""
         self.tally = Tally(needs=subtree.needs)
 
     def best(self) -> Key | None:
@@ -333,8 +332,8 @@ class _Walk:
         if best is not None and key >= best:
             tally.prune(key[0])
             return False
-        self.tying = best is not None and key[0] >= best[0]
-        if self.tying and self.ties is not None and tally.tied >= self.ties:
+        tying = best is not None and key[0] >= best[0]
+        if tying and self.ties is not None and tally.tied >= self.ties:
             tally.prune(key[0])
             tally.ties_open += 1
             return False
@@ -343,15 +342,13 @@ class _Walk:
             tally.prune(key[0])
             tally.left_open += 1
             return False
+        tally.tied += tying
         return True
 
     def leaf(self, bands: list[Band], spans: Mapping[str, int] | None = None) -> None:
         """Count the leaf of ``bands`` (with the tensors' ``spans``)."""
         s = self.subtree
-        evaluated = self.tally.evaluated
         count_leaf(s.problem, s.compute, s.context, bands, s.keeps, s.objective, self.tally, spans)
-        if self.tying:
-            self.tally.tied += self.tally.evaluated - evaluated
 
     def visit(self, bands: list[Band], part: Part | None = None) -> None:
         """Search below the node of ``bands`` (at the root, ``part`` of its children)."""

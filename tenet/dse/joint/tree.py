@@ -85,11 +85,11 @@ MAX_PARTS = 32
 DIVE = 24
 """Exact evaluations of the first search of the subtree of least root bound, by latency."""
 
-TIES = 48
+TIES = 8
 """What a search spends, in all, looking for less of the other objective among the mappings
-of the best value: exact evaluations of leaves below nodes that could only tie it (their bound
-of the objective equals it) in the first search, then each subtree searched again for its ties
-(:func:`_break_ties`) its exact evaluations, at least one."""
+of the best value: the nodes searched that could only tie it (their bound of the objective
+equals it), by the first search and then by each subtree searched again for its ties
+(:func:`_break_ties`; each costs its exact evaluations if more, and at least one)."""
 
 TELL_SECONDS = 10.0
 """The longest time between two lines of the incumbent, bound and gap while the search runs."""
@@ -226,9 +226,9 @@ def joint_search(
     ``arch`` together for the least ``objective``, by branch and bound; return the best and
     its :class:`~tenet.dse.ranking.certificate.Certificate`. Of the mappings of the best
     value, the one of least other objective (the energy by latency, else the latency) is
-    searched for by at most ``ties`` exact evaluations below nodes that could only tie the
-    best value (None: no limit, the best then has the least other objective of them all;
-    the nodes left are counted in the certificate's ``ties_open``).
+    searched for by at most ``ties`` nodes that could only tie the best value (:data:`TIES`;
+    None: no limit, the best then has the least other objective of them all; the nodes left
+    are counted in the certificate's ``ties_open``).
 
     ``mappings``, ``space``, ``bypass`` and ``places`` declare the space (:func:`declare`);
     ``seed``: whether a first search of the subtree of least root bound (by latency, at most
@@ -710,9 +710,9 @@ def _break_ties(
 ) -> None:
     """Search again, in this process and in order of root, each subtree that left nodes
     open that could only tie the best value (``found``: the results by part), below the
-    best's key, while ``ties`` (each search's exact evaluations, at least one) and the time
-    budget last; ``broken`` holds each such search's result by subtree (it stands for its
-    parts' ties, its nodes left open among them)."""
+    best's key, while ``ties`` (:data:`TIES`) and the time budget last; ``broken`` holds
+    each such search's result by subtree (it stands for its parts' ties, its nodes left open
+    among them)."""
     for tree in d.subtrees:
         best = incumbent.key
         if ties.spent() or runner.expired() or best is None:
@@ -725,7 +725,7 @@ def _break_ties(
         deadline = runner.deadline
         until = None if deadline is None else time.time() + deadline - time.monotonic()
         result = subtree.search(best, ties.left, until, ties=ties.left)
-        ties.spend(max(1, result.evaluated))
+        ties.spend(max(1, result.tied, result.evaluated))
         broken[tree.index] = result
         if result.best is not None:
             _offer(runner, d, incumbent, result.best)
@@ -924,8 +924,8 @@ def evaluate_subtree(
     ``incumbent`` (its key, :attr:`Incumbent.key`, as ``[p/q, p/q]``; or None) until the
     clock (``time.time()``) passes ``until`` (None: to the end), after at most ``probe``
     exact evaluations (None: the context's budget), only its ``part`` ``[p, n]`` (None:
-    whole), with at most ``ties`` evaluations below nodes that could only tie the best value
-    (None: no limit); return the index and the encoded result."""
+    whole), searching at most ``ties`` nodes that could only tie the best value (None: no
+    limit); return the index and the encoded result."""
     subtree = _subtree(context, mapping, keep)
     budget = json.loads(context).get("budget")
     limit = budget if probe is None else min(probe, budget or probe)
