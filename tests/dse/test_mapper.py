@@ -295,5 +295,6 @@ def test_map_honours_mapping_constraints(capsys: pytest.CaptureFixture[str]) -> 
     glb, rf = (
         dict(loop.split(":") for loop in level.split()[1:]) for level in row["tiling"].split("; ")
     )
-    assert glb["k"] in {"4", "8"} and list(glb)[0] == "k"
+    # k outermost, or its glb tiles span all 8 of k: one trip, whose place changes nothing
+    assert glb["k"] == "8" or (glb["k"] == "4" and list(glb)[0] == "k")
     assert rf["i"] == rf["j"] == "1" and list(rf) == ["i", "j", "k"]

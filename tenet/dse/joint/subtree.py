@@ -84,9 +84,9 @@ class SubtreeResult:
     with (None: none), the least bound of the nodes it pruned (None: none pruned), and
     counts of leaves evaluated, leaves too big for a level, nodes pruned and nodes left open
     (not searched once the budget of exact evaluations was spent; their bounds are among the
-    pruned ones), of nodes searched that could only tie the best value, and of such nodes
-    left unsearched once the budget of ties was spent (their bounds, the best
-    value, among the pruned ones)."""
+    pruned ones), the cost of searching nodes that could only tie the best value (each node
+    and each bound of its children), and the nodes left unsearched once that budget was
+    spent (their bounds, the best value, among the pruned ones)."""
 
     best: Evaluated | None
     pruned_bound: Fraction | None
@@ -109,8 +109,8 @@ class Tally:
     pruned: int = 0
     left_open: int = 0
     tied: int = 0
-    """Nodes searched that could only tie the best value (their bound of the objective equals
-    it)."""
+    """What the search of nodes that could only tie the best value (their bound of the
+    objective equals it) cost: each node, and each bound of its children."""
     ties_open: int = 0
     """Nodes that could only tie the best value, left unsearched (the budget of ties spent)."""
     pruned_bound: Fraction | None = None
@@ -189,8 +189,9 @@ class Subtree:
         incumbent yet), the least bound it pruned, and its counts. Ties between leaves go to
         less energy (by latency; else less latency), then less DRAM traffic, then to the first
         visited; a node whose bounds may hold a leaf of the best value and less of the other
-        objective is searched, until ``ties`` such nodes are (None: no limit; the others are
-        left unsearched, :attr:`SubtreeResult.ties_open`). After
+        objective is searched, until their cost (each node and each bound of its children)
+        reaches ``ties`` (None: no limit; the others are left unsearched,
+        :attr:`SubtreeResult.ties_open`). After
         ``budget`` exact evaluations, or once the clock (``time.time()``, seconds) passes
         ``until`` (None: no limit), the nodes not yet searched are left open, their bounds kept
         as pruned ones. The tiles of levels shared by the PEs do not cut the array's loops
@@ -310,6 +311,8 @@ class _Walk:
         self.budget = budget
         self.until = until
         self.ties = ties
+        self.tying = False
+        """Whether the node last descended into could only tie the best value."""
         self.tally = Tally(needs=subtree.needs)
 
     def best(self) -> Key | None:
@@ -342,6 +345,7 @@ class _Walk:
             tally.prune(key[0])
             tally.left_open += 1
             return False
+        self.tying = tying
         tally.tied += tying
         return True
 
@@ -354,6 +358,7 @@ class _Walk:
         """Search below the node of ``bands`` (at the root, ``part`` of its children)."""
         s = self.subtree
         depth = len(bands)
+        tying = self.tying
         if depth == len(s.levels):
             if s.placing and all(size == 1 for size in bands[-1][1]):
                 self.placed(bands)
@@ -362,6 +367,7 @@ class _Walk:
             return
         if depth:
             sized = s.children(bands, self.tally)
+            self.tally.tied += len(sized) if tying else 0
         else:
             sized, too_big = s.first_children()
             if part is None or part[0] == 0:
@@ -384,6 +390,7 @@ class _Walk:
         if s.constraints is not None:
             fixed = s.constraints.order(level, range(len(sizes)))
         orders = list(_orders(outside, sizes, fixed))
+        self.tally.tied += len(orders) if self.tying else 0
         # with many orders, each is bounded over its places only when it comes up
         lazy = single and len(orders) > _BOUNDED_ORDERS
         ordered: list[tuple[Order, Band]] = []

@@ -85,11 +85,12 @@ MAX_PARTS = 32
 DIVE = 24
 """Exact evaluations of the first search of the subtree of least root bound, by latency."""
 
-TIES = 8
+TIES = 1000
 """What a search spends, in all, looking for less of the other objective among the mappings
-of the best value: the nodes searched that could only tie it (their bound of the objective
-equals it), by the first search and then by each subtree searched again for its ties
-(:func:`_break_ties`; each costs its exact evaluations if more, and at least one)."""
+of the best value: each node searched that could only tie it (its bound of the objective
+equals it) and each bound of its children, by the first search and then by each subtree
+searched again for its ties (:func:`_break_ties`; each costs its exact evaluations if more,
+and at least one)."""
 
 TELL_SECONDS = 10.0
 """The longest time between two lines of the incumbent, bound and gap while the search runs."""
@@ -226,9 +227,10 @@ def joint_search(
     ``arch`` together for the least ``objective``, by branch and bound; return the best and
     its :class:`~tenet.dse.ranking.certificate.Certificate`. Of the mappings of the best
     value, the one of least other objective (the energy by latency, else the latency) is
-    searched for by at most ``ties`` nodes that could only tie the best value (:data:`TIES`;
-    None: no limit, the best then has the least other objective of them all; the nodes left
-    are counted in the certificate's ``ties_open``).
+    searched for among the nodes that could only tie the best value within ``ties`` (their
+    count and their children's bounds, :data:`TIES`; None: no limit, the best then has the
+    least other objective of them all; the nodes left are counted in the certificate's
+    ``ties_open``).
 
     ``mappings``, ``space``, ``bypass`` and ``places`` declare the space (:func:`declare`);
     ``seed``: whether a first search of the subtree of least root bound (by latency, at most
@@ -924,7 +926,7 @@ def evaluate_subtree(
     ``incumbent`` (its key, :attr:`Incumbent.key`, as ``[p/q, p/q]``; or None) until the
     clock (``time.time()``) passes ``until`` (None: to the end), after at most ``probe``
     exact evaluations (None: the context's budget), only its ``part`` ``[p, n]`` (None:
-    whole), searching at most ``ties`` nodes that could only tie the best value (None: no
+    whole), searching nodes that could only tie the best value within ``ties`` (None: no
     limit); return the index and the encoded result."""
     subtree = _subtree(context, mapping, keep)
     budget = json.loads(context).get("budget")
