@@ -407,8 +407,7 @@ def _roots(
     runner: Runner,
 ) -> list[JointRoot]:
     """The subtrees of every array mapping and choice of kept tensors in order of root bound
-    (ties: the less bound of the other objective, less compute, then the mapping's position);
-    by energy, the first of each placement
+    (ties: less compute, then the mapping's position); by energy, the first of each placement
     and choice only (:class:`Policy`). The energy depends on each PE's own fills: by energy
     and EDP, each placement's roots are bounded with its own (PE, element) pairs."""
     policy = Policy.of(objective)
@@ -436,7 +435,7 @@ def _roots(
             for m in range(len(specs))
             for k, keep in enumerate(choices)
         ),
-        key=lambda s: (s.key, computes[s.mapping], s.mapping),
+        key=lambda s: (s.root, computes[s.mapping], s.mapping),
     )
     if policy.one_per_placement:
         seen: set[object] = set()
