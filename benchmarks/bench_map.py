@@ -13,7 +13,7 @@ workers; every entry's figures (latency, energy, DRAM traffic, value, bound) mus
 Run from the repository root:
 ``python benchmarks/bench_map.py [NETWORK] [ARCH] [--objective energy] [--time-budget 60]
 [--workers 2] [--quick] [--no-dask]`` (default: resnet50 on systolic-levels-16x16 by latency;
-``--quick``: alexnet); one layer instead of a network with ``-w WORKLOAD -p NAME=VALUE ...``
+``--quick``: the two small layers of ``examples/network.yaml``); one layer instead of a network with ``-w WORKLOAD -p NAME=VALUE ...``
 (e.g. ResNet-50's conv5_1b: ``-w conv2d -p K=512 -p C=512 -p OX=7 -p OY=7 -p RX=3 -p RY=3``).
 """
 
@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-QUICK = "alexnet"
-"""The network of ``--quick``."""
+QUICK = "examples/network.yaml"
+"""The network of ``--quick``: two small layers (alexnet takes about a CPU-minute alone)."""
 FIGURES = ("layer", "latency_cycles", "energy", "traffic_dram_elements", "value", "bound")
 """The figures of an entry that every engine must give alike."""
 
