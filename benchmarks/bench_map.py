@@ -13,8 +13,9 @@ workers; every entry's figures (latency, energy, DRAM traffic, value, bound) mus
 Run from the repository root:
 ``python benchmarks/bench_map.py [NETWORK] [ARCH] [--objective energy] [--time-budget 60]
 [--workers 2] [--quick] [--no-dask]`` (default: resnet50 on systolic-levels-16x16 by latency;
-``--quick``: the two small layers of ``examples/network.yaml``); one layer instead of a network with ``-w WORKLOAD -p NAME=VALUE ...``
-(e.g. ResNet-50's conv5_1b: ``-w conv2d -p K=512 -p C=512 -p OX=7 -p OY=7 -p RX=3 -p RY=3``).
+``--quick``: the two small layers of ``examples/network.yaml``); one layer instead of a
+network with ``-w WORKLOAD -p NAME=VALUE ...`` (e.g. ResNet-50's conv5_1b:
+``-w conv2d -p K=512 -p C=512 -p OX=7 -p OY=7 -p RX=3 -p RY=3``).
 """
 
 from __future__ import annotations
