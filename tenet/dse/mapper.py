@@ -134,7 +134,8 @@ class MappedLayer:
     entry: LayerEntry
     found: Certificate
     cpu_seconds: float
-    """CPU seconds of this process for the search (a worker's own time not included)."""
+    """CPU seconds of the search: this process's and its workers' (as they reported them
+    with their results, :attr:`tenet.dse.run.engines.Engine.worker_seconds`)."""
     kept: Mapping[str, list[str]]
     """Every tensor each memory level of the best mapping keeps, outermost level first."""
 
@@ -267,7 +268,8 @@ def map_layers(
     ``objective`` (:func:`~tenet.dse.joint.tree.joint_search` over every array mapping of the
     design space, or over ``dataflows``: zoo templates, sized to the array, or files; of a
     network, those made for each entry's workload), identical entries once; ``execution``
-    runs every search (its time budget is each search's; one engine serves them all);
+    runs every search (its time budget is each search's; one engine serves them all, its
+    workers' CPU time counted in each entry's);
     ``told`` hears a line when an entry is done; ``constraints`` narrow every entry's search.
 
     Raises
@@ -287,9 +289,14 @@ def map_layers(
     run = execution or ExecutionOptions(None)
     architecture = load_architecture(arch)
     engine: Engine | None = None
-    if isinstance(run.engine, str) and len(entries) > 1:  # one engine for every search
+    if isinstance(run.engine, str):  # one engine for every search, its workers' time counted
         engine = make_engine(run.engine, run.workers, run.address)
         run = replace(run, engine=engine)
+    workers = run.engine if isinstance(run.engine, Engine) else None
+
+    def cpu() -> float:  # this process's CPU seconds and those its workers reported
+        return time.process_time() + (0.0 if workers is None else workers.worker_seconds)
+
     done: dict[tuple[str, tuple[tuple[str, int], ...]], tuple[Certificate, float]] = {}
     mapped: list[MappedLayer] = []
     keys = [(e.workload, tuple(sorted(e.params.items()))) for e in entries]
@@ -302,7 +309,7 @@ def map_layers(
         for entry, key in zip(entries, keys, strict=True):
             if key not in done:
                 workload = load_workload(entry.workload)
-                start = time.process_time()
+                start = cpu()
                 try:
                     found = joint_search(
                         workload,
@@ -315,10 +322,10 @@ def map_layers(
                     )
                 except Interrupted as stop:
                     if isinstance(stop.partial, Certificate):
-                        seconds = time.process_time() - start
+                        seconds = cpu() - start
                         mapped.append(_mapped(entry, stop.partial, seconds, architecture))
                     raise Interrupted(result(False)) from None
-                done[key] = (found, time.process_time() - start)
+                done[key] = (found, cpu() - start)
                 if told is not None:
                     told(
                         f"layers: {len(done)}/{distinct} searched ({entry.label}: "

@@ -6,10 +6,12 @@ leaf a loop nest with its kept tensors counted exactly by
 Below the subtree's root (its bound: the mapping's compute latency and the compulsory traffic)
 comes one band per tiled level from the outermost inward (its tile sizes, nested divisors of the
 band outside, and the order of its loops that run more than once: orders of loops of one trip
-cannot change a figure). Children are visited best bound first; a node whose bound is not below
-the best found is pruned with its subtree. The first level's children, in that order, may be
-searched in parts (:meth:`Subtree.search`): the parts of a subtree searched one after the other,
-each below the best of those before, visit, prune and count exactly what the whole subtree does.
+cannot change a figure). Children are visited best bound first; a node whose bounds of the
+objective and of the other one (the energy by latency, else the latency), compared in that
+order, are not below the best leaf's figures is pruned with its subtree. The first level's
+children, in that order, may be searched in parts (:meth:`Subtree.search`): the parts of a
+subtree searched one after the other, each below the best of those before, visit, prune and
+count exactly what the whole subtree does.
 """
 
 from __future__ import annotations
@@ -31,14 +33,49 @@ from tenet.metrics.latency import occupancy
 from tenet.model.problem import Problem
 from tenet.vocab import MemoryObjective
 
-__all__ = ["SubtreeResult", "Subtree", "Tally", "search_subtree", "count_leaf"]
+__all__ = ["Key", "bound_key", "SubtreeResult", "Subtree", "Tally", "search_subtree", "count_leaf"]
 
 Part = tuple[int, int]
 """Part ``p`` of ``n`` of a subtree: the ``p``-th of ``n`` runs of its first level's children
 (best bound first)."""
 
-Child = tuple[tuple[Fraction, Fraction], tuple[int, ...]]
-"""A node's child: its key (estimate, bound) and its tile sizes."""
+Key = tuple[Fraction, Fraction]
+"""What a search compares, in order: the objective (a leaf's value, or a node's lower bound
+of it), then the other objective (the energy by latency, else the latency). A node is pruned
+when its key is not below the best leaf's: among leaves of equal value the search keeps the
+one of least other objective, and prunes no node that may hold it."""
+
+Order = tuple[Fraction, Fraction, Fraction, Fraction]
+"""A node's estimate and bound of the objective, then of the other (the estimate of the
+energy: :attr:`Bound.estimate`); siblings are visited in order of the first two (the others
+would send a first search among large tiles that do not fit)."""
+
+Child = tuple[Order, tuple[int, ...]]
+"""A node's child: its order and its tile sizes."""
+
+
+def bound_key(bound: Bound, objective: MemoryObjective) -> Key:
+    """The :data:`Key` of a node of lower bounds ``bound`` in a search by ``objective``.
+
+    Examples
+    --------
+    >>> bound_key(Bound(Fraction(8), Fraction(30), "dram"), "latency")
+    (Fraction(8, 1), Fraction(30, 1))
+    >>> bound_key(Bound(Fraction(8), Fraction(30), "dram"), "energy")
+    (Fraction(30, 1), Fraction(8, 1))
+    """
+    return bound.value(objective), bound.energy if objective == "latency" else bound.latency
+
+
+def _child_order(bound: Bound, objective: MemoryObjective) -> Order:
+    """The :data:`Order` of a child of lower bounds ``bound``."""
+    other: MemoryObjective = "energy" if objective == "latency" else "latency"
+    return (*bound.order(objective), *bound.order(other))
+
+
+def _key_of(order: Order) -> Key:
+    """The :data:`Key` of a node of this :data:`Order`."""
+    return order[1], order[3]
 
 
 @dataclass(frozen=True)
@@ -47,7 +84,9 @@ class SubtreeResult:
     with (None: none), the least bound of the nodes it pruned (None: none pruned), and
     counts of leaves evaluated, leaves too big for a level, nodes pruned and nodes left open
     (not searched once the budget of exact evaluations was spent; their bounds are among the
-    pruned ones)."""
+    pruned ones), the cost of searching nodes that could only tie the best value (each node
+    and each bound of its children), and the nodes left unsearched once that budget was
+    spent (their bounds, the best value, among the pruned ones)."""
 
     best: Evaluated | None
     pruned_bound: Fraction | None
@@ -56,6 +95,8 @@ class SubtreeResult:
     pruned: int
     root_bound: Fraction
     left_open: int = 0
+    tied: int = 0
+    ties_open: int = 0
 
 
 @dataclass
@@ -67,6 +108,11 @@ class Tally:
     too_big: int = 0
     pruned: int = 0
     left_open: int = 0
+    tied: int = 0
+    """What the search of nodes that could only tie the best value (their bound of the
+    objective equals it) cost: each node, and each bound of its children."""
+    ties_open: int = 0
+    """Nodes that could only tie the best value, left unsearched (the budget of ties spent)."""
     pruned_bound: Fraction | None = None
     best: Evaluated | None = None
     best_rank: tuple[Fraction, Fraction, int] | None = None
@@ -115,7 +161,8 @@ class Subtree:
         )
         self.keeps = dict(keep)
         self.held = kept_levels(context.levels, self.keeps)
-        self.root = lower_bound(context, self.compute, [], self.keeps).value(objective)
+        self.root_key = bound_key(lower_bound(context, self.compute, [], self.keeps), objective)
+        self.root = self.root_key[0]
         per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
         self.blocks = [per_dim[d] for d in context.dims]
         self.innermost = len(context.levels) - 1
@@ -132,29 +179,42 @@ class Subtree:
 
     def search(
         self,
-        incumbent: Fraction | None,
+        incumbent: Key | None,
         budget: int | None = None,
         until: float | None = None,
         part: Part | None = None,
+        ties: int | None = None,
     ) -> SubtreeResult:
-        """Return the subtree's best leaf whose objective is below ``incumbent`` (None: no
+        """Return the subtree's best leaf whose :data:`Key` is below ``incumbent`` (None: no
         incumbent yet), the least bound it pruned, and its counts. Ties between leaves go to
         less energy (by latency; else less latency), then less DRAM traffic, then to the first
-        visited. After ``budget`` exact evaluations, or once the clock (``time.time()``,
-        seconds) passes ``until`` (None: no limit), the nodes not yet searched are left open,
-        their bounds kept as pruned ones. The tiles of levels shared by the PEs do not cut the
-        array's loops (:func:`tenet.mapping.array_blocks`), as in a loop nest. A ``part``
-        searches only its share of the first level's children (the first part also bounds
-        the root and counts the first level's tiles too big)."""
-        walk = _Walk(self, incumbent, budget, until)
+        visited; a node whose bounds may hold a leaf of the best value and less of the other
+        objective is searched, until their cost (each node and each bound of its children)
+        reaches ``ties`` (None: no limit; the others are left unsearched,
+        :attr:`SubtreeResult.ties_open`). After
+        ``budget`` exact evaluations, or once the clock (``time.time()``, seconds) passes
+        ``until`` (None: no limit), the nodes not yet searched are left open, their bounds kept
+        as pruned ones. The tiles of levels shared by the PEs do not cut the array's loops
+        (:func:`tenet.mapping.array_blocks`), as in a loop nest. A ``part`` searches only its
+        share of the first level's children (the first part also bounds the root and counts the
+        first level's tiles too big)."""
+        walk = _Walk(self, incumbent, budget, until, ties)
         first = part is None or part[0] == 0
-        if first and walk.worse(self.root):
+        if first and walk.worse(self.root_key):
             walk.tally.prune(self.root)
         else:
             walk.visit([], part)
         t = walk.tally
         return SubtreeResult(
-            t.best, t.pruned_bound, t.evaluated, t.too_big, t.pruned, self.root, t.left_open
+            t.best,
+            t.pruned_bound,
+            t.evaluated,
+            t.too_big,
+            t.pruned,
+            self.root,
+            t.left_open,
+            t.tied,
+            t.ties_open,
         )
 
     def fits(self, tensor: str, copy: Sequence[int]) -> bool:
@@ -180,7 +240,7 @@ class Subtree:
 
     def children(self, bands: list[Band], tally: Tally) -> list[Child]:
         """The tile sizes of the level below ``bands`` whose tiles may fit, each with its key
-        (estimate, bound), best first; those that do not fit counted in ``tally``."""
+        (:data:`Child`), best first; those that do not fit counted in ``tally``."""
         context, depth = self.context, len(bands)
         level = self.levels[depth]
         where = self.position[level]
@@ -207,8 +267,8 @@ class Subtree:
                 bound = lower_bound(
                     context, self.compute, [*bands, band], self.keeps, unordered=True
                 )
-            sized.append((bound.order(self.objective), sizes))
-        sized.sort(key=lambda c: c[0])
+            sized.append((_child_order(bound, self.objective), sizes))
+        sized.sort(key=lambda c: c[0][:2])
         return sized
 
     def single(self, depth: int, sizes: Sequence[int]) -> bool:
@@ -234,39 +294,59 @@ class Subtree:
 
 
 class _Walk:
-    """One search of a :class:`Subtree`: below ``incumbent``, within ``budget`` exact
-    evaluations and until the clock passes ``until``, its counts in :attr:`tally`."""
+    """One search of a :class:`Subtree`: below ``incumbent`` (a :data:`Key`), within
+    ``budget`` exact evaluations, ``ties`` of them below nodes that could only tie the best
+    value, and until the clock passes ``until``, its counts in :attr:`tally`."""
 
     def __init__(
         self,
         subtree: Subtree,
-        incumbent: Fraction | None,
+        incumbent: Key | None,
         budget: int | None,
         until: float | None,
+        ties: int | None = None,
     ) -> None:
         self.subtree = subtree
         self.incumbent = incumbent
         self.budget = budget
         self.until = until
+        self.ties = ties
+        self.tying = False
+        """Whether the node last descended into could only tie the best value."""
         self.tally = Tally(needs=subtree.needs)
 
-    def worse(self, bound: Fraction) -> bool:
-        """Whether a node of this bound cannot beat the best found (here or before)."""
-        own = None if self.tally.best is None else self.tally.best.value
-        found = [v for v in (self.incumbent, own) if v is not None]
-        return bool(found) and bound >= min(found)
+    def best(self) -> Key | None:
+        """The :data:`Key` of the best found (here or before; None: none)."""
+        rank = self.tally.best_rank
+        own = None if rank is None else rank[:2]
+        found = [k for k in (self.incumbent, own) if k is not None]
+        return min(found) if found else None
 
-    def descend(self, bound: Fraction) -> bool:
-        """Whether to search below a node of this bound (else it is pruned or left open)."""
+    def worse(self, key: Key) -> bool:
+        """Whether a node of this :data:`Key` cannot beat the best found (here or before)."""
+        best = self.best()
+        return best is not None and key >= best
+
+    def descend(self, key: Key) -> bool:
+        """Whether to search below a node of this :data:`Key` (else it is pruned or left
+        open, its bound of the objective kept)."""
         tally = self.tally
-        if self.worse(bound):
-            tally.prune(bound)
+        best = self.best()
+        if best is not None and key >= best:
+            tally.prune(key[0])
+            return False
+        tying = best is not None and key[0] >= best[0]
+        if tying and self.ties is not None and tally.tied >= self.ties:
+            tally.prune(key[0])
+            tally.ties_open += 1
             return False
         spent = self.budget is not None and tally.evaluated >= self.budget
         if spent or (self.until is not None and time.time() >= self.until):
-            tally.prune(bound)
+            tally.prune(key[0])
             tally.left_open += 1
             return False
+        self.tying = tying
+        tally.tied += tying
         return True
 
     def leaf(self, bands: list[Band], spans: Mapping[str, int] | None = None) -> None:
@@ -278,6 +358,7 @@ class _Walk:
         """Search below the node of ``bands`` (at the root, ``part`` of its children)."""
         s = self.subtree
         depth = len(bands)
+        tying = self.tying
         if depth == len(s.levels):
             if s.placing and all(size == 1 for size in bands[-1][1]):
                 self.placed(bands)
@@ -286,6 +367,7 @@ class _Walk:
             return
         if depth:
             sized = s.children(bands, self.tally)
+            self.tally.tied += len(sized) if tying else 0
         else:
             sized, too_big = s.first_children()
             if part is None or part[0] == 0:
@@ -294,12 +376,10 @@ class _Walk:
                 p, n = part
                 sized = sized[p * len(sized) // n : (p + 1) * len(sized) // n]
         for key_sizes, sizes in sized:
-            if self.descend(key_sizes[1]):
+            if self.descend(_key_of(key_sizes)):
                 self.orders(bands, key_sizes, sizes)
 
-    def orders(
-        self, bands: list[Band], key_sizes: tuple[Fraction, Fraction], sizes: tuple[int, ...]
-    ) -> None:
+    def orders(self, bands: list[Band], key_sizes: Order, sizes: tuple[int, ...]) -> None:
         """Search the orders of the band of ``sizes`` below ``bands``, best bound first."""
         s = self.subtree
         depth = len(bands)
@@ -310,9 +390,10 @@ class _Walk:
         if s.constraints is not None:
             fixed = s.constraints.order(level, range(len(sizes)))
         orders = list(_orders(outside, sizes, fixed))
+        self.tally.tied += len(orders) if self.tying else 0
         # with many orders, each is bounded over its places only when it comes up
         lazy = single and len(orders) > _BOUNDED_ORDERS
-        ordered: list[tuple[tuple[Fraction, Fraction], Band]] = []
+        ordered: list[tuple[Order, Band]] = []
         for order in orders:
             band = Band(level, sizes, order)
             if lazy:
@@ -322,18 +403,19 @@ class _Walk:
                 if placing_order is None:
                     self.tally.too_big += 1
                 else:
-                    ordered.append((placing_order.order(s.objective), band))
+                    ordered.append((_child_order(placing_order, s.objective), band))
             else:
                 bound = lower_bound(s.context, s.compute, [*bands, band], s.keeps)
-                ordered.append((bound.order(s.objective), band))
-        ordered.sort(key=lambda c: c[0])
-        for (_, bound_order), band in ordered:
+                ordered.append((_child_order(bound, s.objective), band))
+        ordered.sort(key=lambda c: c[0][:2])
+        for order_key, band in ordered:
+            bound_order = _key_of(order_key)
             if lazy and not self.worse(bound_order):
                 placing_order = s.placing_bound(bands, band, outside, True)
                 if placing_order is None:
                     self.tally.too_big += 1
                     continue
-                bound_order = placing_order.value(s.objective)
+                bound_order = bound_key(placing_order, s.objective)
             if self.descend(bound_order):
                 self.visit([*bands, band])
 
@@ -371,13 +453,15 @@ class _Walk:
                 parts = [by_span[n].shares[position[t]] for t, n in wanted.items()]
                 energy = sum((x.energy for x in parts), Fraction(0))
                 estimate = sum((x.estimate for x in parts), Fraction(0))
-                choices.append(((estimate, energy), spans))
+                # (the latency is at least the array's compute latency)
+                latency = Fraction(s.compute)
+                choices.append(((estimate, energy, latency, latency), spans))
                 continue
             bound = lower_bound(s.context, s.compute, bands, s.keeps, places=spans)
-            choices.append((bound.order(s.objective), spans))
-        choices.sort(key=lambda c: c[0])
-        for (_, bound_places), spans in choices:
-            if self.descend(bound_places):
+            choices.append((_child_order(bound, s.objective), spans))
+        choices.sort(key=lambda c: c[0][:2])
+        for order_key, spans in choices:
+            if self.descend(_key_of(order_key)):
                 self.leaf(bands, spans)
 
 
@@ -386,14 +470,14 @@ def search_subtree(
     space: TilingSpace,
     keep: Mapping[str, frozenset[str]],
     objective: MemoryObjective,
-    incumbent: Fraction | None,
+    incumbent: Key | None,
     compute: int | None = None,
     budget: int | None = None,
     until: float | None = None,
     places: bool = False,
 ) -> SubtreeResult:
-    """Search the tilings of ``problem`` in the checked ``space`` below ``incumbent``
-    (:class:`Subtree` and :meth:`Subtree.search`, the whole subtree).
+    """Search the tilings of ``problem`` in the checked ``space`` below ``incumbent`` (a
+    :data:`Key`; :class:`Subtree` and :meth:`Subtree.search`, the whole subtree).
 
     Examples
     --------

@@ -9,8 +9,10 @@ placement, one array mapping per placement, probes, local improvement of the see
 :class:`Policy`.
 
 Each subtree (:mod:`tenet.dse.joint.subtree`), or each part of one when there are few of them,
-is one task, sent with the best value found so far; subtrees whose root bound is not below it
-are pruned without a task. Workers get the specs as JSON text and send back their best leaf and
+is one task, sent with the best value found so far and its other objective (the energy by
+latency, else the latency); subtrees whose root bounds of both, compared in that order, are not
+below them are pruned without a task: of the mappings of the best value, the search returns one
+of least other objective. Workers get the specs as JSON text and send back their best leaf and
 least pruned bound as JSON; each finished part is stored as it arrives, so a search started
 again with the same arguments and store searches only what is missing. The certificate's bound
 is the least of the best value, every pruned bound and the root bound of every subtree not
@@ -33,7 +35,7 @@ from tenet.dse.constraints import NO_TILING, MappingConstraints, mapping_spread
 from tenet.dse.joint.bounds import BoundContext, lower_bound
 from tenet.dse.joint.declared import compute_floor, kept_choices, places_apply, space_size
 from tenet.dse.joint.seeds import improved_seeds, seed_tilings
-from tenet.dse.joint.subtree import Part, Subtree, SubtreeResult
+from tenet.dse.joint.subtree import Key, Part, Subtree, SubtreeResult, bound_key
 from tenet.dse.ranking.certificate import Certificate, Incumbent, status_line
 from tenet.dse.run.engines import Job
 from tenet.dse.run.execution import ExecutionOptions
@@ -82,6 +84,13 @@ MAX_PARTS = 32
 
 DIVE = 24
 """Exact evaluations of the first search of the subtree of least root bound, by latency."""
+
+TIES = 1000
+"""What a search spends, in all, looking for less of the other objective among the mappings
+of the best value: each node searched that could only tie it (its bound of the objective
+equals it) and each bound of its children, by the first search and then by each subtree
+searched again for its ties (:func:`_break_ties`; each costs its exact evaluations if more,
+and at least one)."""
 
 TELL_SECONDS = 10.0
 """The longest time between two lines of the incumbent, bound and gap while the search runs."""
@@ -144,12 +153,19 @@ class Policy:
 @dataclass(frozen=True)
 class JointRoot:
     """The root of one subtree: its position, its array mapping (position among the
-    search's), the tensors each middle level keeps, and its bound."""
+    search's), the tensors each middle level keeps, its bound, and its bound of the other
+    objective (the energy by latency, else the latency)."""
 
     index: int
     mapping: int
     keep: Mapping[str, frozenset[str]]
     root: Fraction
+    other: Fraction
+
+    @property
+    def key(self) -> Key:
+        """The root's :data:`~tenet.dse.joint.subtree.Key`."""
+        return self.root, self.other
 
 
 @dataclass(frozen=True)
@@ -205,10 +221,16 @@ def joint_search(
     places: bool = False,
     execution: ExecutionOptions | None = None,
     constraints: ConstraintsSpec | None = None,
+    ties: int | None = TIES,
 ) -> Certificate:
     """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
     ``arch`` together for the least ``objective``, by branch and bound; return the best and
-    its :class:`~tenet.dse.ranking.certificate.Certificate`.
+    its :class:`~tenet.dse.ranking.certificate.Certificate`. Of the mappings of the best
+    value, the one of least other objective (the energy by latency, else the latency) is
+    searched for among the nodes that could only tie the best value within ``ties`` (their
+    count and their children's bounds, :data:`TIES`; None: no limit, the best then has the
+    least other objective of them all; the nodes left are counted in the certificate's
+    ``ties_open``).
 
     ``mappings``, ``space``, ``bypass`` and ``places`` declare the space (:func:`declare`);
     ``seed``: whether a first search of the subtree of least root bound (by latency, at most
@@ -245,7 +267,9 @@ def joint_search(
     given = Specs(load_workload(workload), load_architecture(arch), None, params or {})
     policy = Policy.of(objective)
     incumbent = Incumbent(objective)
+    tied = _Ties(ties)
     results: dict[int, SubtreeResult] = {}
+    broken: dict[int, SubtreeResult] = {}
     seeds: list[Evaluated] = []
     dived = 0
     found: Declared | None = None
@@ -255,14 +279,45 @@ def joint_search(
                 given, mappings, space, objective, bypass, places, budget, runner, constraints
             )
             if seed:
-                dived = _dive(found, policy, incumbent, runner)
+                dived = _dive(found, policy, incumbent, runner, tied)
                 seeds += _seed(found, policy, incumbent, runner)
-            _run(found, policy, incumbent, runner, results)
+            _run(found, policy, incumbent, runner, results, tied)
+            _break_ties(found, incumbent, runner, results, tied, broken)
     except KeyboardInterrupt:
         if found is None or incumbent.best is None:
             raise
-        raise Interrupted(_certify(found, results, incumbent, len(seeds), dived)) from None
-    return _certify(found, results, incumbent, len(seeds), dived)
+        partial = _certify(found, results, incumbent, len(seeds), dived, broken)
+        raise Interrupted(partial) from None
+    return _certify(found, results, incumbent, len(seeds), dived, broken)
+
+
+class _Ties:
+    """What is left of a search's budget of ties (:data:`TIES`; None: no limit). With a
+    limit, the ties are spent in this process only, in a fixed order (the first search, then
+    :func:`_break_ties`), so that the engine and its workers do not change the result; the
+    subtrees' tasks spend none."""
+
+    def __init__(self, budget: int | None) -> None:
+        self.budget = self.left = budget
+
+    @property
+    def limited(self) -> bool:
+        """Whether the ties are limited."""
+        return self.budget is not None
+
+    @property
+    def task(self) -> int | None:
+        """The ties a subtree's task may spend (None: no limit)."""
+        return None if self.budget is None else 0
+
+    def spend(self, spent: int) -> None:
+        """Take ``spent`` from what is left."""
+        if self.left is not None:
+            self.left = max(0, self.left - spent)
+
+    def spent(self) -> bool:
+        """Whether nothing is left."""
+        return self.left is not None and self.left <= 0
 
 
 def declare(
@@ -364,19 +419,19 @@ def _roots(
         for stamp in runner.shown(placements, len(placements), "bounds: placements"):
             spec = next(d for d in specs if d.space_stamp == stamp)
             per_pe.append(BoundContext.from_problem(load_problem(w, a, spec, bound)))
-    roots: dict[tuple[int, int, int], Fraction] = {}
+    roots: dict[tuple[int, int, int], Key] = {}
 
-    def root(m: int, k: int) -> Fraction:
+    def root(m: int, k: int) -> Key:
         where = placement[specs[m].space_stamp] if per_pe else 0
         key = (computes[m], k, where)
         if key not in roots:
             ctx = per_pe[where] if per_pe else facts
-            roots[key] = lower_bound(ctx, computes[m], [], choices[k]).value(objective)
+            roots[key] = bound_key(lower_bound(ctx, computes[m], [], choices[k]), objective)
         return roots[key]
 
     subtrees = sorted(
         (
-            JointRoot(0, m, keep, root(m, k))
+            JointRoot(0, m, keep, *root(m, k))
             for m in range(len(specs))
             for k, keep in enumerate(choices)
         ),
@@ -391,7 +446,7 @@ def _roots(
                 seen.add(key)
                 firsts.append(tree)
         subtrees = firsts
-    return [JointRoot(k, s.mapping, s.keep, s.root) for k, s in enumerate(subtrees)]
+    return [JointRoot(k, s.mapping, s.keep, s.root, s.other) for k, s in enumerate(subtrees)]
 
 
 def _mappings_and_floors(
@@ -432,7 +487,7 @@ def _mappings_and_floors(
     return specs, [occupancy(p).latency_compute for p in problems], []
 
 
-def _dive(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> int:
+def _dive(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner, ties: _Ties) -> int:
     """Search the subtree of least root bound for at most :attr:`Policy.dive` exact
     evaluations (within the time budget), offering its best to the ``incumbent``; return the
     leaves counted. Its nodes are searched again with the others (its best only prunes)."""
@@ -442,7 +497,8 @@ def _dive(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> 
     subtree = _subtree(d.context, d.mappings[tree.mapping].model_dump_json(), _keep_text(tree.keep))
     deadline = runner.deadline
     until = None if deadline is None else time.time() + deadline - time.monotonic()
-    result = subtree.search(incumbent.value, policy.dive, until)
+    result = subtree.search(incumbent.key, policy.dive, until, ties=ties.left)
+    ties.spend(result.tied)
     if result.best is not None:
         _offer(runner, d, incumbent, result.best)
     return result.evaluated
@@ -511,12 +567,15 @@ def _run(
     incumbent: Incumbent,
     runner: Runner,
     found: dict[int, SubtreeResult],
+    ties: _Ties,
 ) -> None:
     """Search the subtrees' parts not in the store (with a probe, first each subtree's first
     leaves: those it finished are done), storing each finished one; ``found`` holds every
-    result by part as it comes."""
+    result by part as it comes; the parts' tasks spend what ``ties`` lets them."""
     names = {d.task(t.index, p): d.name(t, p) for t in d.subtrees for p in range(d.parts)}
     arguments: dict[str, Any] = {"search": "joint", "context": d.context, "records": RECORD_FORMAT}
+    # the parts stored: the best of each of least other objective among those of equal value
+    arguments["ties"] = ties.budget
     # the array mappings searched: searches of other mappings in one store keep apart
     arguments["mappings"] = [f"{m.space_stamp} {m.time_stamp}" for m in d.mappings]
     if d.parts > 1:
@@ -528,10 +587,10 @@ def _run(
             incumbent.offer(result.best)
     teller = _Teller(d, incumbent, found, runner)
     if policy.probe is not None:
-        _probe(d, policy, incumbent, runner, stored, found, teller)
+        _probe(d, policy, incumbent, runner, stored, found, teller, ties)
     todo = [(t, p) for t in d.subtrees for p in range(d.parts) if d.task(t.index, p) not in found]
     desc = "subtrees" if d.parts == 1 else f"subtree parts ({d.parts} a subtree)"
-    jobs = _jobs(d, todo, incumbent, runner.deadline, None)
+    jobs = _jobs(d, todo, incumbent, ties, runner.deadline, None)
 
     def kept(result: SubtreeResult) -> str | None:  # a part cut short by the budget: not kept
         return "ok" if runner.deadline is None or result.left_open == 0 else None
@@ -550,6 +609,7 @@ def _probe(
     stored: StoredRun,
     found: dict[int, SubtreeResult],
     teller: _Teller,
+    ties: _Ties,
 ) -> None:
     """Count each subtree's first leaves (at most :attr:`Policy.probe`), in order of root
     bound, for at most :attr:`Policy.probe_share` of the time budget; a subtree finished
@@ -560,7 +620,7 @@ def _probe(
     if deadline is not None:
         until = time.monotonic() + (deadline - time.monotonic()) * policy.probe_share
     pruned: set[int] = set()
-    jobs = _jobs(d, todo, incumbent, until, policy.probe, pruned)
+    jobs = _jobs(d, todo, incumbent, ties, until, policy.probe, pruned)
     desc = "probes: each subtree's first leaves"
     for index, result in _parts(runner, stored, jobs, lambda _: None, len(todo), desc, until):
         teller.heard(result)
@@ -607,32 +667,69 @@ def _jobs(
     d: Declared,
     todo: Sequence[tuple[JointRoot, int]],
     incumbent: Incumbent,
+    ties: _Ties,
     deadline: float | None,
     probe: int | None,
     pruned: set[int] | None = None,
 ) -> Iterator[tuple[Any, ...] | Settled]:
-    """The tasks of the parts ``todo`` (part -1: the whole subtree), each with the best value
-    so far when it comes up; a subtree whose root bound is not below it is settled here,
-    pruned (its other parts empty; the pruned part's position added to ``pruned``)."""
+    """The tasks of the parts ``todo`` (part -1: the whole subtree), each with the best key
+    so far when it comes up (:attr:`Incumbent.key`) and the ``ties`` a task may spend; a
+    subtree whose root's key is not below it, or whose root could only tie the best value
+    when the ties are limited (left to :func:`_break_ties`), is settled here, pruned (its
+    other parts empty; the pruned part's position added to ``pruned``)."""
     skipped: set[int] = set()
     for tree, part in todo:
         index = d.task(tree.index, max(part, 0))
-        best = incumbent.value
+        best = incumbent.key
         if tree.index in skipped:
             yield Settled(index, _EMPTY)
             continue
-        if part <= 0 and best is not None and tree.root >= best:
+        beaten = best is not None and tree.key >= best
+        tying = best is not None and not beaten and tree.root >= best[0] and ties.limited
+        if part <= 0 and (beaten or tying):
             skipped.add(tree.index)
             if pruned is not None:
                 pruned.add(index)
-            yield Settled(index, SubtreeResult(None, tree.root, 0, 0, 1, tree.root, 0))
+            result = SubtreeResult(None, tree.root, 0, 0, 1, tree.root, ties_open=int(tying))
+            yield Settled(index, result)
             continue
         mapping = d.mappings[tree.mapping].model_dump_json()
-        incumbent_text = None if best is None else fraction_text(best)
+        incumbent_text = None if best is None else [fraction_text(v) for v in best]
         until = None if deadline is None else time.time() + deadline - time.monotonic()
         cut = None if part < 0 else [part, d.parts]
         keep = _keep_text(tree.keep)
-        yield d.context, index, mapping, keep, incumbent_text, until, probe, cut
+        yield d.context, index, mapping, keep, incumbent_text, until, probe, cut, ties.task
+
+
+def _break_ties(
+    d: Declared,
+    incumbent: Incumbent,
+    runner: Runner,
+    found: Mapping[int, SubtreeResult],
+    ties: _Ties,
+    broken: dict[int, SubtreeResult],
+) -> None:
+    """Search again, in this process and in order of root, each subtree that left nodes
+    open that could only tie the best value (``found``: the results by part), below the
+    best's key, while ``ties`` (:data:`TIES`) and the time budget last; ``broken`` holds
+    each such search's result by subtree (it stands for its parts' ties, its nodes left open
+    among them)."""
+    for tree in d.subtrees:
+        best = incumbent.key
+        if ties.spent() or runner.expired() or best is None:
+            return
+        parts = _whole(d, found, tree)
+        if parts is None or not sum(r.ties_open for r in parts) or tree.key >= best:
+            continue
+        mapping = d.mappings[tree.mapping].model_dump_json()
+        subtree = _subtree(d.context, mapping, _keep_text(tree.keep))
+        deadline = runner.deadline
+        until = None if deadline is None else time.time() + deadline - time.monotonic()
+        result = subtree.search(best, ties.left, until, ties=ties.left)
+        ties.spend(max(1, result.tied, result.evaluated))
+        broken[tree.index] = result
+        if result.best is not None:
+            _offer(runner, d, incumbent, result.best)
 
 
 def _offer(runner: Runner, d: Declared, incumbent: Incumbent, point: Evaluated) -> None:
@@ -700,19 +797,27 @@ def _certify(
     incumbent: Incumbent,
     seeds: int,
     dived: int = 0,
+    broken: Mapping[int, SubtreeResult] | None = None,
 ) -> Certificate:
-    """The certificate of the results ``found`` (by part), the ``seeds`` counted and the
-    leaves of the first search (``dived``)."""
-    evaluated, too_big, pruned, left_open = seeds + dived, 0, 0, 0
+    """The certificate of the results ``found`` (by part), the ``seeds`` counted, the
+    leaves of the first search (``dived``) and the searches of :func:`_break_ties`
+    (``broken``, by subtree: their nodes open for ties stand for their parts')."""
+    evaluated, too_big, pruned, left_open, ties_open = seeds + dived, 0, 0, 0, 0
     whole = True
+    broken = broken or {}
     for tree in d.subtrees:
         parts = [found.get(d.task(tree.index, p)) for p in range(d.parts)]
         whole = whole and all(r is not None for r in parts)
+        again = broken.get(tree.index)
+        if again is not None:  # (its parts hold the proof of the bound)
+            evaluated += again.evaluated
+            ties_open += again.ties_open + again.left_open
         for result in (r for r in parts if r is not None):
             evaluated += result.evaluated
             too_big += result.too_big
             pruned += result.pruned
             left_open += result.left_open
+            ties_open += result.ties_open if again is None else 0
             if result.best is not None:
                 incumbent.offer(result.best)
     if incumbent.best is None and not (whole and not left_open):
@@ -731,6 +836,7 @@ def _certify(
         pruned=pruned,
         cpu_to_best=incumbent.found_at,
         improvements=tuple(incumbent.improvements),
+        ties_open=ties_open,
     )
 
 
@@ -742,7 +848,14 @@ def encode_subtree(result: SubtreeResult) -> str:
             "pruned_bound": None
             if result.pruned_bound is None
             else fraction_text(result.pruned_bound),
-            "counts": [result.evaluated, result.too_big, result.pruned, result.left_open],
+            "counts": [
+                result.evaluated,
+                result.too_big,
+                result.pruned,
+                result.left_open,
+                result.tied,
+                result.ties_open,
+            ],
             "root": fraction_text(result.root_bound),
         }
     )
@@ -752,7 +865,7 @@ def decode_subtree(text: str) -> SubtreeResult:
     """Return the :class:`~tenet.dse.joint.subtree.SubtreeResult` written by
     :func:`encode_subtree`."""
     data = json.loads(text)
-    evaluated, too_big, pruned, left_open = data["counts"]
+    evaluated, too_big, pruned, left_open, tied, ties_open = data["counts"]
     return SubtreeResult(
         None if data["best"] is None else Evaluated.from_dict(data["best"]),
         None if data["pruned_bound"] is None else Fraction(data["pruned_bound"]),
@@ -761,6 +874,8 @@ def decode_subtree(text: str) -> SubtreeResult:
         pruned,
         Fraction(data["root"]),
         left_open,
+        tied,
+        ties_open,
     )
 
 
@@ -799,20 +914,25 @@ def evaluate_subtree(
     index: int,
     mapping: str,
     keep: str,
-    incumbent: str | None,
+    incumbent: list[str] | None,
     until: float | None = None,
     probe: int | None = None,
     part: list[int] | None = None,
+    ties: int | None = None,
 ) -> tuple[int, str]:
     """Worker task: search subtree ``index`` (array ``mapping`` as JSON, the tensors each
     level keeps as JSON: level -> tensors) of the search ``context`` (JSON text) below
-    ``incumbent`` (``p/q``, or None) until the clock (``time.time()``) passes ``until``
-    (None: to the end), after at most ``probe`` exact evaluations (None: the context's
-    budget), only its ``part`` ``[p, n]`` (None: whole); return the index and the encoded
-    result."""
+    ``incumbent`` (its key, :attr:`Incumbent.key`, as ``[p/q, p/q]``; or None) until the
+    clock (``time.time()``) passes ``until`` (None: to the end), after at most ``probe``
+    exact evaluations (None: the context's budget), only its ``part`` ``[p, n]`` (None:
+    whole), searching nodes that could only tie the best value within ``ties`` (None: no
+    limit); return the index and the encoded result."""
     subtree = _subtree(context, mapping, keep)
     budget = json.loads(context).get("budget")
     limit = budget if probe is None else min(probe, budget or probe)
     cut: Part | None = None if part is None else (part[0], part[1])
-    found = subtree.search(None if incumbent is None else Fraction(incumbent), limit, until, cut)
+    below: Key | None = None
+    if incumbent is not None:
+        below = (Fraction(incumbent[0]), Fraction(incumbent[1]))
+    found = subtree.search(below, limit, until, cut, ties)
     return index, encode_subtree(found)

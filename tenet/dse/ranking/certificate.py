@@ -73,6 +73,11 @@ class Certificate:
     workers' own time not included)."""
     improvements: tuple[tuple[float, Fraction], ...] = ()
     """Each better value as it arrived: (CPU seconds as :attr:`cpu_to_best`, value)."""
+    ties_open: int = 0
+    """Nodes that could hold a mapping of the best value with less of the other objective
+    (the energy by latency, else the latency), left unsearched once the search's budget of
+    ties was spent (0, the search complete: the best has the least other objective of the
+    mappings of its value)."""
 
     @property
     def energy_unit(self) -> str:
@@ -180,6 +185,15 @@ class Incumbent:
     def value(self) -> Fraction | None:
         """The best value so far (None: nothing counted yet)."""
         return None if self.best is None else self.best.value
+
+    @property
+    def key(self) -> tuple[Fraction, Fraction] | None:
+        """The best value so far, then its other objective's (the energy by latency, else
+        the latency), as a branch and bound compares them (None: nothing counted yet)."""
+        if self.best is None:
+            return None
+        value, other, _ = self.best.rank(self.objective)
+        return value, other
 
     def offer(self, point: Evaluated) -> bool:
         """Keep ``point`` if it ranks before the best so far; return whether its value is

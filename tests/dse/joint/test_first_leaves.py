@@ -12,7 +12,7 @@ import pytest
 from tenet.api import load_problem
 from tenet.dse.joint.bounds import BoundContext
 from tenet.dse.joint.seeds import seed_tilings
-from tenet.dse.joint.tree import DIVE, joint_search
+from tenet.dse.joint.tree import DIVE, TIES, joint_search
 from tenet.dse.tiling.sizes import TilingSpace
 from tests.dse.joint.test_search import ARCH, CONV, GEMM, brute_force
 
@@ -33,12 +33,12 @@ def test_a_first_search_that_attains_the_least_root_bound_ends_the_search() -> N
     # GEMM 32^3 over every array mapping of the 8x8 array: the first leaves of the subtree of
     # least root bound attain it (768 cycles: the DRAM's compulsory traffic, A and B read
     # once, 2048 elements at 4 per cycle, and C written once, 1024 at 4 per cycle; the least
-    # compute, 32768 MACs on 64 PEs, is 512); every subtree is then pruned at its root, and
-    # the seeds are not counted
+    # compute, 32768 MACs on 64 PEs, is 512); no subtree can then go below it, the seeds are
+    # not counted, and what else is counted looks for less energy at 768 cycles (its ties)
     found = joint_search("gemm", "systolic-levels-8x8", None, {"M": 32, "N": 32, "K": 32})
     assert found.best.value == found.bound == 2048 // 4 + 1024 // 4 and found.complete
     assert found.best.memory.bottleneck == "dram"
-    assert found.evaluated <= DIVE
+    assert found.evaluated <= DIVE + TIES
 
 
 @pytest.mark.slow
