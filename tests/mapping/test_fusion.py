@@ -30,7 +30,8 @@ def test_fused_order_names_the_tile_that_breaks_it() -> None:
 
 def test_fused_order_holds_for_a_producer_ahead() -> None:
     """S0 fused over y with one tile of all its 4 rows: S1's tile 0 reads only that tile."""
-    fused_tiles(_conv(), FusedNest({"S0": ("y",), "S1": ("y",)}, (4,)))
+    fused = fused_tiles(_conv(), FusedNest({"S0": ("y",), "S1": ("y",)}, (4,)))
+    assert fused.tiles.count_val().to_python() == 1  # S1's 2 rows and S0's 4 in Tile[0]
 
 
 def test_fused_nest_needs_the_last_statement() -> None:
