@@ -62,6 +62,21 @@ def drawn_tiling(draw: st.DrawFn, problem: Any) -> tuple[LoopNest, Drawn]:
     return tiled_nest(dims, extents, "dram", bands, tuple(range(len(dims)))), bands
 
 
+def placed_case(draw: st.DrawFn, problem: Any, tensors: list[str] | None) -> tuple[Any, ...]:
+    """A drawn tiling of ``problem`` with, when ``tensors`` are given and its register-file
+    band is of single-instance tiles, each tensor's copy placed above a drawn loop; and a
+    prefix."""
+    nest, bands = drawn_tiling(draw, problem)
+    spans: dict[str, int] = {}
+    if tensors is not None and all(s == 1 for s in bands[-1][1]):
+        band = Band(*bands[-1])
+        choices = list(place_choices(band, bands[0][1], tensors))
+        spans = {t: n for t, n in draw(st.sampled_from(choices)).items() if n}
+        boundary = nest.boundary("rf")
+        nest = replace(nest, above={t: {"rf": boundary - n} for t, n in spans.items()})
+    return problem, nest, draw(st.integers(0, 2)), spans
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[Any, ...]:
     if draw(st.booleans()):
@@ -251,15 +266,7 @@ def grid_cases(draw: st.DrawFn) -> tuple[Any, ...]:
     )
     dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
     problem = load_problem(workload, arch, dataflow, params)
-    nest, bands = drawn_tiling(draw, problem)
-    spans: dict[str, int] = {}
-    if all(s == 1 for s in bands[-1][1]):
-        band = Band(*bands[-1])
-        choices = list(place_choices(band, bands[0][1], sorted(workload.accesses)))
-        spans = {t: n for t, n in draw(st.sampled_from(choices)).items() if n}
-        boundary = nest.boundary("rf")
-        nest = replace(nest, above={t: {"rf": boundary - n} for t, n in spans.items()})
-    return problem, nest, draw(st.integers(0, 2)), spans
+    return placed_case(draw, problem, sorted(workload.accesses))
 
 
 @settings(max_examples=120, deadline=None)
@@ -375,15 +382,7 @@ def forced_cases(draw: st.DrawFn) -> tuple[Any, ...]:
     )
     dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
     problem = load_problem(workload, arch, dataflow, params)
-    nest, bands = drawn_tiling(draw, problem)
-    spans: dict[str, int] = {}
-    if per_pe and all(s == 1 for s in bands[-1][1]):
-        band = Band(*bands[-1])
-        choices = list(place_choices(band, bands[0][1], sorted(workload.accesses)))
-        spans = {t: n for t, n in draw(st.sampled_from(choices)).items() if n}
-        boundary = nest.boundary("rf")
-        nest = replace(nest, above={t: {"rf": boundary - n} for t, n in spans.items()})
-    return problem, nest, draw(st.integers(0, 2)), spans
+    return placed_case(draw, problem, sorted(workload.accesses) if per_pe else None)
 
 
 @settings(max_examples=40, deadline=None)
