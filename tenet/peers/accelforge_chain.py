@@ -29,6 +29,7 @@ from tenet.model.chain import Chain
 from tenet.peers import specs
 from tenet.peers.files import need, need_known, read_peer_yaml
 from tenet.spec.chain import ChainSpec, StatementSpec, load_chain
+from tenet.spec.fused import group_chain
 
 __all__ = [
     "ImportedChain",
@@ -69,19 +70,6 @@ class ImportedChain:
         return {"chain": self.spec.document(), "fusion": nests_document(self.nests)}
 
 
-def _statement_chain(spec: ChainSpec, name: str) -> ChainSpec:
-    """The chain of statement ``name`` alone: what it reads comes from main memory."""
-    statement = next(s for s in spec.statements if s.name == name)
-    return ChainSpec.from_mapping(
-        {
-            "name": f"{spec.name}-{name}",
-            "params": dict(spec.params),
-            "statements": [statement.model_dump()],
-        },
-        source=spec.source,
-    )
-
-
 def chain_counts(spec: ChainSpec, nests: Sequence[FusedNest]) -> dict[str, FusedCounts]:
     """Count a chain under its nests: the fused nest over every statement, or one nest per
     statement (each over the statement alone). Keys: the statements each nest covers, joined
@@ -107,7 +95,7 @@ def chain_counts(spec: ChainSpec, nests: Sequence[FusedNest]) -> dict[str, Fused
         return out
     for nest in nests:
         (name,) = nest.ranks
-        counts = assess_fusion(Chain.from_spec(_statement_chain(spec, name)), nest)
+        counts = assess_fusion(Chain.from_spec(group_chain(spec, (name,))), nest)
         counts.require_fit()
         out[name] = counts
     return out
