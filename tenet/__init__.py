@@ -18,7 +18,10 @@ from tenet.errors import (
     UnknownTensorError,
     VersionError,
 )
-from tenet.lazy import lazy_exports
+from tenet.lazy import exported, lazy_exports
+
+_API = dict.fromkeys(exported("tenet.api"), "api")
+"""The entry points, every name of :mod:`tenet.api` (its ``__all__``)."""
 
 __all__ = [
     "HEADLINE_FIELDS",
@@ -45,39 +48,21 @@ __all__ = [
     "VersionError",
     "Workload",
     "__version__",
-    "analyze",
-    "analyze_experiment",
-    "analyze_symbolic",
     "architecture",
-    "assess",
-    "assess_experiment",
-    "check",
     "clock_figures",
     "count",
     "dataflow",
     "evaluate",
     "explore",
-    "load_experiment",
-    "load_problem",
-    "load_specs",
     "maestro",
     "network",
     "workload",
+    *_API,
 ]
 
 if TYPE_CHECKING:
     from tenet import maestro
-    from tenet.api import (
-        analyze,
-        analyze_experiment,
-        analyze_symbolic,
-        assess,
-        assess_experiment,
-        check,
-        load_experiment,
-        load_problem,
-        load_specs,
-    )
+    from tenet.api import *  # noqa: F403
     from tenet.counting import count
     from tenet.dse.explore import explore
     from tenet.dse.run.execution import ExecutionOptions
@@ -88,25 +73,14 @@ if TYPE_CHECKING:
     from tenet.model import Architecture, Dataflow, Problem, Workload
     from tenet.zoo import architecture, dataflow, network, workload
 
+    __version__: str
+
 #: Every re-export but the errors is imported on first use: the command line starts without
 #: isl, pydantic or pandas, and each command imports what it uses.
 _lazy = lazy_exports(
     "tenet",
     {
-        **dict.fromkeys(
-            [
-                "analyze",
-                "analyze_experiment",
-                "analyze_symbolic",
-                "assess",
-                "assess_experiment",
-                "check",
-                "load_experiment",
-                "load_problem",
-                "load_specs",
-            ],
-            "api",
-        ),
+        **_API,
         "count": "counting",
         "explore": "dse.explore",
         "ExecutionOptions": "dse.run.execution",
