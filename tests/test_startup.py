@@ -65,3 +65,16 @@ def test_lazy_reexport_is_the_function() -> None:
 def test_unknown_attribute_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         tenet.nothing  # noqa: B018
+
+
+def test_exported_reads_a_module_without_importing_it() -> None:
+    code = "from tenet.lazy import exported\nprint(exported('tenet.report.plots'))"
+    assert _imported(code) == []
+    from tenet.lazy import exported
+    from tenet.report import plots
+
+    assert exported("tenet.report.plots") == plots.__all__
+    with pytest.raises(AttributeError, match="'tenet.oracle' has no __all__ list"):
+        exported("tenet.oracle")
+    with pytest.raises(ModuleNotFoundError, match="no source file for module 'tenet.nothing'"):
+        exported("tenet.nothing")
