@@ -49,10 +49,12 @@ class FusedTensor:
 
 @dataclass(frozen=True)
 class FusedStatement:
-    """One statement's MACs over the tiles, and how many of them ran before (recomputed)."""
+    """One statement's MACs over the tiles."""
 
     macs: int
+    """MACs run, summed over the tiles (recomputed ones included)."""
     recomputed: int
+    """Of those, MACs of instances an earlier tile ran already (a halo recomputed)."""
 
 
 @dataclass(frozen=True)

@@ -42,25 +42,29 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LevelTensor:
-    """Figures of one tensor at one level, in elements (per-PE levels: summed over PEs).
-
-    ``fills`` split by source into ``fills_neighbour`` (taken from a linked PE's instance of
-    the level) and ``fills_parent``; ``reads_parent`` and ``writes_parent`` are the elements
-    read out of and written into the parent on this level's behalf, after the network's
-    multicast and reduction (``docs/memory.md``).
-    """
+    """Figures of one tensor at one level, in elements (per-PE levels: summed over PEs); the
+    parent's side after the network's multicast and reduction (``docs/memory.md``)."""
 
     level: str
     tensor: TensorName
     footprint: int
+    """The tensor's largest tile at the level (elements; per-PE levels: in one PE)."""
     fills: int
+    """Elements written into the level from outside it, whatever their source."""
     writebacks: int
+    """Elements of an output written out of the level to its parent."""
     capacity: int | None
+    """The level's capacity (elements; None: unbounded)."""
     fits: bool
+    """Whether the level's tiles fit its capacity."""
     fills_neighbour: int = 0
+    """The fills taken from a linked PE's instance of the level."""
     fills_parent: int = 0
+    """The fills taken from the parent level."""
     reads_parent: int = 0
+    """Elements read out of the parent on this level's behalf."""
     writes_parent: int = 0
+    """Elements written into the parent on this level's behalf."""
 
 
 @dataclass(frozen=True)

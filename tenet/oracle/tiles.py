@@ -46,15 +46,22 @@ def _image(
 
 @dataclass(frozen=True)
 class TileFigures:
-    """Figures of one tensor at one level, in elements."""
+    """Figures of one tensor at one level, in elements, as the walk counts them."""
 
     footprint: int
+    """The largest set of the tensor's elements one buffer of the level holds at once."""
     fills: int
+    """Elements copied into the level's buffers, summed over buffers."""
     writebacks: int
+    """Output elements copied out of the level's buffers to the parent."""
     fills_neighbour: int = 0
+    """The fills copied from a linked buffer of the same level."""
     reads_parent: int = 0
+    """Parent reads made for the fills (a multicast read once)."""
     writes_parent: int = 0
+    """Parent writes made for the writebacks (a reduction written once)."""
     energy_links: float = 0.0
+    """Energy of the hops between linked buffers (the architecture's unit)."""
 
 
 @dataclass(frozen=True)

@@ -70,22 +70,33 @@ class PeerError(TenetError, RuntimeError):
 
 @dataclass(frozen=True)
 class CounterRow:
-    """One level and tensor: tenet's fills, writebacks, reads out of and writes into the level
-    beside the peer's (elements), and why the fills and writebacks (``reason``) and the reads
-    and writes (``reason_accesses``) differ (empty when equal)."""
+    """One level and tensor: tenet's counters beside the peer's, in elements, and why they
+    differ (empty when equal)."""
 
     level: str
     tensor: str
     fills: int
+    """Elements written into the level from its parent or a neighbour, by tenet."""
     fills_peer: int
+    """The same, by the peer."""
     writebacks: int
+    """Output elements written out of the level to its parent, by tenet."""
     writebacks_peer: int
+    """The same, by the peer."""
     reason: str
+    """Why the fills or writebacks differ."""
     reads: int = 0
+    """Elements read out of the level (served inward, written back, the MACs' operands), by
+    tenet."""
     reads_peer: int = 0
+    """The same, by the peer."""
     writes: int = 0
+    """Elements written into the level (fills, results from the level inside, the MACs'
+    results), by tenet."""
     writes_peer: int = 0
+    """The same, by the peer."""
     reason_accesses: str = ""
+    """Why the reads or writes differ."""
 
 
 @dataclass(frozen=True)

@@ -182,22 +182,29 @@ def read_config(path: str) -> ScaleSimConfig:
 
 @dataclass(frozen=True)
 class ScaleSimLayer:
-    """One layer of a topology: a GEMM (``M``, ``N``, ``K``) or a convolution (ifmap rows
-    ``height`` x columns ``width`` x ``channels``, ``N`` filters of ``fh`` x ``fw``,
-    ``stride``; no padding), with SCALE-Sim's im2col sizes ``M`` (output pixels), ``N``
-    (filters) and ``K`` (window)."""
+    """One layer of a topology: a GEMM or a convolution (no padding), with SCALE-Sim's im2col
+    sizes."""
 
     name: str
     kind: InputKind
     M: int
+    """Output pixels of a convolution, rows of a GEMM's output."""
     N: int
+    """Filters of a convolution, columns of a GEMM's output."""
     K: int
+    """The reduction: a convolution's window (``fh * fw * channels``), a GEMM's inner size."""
     height: int = 0
+    """Ifmap rows of a convolution (0 for a GEMM)."""
     width: int = 0
+    """Ifmap columns of a convolution (0 for a GEMM)."""
     fh: int = 1
+    """Filter rows."""
     fw: int = 1
+    """Filter columns."""
     channels: int = 1
+    """Ifmap channels."""
     stride: int = 1
+    """The convolution's stride, on both axes."""
 
     @property
     def out_width(self) -> int:

@@ -80,23 +80,29 @@ def _key_of(order: Order) -> Key:
 
 @dataclass(frozen=True)
 class SubtreeResult:
-    """What the search of one subtree found: its best leaf below the incumbent it started
-    with (None: none), the least bound of the nodes it pruned (None: none pruned), and
-    counts of leaves evaluated, leaves too big for a level, nodes pruned and nodes left open
-    (not searched once the budget of exact evaluations was spent; their bounds are among the
-    pruned ones), the cost of searching nodes that could only tie the best value (each node
-    and each bound of its children), and the nodes left unsearched once that budget was
-    spent (their bounds, the best value, among the pruned ones)."""
+    """What the search of one subtree found, and what it counted on the way."""
 
     best: Evaluated | None
+    """The best leaf below the incumbent the search started with (None: none)."""
     pruned_bound: Fraction | None
+    """The least bound of the nodes it pruned (None: none pruned)."""
     evaluated: int
+    """Leaves counted exactly."""
     too_big: int
+    """Leaves whose tiles do not fit a level."""
     pruned: int
+    """Nodes pruned by their bounds."""
     root_bound: Fraction
+    """The subtree's root bound on the objective."""
     left_open: int = 0
+    """Nodes not searched once the budget of exact evaluations was spent (their bounds are
+    among the pruned ones)."""
     tied: int = 0
+    """The cost of searching nodes that could only tie the best value (each node and each
+    bound of its children)."""
     ties_open: int = 0
+    """Nodes that could only tie, left unsearched once that budget was spent (their bounds,
+    the best value, among the pruned ones)."""
 
 
 @dataclass
