@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         map_report,
         network_entries,
         save_dataflows,
+        ties_words,
     )
     from tenet.dse.network import layer_counts, network_totals, record_network
     from tenet.dse.ranking.certificate import Certificate
@@ -119,6 +120,7 @@ __all__ = [
     "draw_pareto",
     "explore_schedule",
     "gap_words",
+    "ties_words",
     "find_strategy",
     "TilingRequest",
     "joint_search",
@@ -171,6 +173,7 @@ _HOME = {
     "MappedLayer": "mapper",
     "dataflow_text": "mapper",
     "gap_words": "mapper",
+    "ties_words": "mapper",
     "map_layers": "mapper",
     "map_report": "mapper",
     "network_entries": "mapper",

@@ -166,6 +166,36 @@ def test_a_padded_strided_chain_counts_as_the_simulator_walks(
     assert {n: s.recomputed for n, s in counts.statements.items()} == walk.recomputed
 
 
+def test_gemm_transposed_grouped_and_same_padded_conv(tmp_path: Path) -> None:
+    """Gemm with transB reads its weights as B[n, k]; a Conv of 2 groups of 2 channels,
+    1x1, is S[g, k, y, x, c] reading x[2g + c, y, x] and W[2g + k, c]; SAME_UPPER padding of a
+    3x3 kernel at stride 1 pads 1 before each axis, as pads = 1 does."""
+    nodes = [_node("Gemm", ["a", "b"], "c", transB=1), _node("Gemm", ["c", "d"], "e", transB=1)]
+    path = _save(tmp_path / "g.onnx", nodes, {"a": [4, 3]}, {"b": [5, 3], "d": [2, 5]})
+    read = Chain.from_spec(load_chain(path)).statements[0].reads["b"]
+    assert read.is_equal(
+        isl.Map("{ S0[m, n, k] -> b[n, k] : 0 <= m < 4 and 0 <= n < 5 and 0 <= k < 3 }")
+    )
+    nodes = [_node("Conv", ["x", "w0"], "t", group=2), _node("Conv", ["t", "w1"], "o")]
+    weights = {"w0": [4, 2, 1, 1], "w1": [1, 4, 1, 1]}
+    path = _save(tmp_path / "grouped.onnx", nodes, {"x": [1, 4, 3, 2]}, weights)
+    grouped = Chain.from_spec(load_chain(path)).statements[0]
+    box = "0 <= g < 2 and 0 <= k < 2 and 0 <= y < 3 and 0 <= x < 2 and 0 <= c < 2"
+    assert grouped.domain.is_equal(isl.Set(f"{{ S0[g, k, y, x, c] : {box} }}"))
+    expected = {"x": "x[2g + c, y, x]", "w0": "w0[2g + k, c]"}
+    for tensor, element in expected.items():
+        wanted = isl.Map(f"{{ S0[g, k, y, x, c] -> {element} : {box} }}")
+        assert grouped.reads[tensor].is_equal(wanted)
+    assert grouped.write.is_equal(isl.Map(f"{{ S0[g, k, y, x, c] -> t[2g + k, y, x] : {box} }}"))
+    chains = []
+    for padding in ({"auto_pad": "SAME_UPPER"}, {"pads": [1, 1, 1, 1]}):
+        nodes = [_node("Conv", ["x", "w0"], "t", **padding), _node("Conv", ["t", "w1"], "o")]
+        weights = {"w0": [1, 1, 3, 3], "w1": [1, 1, 3, 3]}
+        path = _save(tmp_path / "same.onnx", nodes, {"x": [1, 1, 5, 4]}, weights)
+        chains.append(Chain.from_spec(load_chain(path)).statements[0].reads["x"])
+    assert chains[0].is_equal(chains[1])
+
+
 def test_a_result_read_outside_the_range_goes_to_dram(tmp_path: Path) -> None:
     """The first MatMul's result is also the graph's output: the chain writes it to DRAM."""
     nodes = [_node("MatMul", ["a", "b"], "c"), _node("MatMul", ["c", "d"], "e")]
@@ -252,7 +282,7 @@ def test_map_and_eval_run_on_an_onnx_chain(
     assert "# S0: ONNX node matmul_c (MatMul)" in imported.read_text()
     arch = ("-a", "systolic-levels-8x8", "--format", "json")
     sizes = [a for n, v in MATMULS.items() for a in ("-p", f"{n}={v}")]
-    values = []
+    values: list[object] = []
     for workload, extra in ((str(imported), []), (str(model), []), ("matmul-matmul", sizes)):
         saved = tmp_path / f"best{len(values)}.yaml"
         code, out, err = run(
