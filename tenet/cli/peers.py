@@ -128,7 +128,7 @@ def import_onnx(model: str, first: str | None, last: str | None, directory: str)
     normalisation, a bias); sizes from shape inference. (A whole network's layers: tenet
     eval-network MODEL.onnx.)"""
     from tenet.peers import write_specs
-    from tenet.spec.onnx_chain import read_onnx_chain
+    from tenet.spec import read_onnx_chain
 
     chain = read_onnx_chain(model, first, last)
     header = f"# Read by tenet import from {model}.\n" + chain.header()
