@@ -331,33 +331,33 @@ def _walk(
                 f"({', '.join(FOLDED_OPS)})",
                 source=source,
             )
-        writer |= {t: _described(node) for t in node.output if t}
+        if node.op_type != "Constant":
+            writer |= {t: _described(node) for t in node.output if t}
     return einsums, results
 
 
-def _outputs(
-    model: onnx.ModelProto, span: Sequence[onnx.NodeProto], results: Sequence[str], source: str
-) -> list[str]:
-    """The chain's results read outside the range besides the last (written to DRAM too);
-    a tensor folded into a result and read outside the range is refused."""
-    inside = {id(n) for n in span}
+def _outputs(model: onnx.ModelProto, span: range, results: Sequence[str], source: str) -> list[str]:
+    """The chain's results read outside the range ``span`` (node indices) besides the last,
+    written to DRAM too; a tensor folded into a result and read outside the range is
+    refused."""
+    nodes = model.graph.node
     readers: dict[str, list[str]] = {}
-    for node in model.graph.node:
-        if id(node) not in inside:
+    for k, node in enumerate(nodes):
+        if k not in span:
             for tensor in node.input:
                 readers.setdefault(tensor, []).append(f"node {_described(node)}")
     for output in model.graph.output:
         readers.setdefault(output.name, []).append("the graph's output")
     outputs = []
-    for node in span:
-        for tensor in node.output:
+    for k in span:
+        for tensor in nodes[k].output:
             if tensor not in readers or tensor == results[-1]:
                 continue
             if tensor not in results:
                 raise SpecError(
                     f"not a chain: {readers[tensor][0]}, outside the range, reads "
-                    f"{tensor!r}, which {_described(node)} writes and the range transforms "
-                    "further (a branch)",
+                    f"{tensor!r}, which {_described(nodes[k])} writes and the range "
+                    "transforms further (a branch)",
                     source=source,
                 )
             outputs.append(tensor)
@@ -429,6 +429,23 @@ def read_onnx_chain(
         chain (a node reading something the range wrote before the result before it, or not
         reading that result, or reading it twice; a tensor the range transforms further read
         outside it); an operator neither a statement nor folded (:data:`FOLDED_OPS`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from onnx import TensorProto, helper, numpy_helper, save
+    >>> nodes = [helper.make_node("MatMul", ["a", "b"], ["c"]),
+    ...          helper.make_node("Relu", ["c"], ["r"]),
+    ...          helper.make_node("MatMul", ["r", "d"], ["e"])]
+    >>> weights = [numpy_helper.from_array(np.ones(s, np.float32), n)
+    ...            for n, s in (("b", (3, 5)), ("d", (5, 2)))]
+    >>> a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [4, 3])
+    >>> path = Path(tempfile.mkdtemp()) / "mlp.onnx"
+    >>> save(helper.make_model(helper.make_graph(nodes, "mlp", [a], [], weights)), path)
+    >>> chain = read_onnx_chain(path)
+    >>> chain.spec.intermediates, chain.spec.statements[1].domain
+    (('r',), '{ S1[m, n, k] : 0 <= m <= 3 and 0 <= n <= 1 and 0 <= k <= 4 }')
     """
     source = str(path)
     model = inferred_model(source)
@@ -450,12 +467,12 @@ def read_onnx_chain(
             f"{_described(nodes[start])} in the graph's order",
             source=source,
         )
-    span = nodes[start : end + 1]
+    span = range(start, end + 1)
     graph = model.graph
     constants = {t.name for t in graph.initializer} | {
         o for n in nodes if n.op_type == "Constant" for o in n.output
     }
-    einsums, results = _walk(span, tensor_shapes(model), constants, source)
+    einsums, results = _walk(nodes[start : end + 1], tensor_shapes(model), constants, source)
     outputs = _outputs(model, span, results, source)
     names = [f"S{k}" for k in range(len(einsums))]
     read = [t for e in einsums for t, _, _ in e.reads]

@@ -203,6 +203,19 @@ def test_a_result_read_outside_the_range_goes_to_dram(tmp_path: Path) -> None:
     assert read_onnx_chain(path).spec.final == ("c", "e")
 
 
+def test_a_constant_node_in_the_range_is_an_input(tmp_path: Path) -> None:
+    """The second MatMul's weights come from a Constant node inside the range: an input."""
+    weights = onnx.numpy_helper.from_array(np.ones((5, 2), dtype=np.float32), "d")
+    nodes = [
+        _node("MatMul", ["a", "b"], "c"),
+        helper.make_node("Constant", [], ["d"], name="weights", value=weights),
+        _node("MatMul", ["c", "d"], "e"),
+    ]
+    path = _save(tmp_path / "k.onnx", nodes, {"a": [4, 3]}, {"b": [3, 5]})
+    spec = read_onnx_chain(path).spec
+    assert spec.inputs == ("a", "b", "d") and spec.intermediates == ("c",)
+
+
 def _branches(tmp_path: Path) -> Path:
     """c feeds two MatMuls; c2 is the Relu of e2, which an Add outside the MatMuls reads."""
     nodes = [
