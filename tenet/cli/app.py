@@ -359,7 +359,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "peers",
         "Read a peer's specs (AccelForge, ZigZag, SCALE-Sim) into tenet specs: "
         "DIR/workload.yaml, DIR/architecture.yaml and DIR/dataflow.yaml (SCALE-Sim: one such "
-        "folder per layer), which ``tenet eval`` reads.",
+        "folder per layer), which ``tenet eval`` reads; or a chain of an ONNX model's nodes: "
+        "DIR/chain.yaml.",
     ),
     "layout": (
         "layout",

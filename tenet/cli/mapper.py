@@ -20,7 +20,7 @@ from tenet.cli.options import (
     time_budget_option,
     written_file,
 )
-from tenet.dse import SHOWN_COLUMNS, ExecutionOptions, Interrupted, Mapped
+from tenet.dse import SHOWN_COLUMNS, ExecutionOptions, Interrupted, Mapped, ties_words
 from tenet.report import records_csv, records_text, write_report
 from tenet.spec import is_chain, strict_json
 from tenet.vocab import ENERGY_UNIT_LABELS, MEMORY_OBJECTIVES, MemoryObjective
@@ -183,8 +183,14 @@ def _render(mapped: Mapped, fmt: str) -> str:
         head += "; interrupted: the last entry's search was cut short"
     totals = [{k: _whole(v) for k, v in total.items()}] if total is not None else []
     table = records_text(shown + totals)
+    ties = [
+        f"{r['layer']}: {ties_words(r['ties_open'], mapped.objective)}"
+        for r in rows
+        if r["ties_open"]
+    ]
     mappings = [f"{r['layer']}: {r['space_stamp']} {r['time_stamp']}; {r['tiling']}" for r in rows]
-    return "\n".join([head, table, "", "mappings:", *mappings])
+    tied = ["", "ties:", *ties] if ties else []
+    return "\n".join([head, table, *tied, "", "mappings:", *mappings])
 
 
 def _whole(value: object) -> object:

@@ -42,7 +42,7 @@ SPECS_FOLDER = click.option(
 def import_group() -> None:
     """Read a peer's specs (AccelForge, ZigZag, SCALE-Sim) into tenet specs: DIR/workload.yaml,
     DIR/architecture.yaml and DIR/dataflow.yaml (SCALE-Sim: one such folder per layer), which
-    ``tenet eval`` reads."""
+    ``tenet eval`` reads; or a chain of an ONNX model's nodes: DIR/chain.yaml."""
 
 
 def _written(directory: str, paths: list[Path]) -> None:
@@ -104,6 +104,36 @@ def import_scalesim(config: str, topology: str, kind: str, directory: str) -> No
     for layer in read_scalesim(config, topology, "gemm" if kind == "gemm" else "conv"):
         folder = f"{directory}/{layer.layer.name}"
         _written(folder, write_specs(folder, layer.documents(), header))
+
+
+@import_group.command("onnx")
+@click.argument("model", type=click.Path())
+@click.option(
+    "--from",
+    "first",
+    help="The chain's first node (its name or its output's): a Conv, MatMul or Gemm node "
+    "(default: the model's first).",
+)
+@click.option(
+    "--to",
+    "last",
+    help="The chain's last node (its name or its output's; default: the model's last Conv, "
+    "MatMul or Gemm node).",
+)
+@SPECS_FOLDER
+def import_onnx(model: str, first: str | None, last: str | None, directory: str) -> None:
+    """Read the nodes of an ONNX MODEL from --from to --to as a chain of Einsums into
+    DIRECTORY/chain.yaml (docs/fusion.md): Conv, MatMul and Gemm nodes, each reading the result
+    of the one before it, through elementwise nodes folded into it (activations, batch
+    normalisation, a bias); sizes from shape inference. (A whole network's layers: tenet
+    eval-network MODEL.onnx.)"""
+    from tenet.peers import write_specs
+    from tenet.spec import read_onnx_chain
+
+    chain = read_onnx_chain(model, first, last)
+    header = f"# Read by tenet import from {model}.\n" + chain.header()
+    paths = write_specs(directory, {"chain": chain.spec.document()}, header)
+    click.echo(f"wrote {' '.join(str(p) for p in paths)}", err=True)
 
 
 def _header(source: str, nest: LoopNest) -> str:

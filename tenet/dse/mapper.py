@@ -51,6 +51,7 @@ __all__ = [
     "network_entries",
     "map_layers",
     "gap_words",
+    "ties_words",
     "dataflow_text",
     "save_dataflows",
     "map_report",
@@ -122,6 +123,26 @@ def gap_words(value: Fraction, bound: Fraction | None) -> str:
     return f"at most {above:.1f} % above the best possible"
 
 
+def ties_words(ties_open: int, objective: MemoryObjective) -> str:
+    """Say what the tie nodes a search left unsearched mean for its best (empty: none left,
+    the best has the least other objective of the mappings of its value).
+
+    Examples
+    --------
+    >>> ties_words(3, "latency")
+    '3 tie nodes left: another mapping with the same value may use less energy'
+    >>> ties_words(1, "energy")
+    '1 tie node left: another mapping with the same value may take fewer cycles'
+    >>> ties_words(0, "latency")
+    ''
+    """
+    if not ties_open:
+        return ""
+    nodes = "tie node" if ties_open == 1 else "tie nodes"
+    other = "use less energy" if objective == "latency" else "take fewer cycles"
+    return f"{ties_open} {nodes} left: another mapping with the same value may {other}"
+
+
 def _number(value: Fraction) -> int | float:
     return int(value) if value.denominator == 1 else float(value)
 
@@ -163,6 +184,7 @@ class MappedLayer:
             "bound": None if found.bound is None else _number(found.bound),
             "gap": float(found.relative_gap) if found.bound is not None else None,
             "certificate": gap_words(value, found.bound),
+            "ties_open": found.ties_open,
             "complete": found.complete,
             "space_stamp": stamps.space_stamp,
             "time_stamp": stamps.time_stamp,

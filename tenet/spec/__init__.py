@@ -17,6 +17,7 @@ from tenet.spec.io import strict_json
 from tenet.spec.layout import ScratchpadSpec
 from tenet.spec.network import LayerSpec, NetworkSpec
 from tenet.spec.onnx import read_onnx
+from tenet.spec.onnx_chain import OnnxChain, read_onnx_chain
 from tenet.spec.original import (
     Experiment,
     read_experiment,
@@ -40,6 +41,8 @@ __all__ = [
     "StatementSpec",
     "load_chain",
     "is_chain",
+    "OnnxChain",
+    "read_onnx_chain",
     "ConstraintsSpec",
     "LevelConstraints",
     "load_constraints",

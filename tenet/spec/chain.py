@@ -258,7 +258,8 @@ def chain_names() -> list[str]:
 
 
 def is_chain(source: str | Path) -> bool:
-    """Whether ``source`` names a chain: a zoo chain, or a YAML file listing ``statements``.
+    """Whether ``source`` names a chain: a zoo chain, a YAML file listing ``statements``, or an
+    ONNX file (read as one chain of Einsums).
 
     Examples
     --------
@@ -266,13 +267,17 @@ def is_chain(source: str | Path) -> bool:
     (True, False)
     """
     path = Path(source)
+    if path.suffix == ".onnx":
+        return path.is_file()
     if path.suffix not in (".yaml", ".yml"):
         return str(source) in chain_names()
     return path.is_file() and "statements" in read_yaml(path)[0]
 
 
 def load_chain(source: str | Path | ChainSpec) -> ChainSpec:
-    """Load a chain from a YAML file or a zoo name (``workloads/chains/NAME.yaml``).
+    """Load a chain from a YAML file, a zoo name (``workloads/chains/NAME.yaml``) or an ONNX
+    file (its Conv, MatMul and Gemm nodes from the first to the last, each reading the result
+    of the one before it: :func:`tenet.spec.onnx_chain.read_onnx_chain`).
 
     Examples
     --------
@@ -282,6 +287,10 @@ def load_chain(source: str | Path | ChainSpec) -> ChainSpec:
     if isinstance(source, ChainSpec):
         return source
     path = Path(source)
+    if path.suffix == ".onnx":
+        from tenet.spec.onnx_chain import read_onnx_chain  # (it reads into a ChainSpec)
+
+        return read_onnx_chain(path).spec
     if path.suffix not in (".yaml", ".yml"):
         zoo = zoo_folder("workload") / "chains" / f"{source}.yaml"
         if not zoo.is_file():

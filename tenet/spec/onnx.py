@@ -20,12 +20,14 @@ from tenet.spec.network import NetworkSpec
 if TYPE_CHECKING:
     import onnx
 
-__all__ = ["read_onnx"]
+__all__ = ["read_onnx", "inferred_model", "tensor_shapes", "known_shape", "node_attributes"]
 
 _Layer = dict[str, Any]
 
 
-def _shapes(model: onnx.ModelProto) -> dict[str, list[int | None]]:
+def tensor_shapes(model: onnx.ModelProto) -> dict[str, list[int | None]]:
+    """The shape of every tensor of ``model``'s graph that shape inference gave (None: a
+    dimension left unknown), its initializers' included."""
     graph = model.graph
     shapes: dict[str, list[int | None]] = {
         t.name: [int(d) for d in t.dims] for t in graph.initializer
@@ -38,13 +40,23 @@ def _shapes(model: onnx.ModelProto) -> dict[str, list[int | None]]:
     return shapes
 
 
-def _attributes(node: onnx.NodeProto) -> dict[str, Any]:
+def node_attributes(node: onnx.NodeProto) -> dict[str, Any]:
+    """The attributes of ``node`` by name, as Python values."""
     import onnx
 
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-def _known(shapes: dict[str, list[int | None]], name: str, node: str, source: str) -> list[int]:
+def known_shape(
+    shapes: dict[str, list[int | None]], name: str, node: str, source: str
+) -> list[int]:
+    """The shape of tensor ``name``, which ``node`` of the model ``source`` reads or writes.
+
+    Raises
+    ------
+    SpecError
+        Shape inference left the shape, or one of its dimensions, unknown.
+    """
     shape = shapes.get(name)
     known = [int(d) for d in shape or () if d is not None]
     if shape is None or len(known) != len(shape):
@@ -72,12 +84,12 @@ def _with_args(workload: str, args: dict[str, int]) -> str:
 
 
 def _conv(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: str) -> _Layer:
-    x = _known(shapes, node.input[0], node.name, source)
-    w = _known(shapes, node.input[1], node.name, source)
-    y = _known(shapes, node.output[0], node.name, source)
+    x = known_shape(shapes, node.input[0], node.name, source)
+    w = known_shape(shapes, node.input[1], node.name, source)
+    y = known_shape(shapes, node.output[0], node.name, source)
     if len(x) != 4:
         raise SpecError(f"node {node.name}: only 2D convolutions are read", source=source)
-    attributes = _attributes(node)
+    attributes = node_attributes(node)
     stride = _same(list(attributes.get("strides", [1, 1])), "strides", node.name, source)
     dilation = _same(list(attributes.get("dilations", [1, 1])), "dilations", node.name, source)
     group = int(attributes.get("group", 1))
@@ -103,10 +115,10 @@ def _conv(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: str
 
 
 def _matmul(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: str) -> _Layer:
-    a = _known(shapes, node.input[0], node.name, source)
-    b = _known(shapes, node.input[1], node.name, source)
+    a = known_shape(shapes, node.input[0], node.name, source)
+    b = known_shape(shapes, node.input[1], node.name, source)
     if node.op_type == "Gemm":
-        attributes = _attributes(node)
+        attributes = node_attributes(node)
         if attributes.get("transA", 0):
             a = a[::-1]
         if attributes.get("transB", 0):
@@ -125,6 +137,28 @@ def _matmul(node: onnx.NodeProto, shapes: dict[str, list[int | None]], source: s
     )
 
 
+def inferred_model(source: str) -> onnx.ModelProto:
+    """Load the ONNX model in file ``source`` and infer its tensors' shapes (strict mode).
+
+    Raises
+    ------
+    SpecError
+        The onnx package is missing, or the file is not a model whose shapes can be inferred.
+    """
+    try:
+        import onnx
+        from google.protobuf.message import DecodeError
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise SpecError(
+            "reading ONNX needs the onnx package (pip install onnx)", source=source
+        ) from exc
+    try:
+        return onnx.shape_inference.infer_shapes(onnx.load(source), strict_mode=True)
+    except (OSError, DecodeError, onnx.shape_inference.InferenceError) as exc:
+        reason = f"cannot read the ONNX model ({exc})".replace("\n", " ")
+        raise SpecError(reason, source=source) from exc
+
+
 def read_onnx(path: str | Path) -> NetworkSpec:
     """Read the ``Conv``, ``MatMul`` and ``Gemm`` nodes of an ONNX file, in graph order.
 
@@ -135,19 +169,8 @@ def read_onnx(path: str | Path) -> NetworkSpec:
         expresses (grouped but not depthwise convolutions, 1D/3D convolutions, broadcasting).
     """
     source = str(path)
-    try:
-        import onnx
-        from google.protobuf.message import DecodeError
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise SpecError(
-            "reading ONNX needs the onnx package (pip install onnx)", source=source
-        ) from exc
-    try:
-        model = onnx.shape_inference.infer_shapes(onnx.load(source), strict_mode=True)
-    except (OSError, DecodeError, onnx.shape_inference.InferenceError) as exc:
-        reason = f"cannot read the ONNX model ({exc})".replace("\n", " ")
-        raise SpecError(reason, source=source) from exc
-    shapes = _shapes(model)
+    model = inferred_model(source)
+    shapes = tensor_shapes(model)
     layers = []
     for k, node in enumerate(model.graph.node):
         if node.op_type == "Conv":

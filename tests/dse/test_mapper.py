@@ -43,6 +43,7 @@ FIELDS = {
     "cpu_to_best",
     "count",
     "certificate",
+    "ties_open",
     "traffic_dram_elements",
 }
 
@@ -298,3 +299,46 @@ def test_map_honours_mapping_constraints(capsys: pytest.CaptureFixture[str]) -> 
     # k outermost, or its glb tiles span all 8 of k: one trip, whose place changes nothing
     assert glb["k"] == "8" or (glb["k"] == "4" and list(glb)[0] == "k")
     assert rf["i"] == rf["j"] == "1" and list(rf) == ["i", "j", "k"]
+
+
+def test_map_rows_say_the_tie_nodes_left(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With no budget of ties, the search leaves tie nodes open on a GEMM whose tilings run
+    at the array's compute latency with several energies (tests/dse/joint/test_ties.py): the
+    rows carry the certificate's ``ties_open`` in JSON and CSV, the table says it in words."""
+    import yaml
+
+    import tenet.dse.mapper as mapper
+    from tenet.dse.joint.tree import joint_search
+    from tests.dse.joint.test_ties import ARCH as FAST
+    from tests.dse.joint.test_ties import MAPPINGS, SIZES
+
+    found: list[Any] = []
+
+    def without_ties(*args: Any, **kwargs: Any) -> Any:
+        found.append(joint_search(*args, **kwargs, ties=0))
+        return found[-1]
+
+    monkeypatch.setattr(mapper, "joint_search", without_ties)
+    arch = tmp_path / "fast.yaml"
+    arch.write_text(yaml.safe_dump(FAST.document()))
+    dataflows = []
+    for spec in MAPPINGS:
+        path = tmp_path / f"{spec.name}.yaml"
+        path.write_text(yaml.safe_dump(spec.document()))
+        dataflows += ["-d", str(path)]
+    sizes = [a for n, v in zip("MNK", SIZES, strict=True) for a in ("-p", f"{n}={v}")]
+    args = ("-w", "gemm", "-a", str(arch), *dataflows, *sizes)
+    (row,) = _map(capsys, *args)["layers"]
+    ties = found[-1].ties_open
+    assert ties > 0 and row["ties_open"] == ties
+    code, out, err = run(capsys, "map", *args, "--format", "csv")
+    assert code == 0, err
+    (printed,) = csv.DictReader(out.splitlines())
+    assert int(printed["ties_open"]) == ties
+    code, out, err = run(capsys, "map", *args)
+    assert code == 0, err
+    nodes = "tie node" if ties == 1 else "tie nodes"
+    words = f"{ties} {nodes} left: another mapping with the same value may use less energy"
+    assert f"ties:\ngemm: {words}\n" in out
