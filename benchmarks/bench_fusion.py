@@ -155,7 +155,7 @@ def _peer_runs(python: str | None) -> None:
         print("no peers' environment (--peer-python or TENET_PEERS_PYTHON): skipped")
         return
     print(
-        f"{'chain':24} {'tool':10} {'energy':>12} {'DRAM':>8} {'need':>7} {'fits':>4} "
+        f"{'chain':24} {'tool':10} {'energy':>13} {'DRAM':>8} {'need':>7} {'fits':>4} "
         f"{'CPU s':>6} {'load':>14}  best"
     )
     for label, name, sizes in PEER_CHAINS:
@@ -165,22 +165,22 @@ def _peer_runs(python: str | None) -> None:
         cpu = time.process_time() - start
         groups = "; ".join(_group_text(g) for g in best.groups.groups)
         print(
-            f"{label:24} {'tenet':10} {best.energy:12.6g} {best.dram:8} {best.need:7} "
+            f"{label:24} {'tenet':10} {best.energy:13,.0f} {best.dram:8} {best.need:7} "
             f"{'yes' if best.fits else 'no':>4} {cpu:6.1f} {_load():>14}  {groups}"
         )
         found = search_accelforge_chain(python, chain, costs, objective="energy")
         figures = found.figures
         if figures is None:
             print(
-                f"{label:24} {'AccelForge':10} {'-':>12} {'-':>8} {'-':>7} {'-':>4} "
+                f"{label:24} {'AccelForge':10} {'-':>13} {'-':>8} {'-':>7} {'-':>4} "
                 f"{found.cpu_seconds:6.1f} {_load():>14}  {found.reason[:160]}"
             )
             continue
         groups = "; ".join(_group_text(g) for g in figures.groups.groups)
         print(
-            f"{label:24} {'AccelForge':10} {figures.energy:12.6g} {figures.dram:8} "
+            f"{label:24} {'AccelForge':10} {figures.energy:13,.0f} {figures.dram:8} "
             f"{figures.need:7} {'yes' if figures.fits else 'no':>4} {found.cpu_seconds:6.1f} "
-            f"{_load():>14}  {groups} (its own energy {found.peer_value:.6g})"
+            f"{_load():>14}  {groups} (its own energy {found.peer_value:,.0f})"
         )
 
 

@@ -687,7 +687,8 @@ def accelforge_workload(chain: Chain) -> dict[str, Any]:
     Examples
     --------
     >>> from tenet.spec.chain import load_chain
-    >>> chain = Chain.from_spec(load_chain("pointwise-depthwise"), {"CI": 2, "C": 2, "H": 2, "W": 2})
+    >>> sizes = {"CI": 2, "C": 2, "H": 2, "W": 2}
+    >>> chain = Chain.from_spec(load_chain("pointwise-depthwise"), sizes)
     >>> accelforge_workload(chain)["iteration_space_shape"]["y1"]  # S1's rows, H (S0's: H + 2)
     '0 <= y1 < 2'
     """

@@ -217,7 +217,7 @@ def _lift(
         if node.get("kind") == "Temporal":
             loops.append(node["rank_variable"])
         elif node.get("kind") == "Storage" and node.get("component") == buffer:
-            for tensor in set(node.get("tensors", [])) & set(subscripts):
+            for tensor in sorted(set(node.get("tensors", [])) & set(subscripts)):
                 for var in loops:
                     if var not in subscripts[tensor]:
                         raise NotALoopNestError(
