@@ -258,8 +258,10 @@ def fused_form(document: Mapping[str, Any]) -> dict[str, Any]:
     ...     {"kind": "Temporal", "rank_variable": "i", "tile_shape": 2},
     ...     {"kind": "Storage", "tensors": ["X"], "component": "B"},
     ...     {"kind": "Compute", "einsum": "E"}]}]}]}}
-    >>> branch = fused_form(spec)["mapping"]["nodes"][1]["nodes"][0]["nodes"]
-    >>> [n["kind"] for n in branch]
+    >>> top = fused_form(spec)["mapping"]["nodes"]
+    >>> [n["kind"] for n in top]  # a loop of one tile added, then X moved up over i
+    ['Storage', 'Temporal', 'Sequential']
+    >>> [n["kind"] for n in top[-1]["nodes"][0]["nodes"]]
     ['Storage', 'Temporal', 'Compute']
     """
     memories = [n["name"] for n in document["arch"]["nodes"] if n.get("kind") == "Memory"]
