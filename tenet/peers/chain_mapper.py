@@ -366,18 +366,12 @@ def search_accelforge_chain(
             return ChainSearch(cpu, None, None, reason=reason)
         best = {**document, "mapping": {"nodes": answer["nodes"]}}
         files = {"best.yaml": ACCELFORGE_UNITS + dump(best)}
-        found = ChainSearch(cpu, int(answer["evaluations"]), float(answer["value"]), files)
+        peer = (cpu, int(answer["evaluations"]), float(answer["value"]))
         try:
             files["fused.yaml"] = ACCELFORGE_UNITS + dump(fused_form(best))
             (folder / "fused.yaml").write_text(files["fused.yaml"])
             imported = read_accelforge_chain(folder / "fused.yaml")
             figures = assess_groups(Chain.from_spec(imported.spec), _groups(imported), costs)
         except TenetError as exc:
-            return ChainSearch(
-                cpu,
-                found.evaluations,
-                found.peer_value,
-                files,
-                reason=f"tenet reads no chain: {exc}",
-            )
-    return ChainSearch(cpu, found.evaluations, found.peer_value, files, imported, figures)
+            return ChainSearch(*peer, files, reason=f"tenet reads no chain: {exc}")
+    return ChainSearch(*peer, files, imported, figures)

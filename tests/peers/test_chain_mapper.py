@@ -25,6 +25,7 @@ from tenet.peers.accelforge_chain import (
     read_accelforge_chain,
 )
 from tenet.peers.chain_mapper import accelforge_chain_spec, fused_form, search_accelforge_chain
+from tenet.peers.compare import PeerError
 from tenet.peers.files import dump, read_peer_yaml
 
 from .chain_cases import MM, MM3
@@ -173,6 +174,11 @@ def test_storage_under_a_loop_it_does_not_index_is_refused() -> None:
     # B[k, n] refetched for every row m: moved above m it would be read once.
     with pytest.raises(NotALoopNestError, match=r"nodes\.1\.nodes\.0\.nodes\.2: B .* over m"):
         fused_form(best)
+
+
+def test_no_peer_python_says_how_to_give_it() -> None:
+    with pytest.raises(PeerError, match="TENET_PEERS_PYTHON"):
+        search_accelforge_chain(None, Chain.from_spec(MM), COSTS)
 
 
 @pytest.mark.peers
