@@ -11,13 +11,23 @@ Last, the fusion search (:func:`tenet.dse.fusion.search_fusion`) of each chain o
 in MAC units), by DRAM traffic and by energy: the best with every statement alone (unfused)
 against the best over every split, with the search's CPU time.
 
-Run from the repository root: ``python benchmarks/bench_fusion.py`` (seconds).
+With the peers' environment (``--peer-python``, or ``TENET_PEERS_PYTHON``), AccelForge's
+fused mapper against ``tenet map`` on three chains (two and three matrix multiplies, a
+pointwise then depthwise convolution), each at two sizes, by energy, both bests counted by
+tenet (:mod:`tenet.peers.chain_mapper`): energy, DRAM traffic, the buffer's need under
+tenet's rule, and each search's CPU seconds (the peer's process included), the load average
+beside each row.
+
+Run from the repository root: ``python benchmarks/bench_fusion.py [--peer-python PY]``
+(seconds; a few CPU-minutes with the peer).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
+from pathlib import Path
 
 from tenet.dse.fusion import search_fusion
 from tenet.mapping.fused_groups import FusedGroup
@@ -26,6 +36,8 @@ from tenet.metrics.fused_chain import fusion_costs
 from tenet.metrics.fusion import assess_fusion
 from tenet.model.chain import Chain
 from tenet.oracle.fusion import walk_fusion
+from tenet.peers.chain_mapper import search_accelforge_chain
+from tenet.peers.compare import peer_python
 from tenet.spec import load_architecture
 from tenet.spec.chain import load_chain
 from tenet.vocab import HALOS
@@ -34,6 +46,19 @@ RANKS = {"matmul-matmul": "m", "conv-conv": "y", "pointwise-depthwise": "y"}
 TILES = (1, 4, 8)
 SMALL = {"CI": 2, "C": 2, "K": 2, "H": 8, "W": 4}
 ARCH = "systolic-levels-8x8"
+MATMUL3 = str(
+    Path(__file__).resolve().parents[1] / "tests" / "data" / "accelforge" / "matmul3.yaml"
+)
+PEER_CHAINS = (
+    ("matmul-matmul", "matmul-matmul", {}),
+    ("matmul-matmul 256", "matmul-matmul", {"M": 256, "N": 256, "K": 256, "P": 256}),
+    ("matmul3 64", MATMUL3, {"M": 64, "K": 64, "N": 64, "P": 64, "Q": 64}),
+    ("matmul3 256", MATMUL3, {"M": 256, "K": 256, "N": 256, "P": 256, "Q": 256}),
+    ("pointwise-depthwise 14", "pointwise-depthwise", {"H": 14, "W": 14}),
+    ("pointwise-depthwise", "pointwise-depthwise", {}),
+)
+"""The chains of the comparison with AccelForge's fused mapper: at the zoo's sizes (everything
+fits the buffer but pointwise -> depthwise's input) and larger."""
 
 
 def _exact_runs() -> None:
@@ -119,11 +144,55 @@ def _search_runs() -> None:
                 )
 
 
+def _load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def _peer_runs(python: str | None) -> None:
+    costs = fusion_costs(load_architecture(ARCH))
+    print(f"\nAccelForge's fused mapper against tenet map on {ARCH}, by energy, counted by tenet")
+    if python is None:
+        print("no peers' environment (--peer-python or TENET_PEERS_PYTHON): skipped")
+        return
+    print(
+        f"{'chain':24} {'tool':10} {'energy':>13} {'DRAM':>8} {'need':>7} {'fits':>4} "
+        f"{'CPU s':>6} {'load':>14}  best"
+    )
+    for label, name, sizes in PEER_CHAINS:
+        chain = Chain.from_spec(load_chain(name), sizes)
+        start = time.process_time()
+        best = search_fusion(chain, "energy", costs).best
+        cpu = time.process_time() - start
+        groups = "; ".join(_group_text(g) for g in best.groups.groups)
+        print(
+            f"{label:24} {'tenet':10} {best.energy:13,.0f} {best.dram:8} {best.need:7} "
+            f"{'yes' if best.fits else 'no':>4} {cpu:6.1f} {_load():>14}  {groups}"
+        )
+        found = search_accelforge_chain(python, chain, costs, objective="energy")
+        figures = found.figures
+        if figures is None:
+            print(
+                f"{label:24} {'AccelForge':10} {'-':>13} {'-':>8} {'-':>7} {'-':>4} "
+                f"{found.cpu_seconds:6.1f} {_load():>14}  {found.reason[:160]}"
+            )
+            continue
+        groups = "; ".join(_group_text(g) for g in figures.groups.groups)
+        print(
+            f"{label:24} {'AccelForge':10} {figures.energy:13,.0f} {figures.dram:8} "
+            f"{figures.need:7} {'yes' if figures.fits else 'no':>4} {found.cpu_seconds:6.1f} "
+            f"{_load():>14}  {groups} (its own energy {found.peer_value:,.0f})"
+        )
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--peer-python", help="the peers' Python (default TENET_PEERS_PYTHON)")
+    args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} (2 cores shared)")
     _exact_runs()
     _oracle_run()
     _search_runs()
+    _peer_runs(peer_python(args.peer_python))
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
 

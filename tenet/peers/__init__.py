@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         einsum_count,
         read_accelforge_chain,
     )
+    from tenet.peers.chain_mapper import ChainSearch, search_accelforge_chain
     from tenet.peers.compare import compare_accelforge, compare_zigzag, peer_python, render
     from tenet.peers.files import dump, write_specs
     from tenet.peers.mappers import PeerSearch, evaluate_best, search_peer
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCELFORGE_UNITS",
     "ZIGZAG_UNITS",
+    "ChainSearch",
     "PeerSearch",
     "accelforge_chain_document",
     "compare_accelforge",
@@ -44,6 +46,7 @@ __all__ = [
     "render",
     "render_scalesim",
     "scalesim_python",
+    "search_accelforge_chain",
     "search_peer",
     "write_accelforge",
     "write_scalesim",
@@ -59,6 +62,8 @@ _HOME = {
     "accelforge_chain_document": "accelforge_chain",
     "einsum_count": "accelforge_chain",
     "read_accelforge_chain": "accelforge_chain",
+    "ChainSearch": "chain_mapper",
+    "search_accelforge_chain": "chain_mapper",
     "compare_accelforge": "compare",
     "compare_zigzag": "compare",
     "peer_python": "compare",

@@ -40,6 +40,7 @@ __all__ = [
     "einsum_count",
     "peer_main_memory",
     "accelforge_chain_document",
+    "accelforge_workload",
 ]
 
 _RANGE = re.compile(r"^\s*0\s*<=\s*(\w+)\s*<\s*(\d+)\s*$")
@@ -658,6 +659,43 @@ def _groups(chain: Chain, nests: Sequence[FusedNest]) -> Sequence[FusedNest]:
     return nests
 
 
+def _workload(chain: Chain, names: Mapping[tuple[str, str], str], width: int) -> dict[str, Any]:
+    """AccelForge's workload of ``chain``: its rank variables (``names``), ``width`` bits per
+    value, one Einsum per statement."""
+    return {
+        "iteration_space_shape": _shape(chain, names),
+        "bits_per_value": {"All": width},
+        "einsums": [
+            {"name": s.name, "tensor_accesses": entries}
+            for s, entries in zip(
+                chain.statements, _projections(chain, names).values(), strict=True
+            )
+        ],
+    }
+
+
+def accelforge_workload(chain: Chain) -> dict[str, Any]:
+    """Return AccelForge's workload of ``chain`` (8 bits per value), its rank variables named
+    as for the chain run unfused: a rank keeps its name unless another statement gives the
+    name another extent (then the statement's position is appended).
+
+    Raises
+    ------
+    NotALoopNestError
+        A domain that is not a box from 0, an access that is not an Einsum's projection.
+
+    Examples
+    --------
+    >>> from tenet.spec.chain import load_chain
+    >>> sizes = {"CI": 2, "C": 2, "H": 2, "W": 2}
+    >>> chain = Chain.from_spec(load_chain("pointwise-depthwise"), sizes)
+    >>> accelforge_workload(chain)["iteration_space_shape"]["y1"]  # S1's rows, H (S0's: H + 2)
+    '0 <= y1 < 2'
+    """
+    alone = [FusedNest({s.name: ()}, ()) for s in chain.statements]
+    return _workload(chain, _variables(chain, alone), 8)
+
+
 def write_accelforge_chain(chain: Chain, nests: Sequence[FusedNest]) -> dict[str, Any]:
     """Return the AccelForge document of ``chain`` under ``nests`` (one fused nest over every
     statement, or one per statement): main memory, the nests' buffer and a MAC, one element
@@ -696,16 +734,7 @@ def write_accelforge_chain(chain: Chain, nests: Sequence[FusedNest]) -> dict[str
                 },
             ]
         },
-        "workload": {
-            "iteration_space_shape": _shape(chain, names),
-            "bits_per_value": {"All": width},
-            "einsums": [
-                {"name": s.name, "tensor_accesses": entries}
-                for s, entries in zip(
-                    chain.statements, _projections(chain, names).values(), strict=True
-                )
-            ],
-        },
+        "workload": _workload(chain, names, width),
     }
     spec = chain.spec
     main = [t for t in spec.tensors if t not in spec.intermediates or len(groups) > 1]
