@@ -17,22 +17,11 @@ from tenet.cli.options import (
     written_file,
 )
 from tenet.networks import evaluate_network, network_report
-from tenet.report import fits_notice, records_csv, records_text, write_report
+from tenet.report import fits_notice, kept_lines, records_csv, records_text, write_report
 from tenet.spec import LayerSpec, strict_json
 from tenet.vocab import column
 
-__all__ = ["eval_network_command", "kept_lines"]
-
-
-def kept_lines(words: list[str]) -> list[str]:
-    """The lines under a network's table that say what stayed on chip between layers.
-
-    Examples
-    --------
-    >>> kept_lines(["fc1.C -> fc2.A (24 elements): kept on chip in glb"])
-    ['', 'between layers:', '  fc1.C -> fc2.A (24 elements): kept on chip in glb']
-    """
-    return ["", "between layers:", *(f"  {w}" for w in words)] if words else []
+__all__ = ["eval_network_command"]
 
 
 def _bar(layers: Iterable[LayerSpec], total: int) -> Iterable[LayerSpec]:
