@@ -137,10 +137,10 @@ def _fits(run: LayerRun, whole: Mapping[TensorName, int]) -> tuple[int, str | No
     does not fit (None: it fits)."""
     level = run.problem.architecture.levels[1]
     need, fits = _need(run, level.name, whole)
+    if level.capacity is not None and need > level.capacity and not level.split:
+        return need, f"{run.name} needs {need:,} of {level.capacity:,} elements of {level.name}"
     if not fits:
         return need, f"{run.name}: a tensor overflows its share of {level.name}"
-    if level.capacity is not None and need > level.capacity:
-        return need, f"{run.name} needs {need:,} of {level.capacity:,} elements of {level.name}"
     return need, None
 
 
