@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from tenet.api import load_problem, load_specs
 from tenet.errors import SpecError
 from tenet.metrics.assessment import Assessment, assess_problem
-from tenet.model.problem import Problem
 from tenet.metrics.cache import CountCache
 from tenet.metrics.clock import clock_figures
 from tenet.metrics.evaluate import Metrics
 from tenet.metrics.residency import Edge, LayerRun, keep_outputs
+from tenet.model.problem import Problem
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
 from tenet.report.tables import axis_label
@@ -51,6 +51,8 @@ __all__ = [
 ]
 
 _Item = TypeVar("_Item")
+_Evaluated = tuple[Metrics, Assessment, Problem]
+"""A distinct layer's array metrics, memory assessment and problem."""
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,7 @@ def evaluate_network(
     spec = load_network(network)
     arch = load_architecture(architecture)
     arch_name = str(architecture) if not isinstance(architecture, ArchitectureSpec) else arch.name
-    done: dict[tuple[str, tuple[tuple[str, int], ...], str], tuple[Metrics, Assessment, Problem]] = {}
+    done: dict[tuple[str, tuple[tuple[str, int], ...], str], _Evaluated] = {}
     chosen: dict[str, str] = {}  # per workload: its dataflow
     loaded: dict[tuple[str, str], Specs] = {}
     runs: list[tuple[LayerSpec, str, Metrics, Assessment, Problem]] = []

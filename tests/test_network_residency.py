@@ -92,8 +92,8 @@ def test_eval_network_keeps_the_output_on_chip(capsys: pytest.CaptureFixture[str
     assert [r.headline["latency_cycles"] for r in result.layers] == [20, 13]
     # Each saved element: a DRAM access (200) and the buffer's side of it (6).
     off = evaluate_network(net, ARCH, ["gemm-os-systolic"], residency=False)
-    saved = [b.headline["energy"] - a.headline["energy"] for a, b in zip(result.layers, off.layers)]
-    assert saved == [24 * 206, 24 * 206]
+    pairs = zip(result.layers, off.layers, strict=True)
+    assert [b.headline["energy"] - a.headline["energy"] for a, b in pairs] == [24 * 206] * 2
     assert result.rows()[-1]["dram_saved_elements"] == 48
 
 

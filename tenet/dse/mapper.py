@@ -452,9 +452,7 @@ def _resident_run(
     level = architecture.levels[1].name if len(architecture.levels) > 1 else None
     held = architecture.levels[1].tensors if level is not None else None
     added = {
-        t
-        for t in extra
-        if level in keep and t not in keep[level] and (held is None or t in held)
+        t for t in extra if level in keep and t not in keep[level] and (held is None or t in held)
     }
     if added:
         assert level is not None

@@ -233,8 +233,8 @@ def assess_problem(
     :func:`tenet.model.legality.check_dataflow`), ``memory`` (under the ``retention`` rule;
     ``latency_compute`` the array's compute latency in cycles, counted when not given),
     ``needs`` (of ``levels``, default every level; ``whole``: tensors counted whole, with
-    their elements, as :func:`tenet.metrics.memory.level_needs` counts them), ``design`` (the counts that design
-    points share kept in ``shared``, below the ``cutoff``).
+    their elements, as :func:`tenet.metrics.memory.level_needs` counts them), ``design``
+    (the counts that design points share kept in ``shared``, below the ``cutoff``).
 
     Raises
     ------

@@ -172,7 +172,7 @@ def _input(
         transposed = _attributes(node) if node.op_type == "Gemm" else {}
         named = [
             (value, tensor)
-            for value, tensor, flag in zip(node.input[:2], "AB", ("transA", "transB"))
+            for value, tensor, flag in zip(node.input[:2], "AB", ("transA", "transB"), strict=False)
             if not transposed.get(flag, 0)
         ]
     for value, tensor in named:
