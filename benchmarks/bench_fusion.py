@@ -11,22 +11,34 @@ Last, the fusion search (:func:`tenet.dse.fusion.search_fusion`) of each chain o
 in MAC units), by DRAM traffic and by energy: the best with every statement alone (unfused)
 against the best over every split, with the search's CPU time.
 
-Run from the repository root: ``python benchmarks/bench_fusion.py`` (seconds).
+Then outputs kept on chip between layers (``docs/fusion.md``): ResNet-50 and BERT-base on
+``systolic-levels-16x16``, each with residency off and on: ``tenet eval-network`` (untiled
+figures; ResNet-50's convolutions with ``conv2d-os``, BERT's attention with
+``bmm-os-systolic``, its matrices with ``gemm-os-systolic``) and ``tenet map -n`` by latency
+(each entry searched once, residency applied to the bests): the network's DRAM traffic, the
+elements saved, the energy, and the CPU time.
+
+Run from the repository root: ``python benchmarks/bench_fusion.py`` (a few CPU-minutes, most
+of it the two networks' searches); ``python benchmarks/bench_fusion.py residency``: the
+networks alone.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 
+from tenet.dse import kept_between, map_layers, network_entries
 from tenet.dse.fusion import search_fusion
 from tenet.mapping.fused_groups import FusedGroup
 from tenet.mapping.fusion import FusedNest
 from tenet.metrics.fused_chain import fusion_costs
 from tenet.metrics.fusion import assess_fusion
 from tenet.model.chain import Chain
+from tenet.networks import evaluate_network
 from tenet.oracle.fusion import walk_fusion
-from tenet.spec import load_architecture
+from tenet.spec import load_architecture, load_network
 from tenet.spec.chain import load_chain
 from tenet.vocab import HALOS
 
@@ -34,6 +46,12 @@ RANKS = {"matmul-matmul": "m", "conv-conv": "y", "pointwise-depthwise": "y"}
 TILES = (1, 4, 8)
 SMALL = {"CI": 2, "C": 2, "K": 2, "H": 8, "W": 4}
 ARCH = "systolic-levels-8x8"
+NETWORK_ARCH = "systolic-levels-16x16"
+NETWORK_DATAFLOWS = [
+    "workloads/dataflows/conv2d-os.yaml",
+    "workloads/dataflows/bmm-os-systolic.yaml",
+    "gemm-os-systolic",
+]
 
 
 def _exact_runs() -> None:
@@ -119,11 +137,54 @@ def _search_runs() -> None:
                 )
 
 
+def _residency_runs() -> None:
+    print(
+        f"\noutputs kept on chip between layers, on {NETWORK_ARCH} (totals weighted by count; "
+        "energy in MAC units)"
+    )
+    print(
+        f"{'network':10} {'figures':14} {'residency':9} {'DRAM':>12} {'saved':>11} "
+        f"{'energy':>12} {'kept':>5} {'CPU s':>7}"
+    )
+    for name in ("resnet50", "bert-base"):
+        for on in (False, True):
+            start = time.process_time()
+            result = evaluate_network(name, NETWORK_ARCH, NETWORK_DATAFLOWS, residency=on)
+            cpu = time.process_time() - start
+            kept = sum(e.level is not None for e in result.edges)
+            print(
+                f"{name:10} {'eval-network':14} {'on' if on else 'off':9} "
+                f"{result.traffic_dram:12} {result.dram_saved:11} {result.energy:12.4g} "
+                f"{kept:2}/{len(result.edges):<2} {cpu:7.2f}"
+            )
+        network = load_network(name)
+        start = time.process_time()
+        mapped = map_layers(network_entries(network), NETWORK_ARCH, network=network)
+        searched = time.process_time() - start
+        for on in (False, True):
+            start = time.process_time()
+            kept_on = kept_between(mapped, on)
+            cpu = time.process_time() - start + (searched if not on else 0.0)
+            total = kept_on.total()
+            assert total is not None
+            kept = sum(e.level is not None for e in kept_on.edges)
+            print(
+                f"{name:10} {'map (latency)':14} {'on' if on else 'off':9} "
+                f"{total['traffic_dram_elements']:12} {total['dram_saved_elements']:11} "
+                f"{total['energy']:12.4g} {kept:2}/{len(kept_on.edges):<2} {cpu:7.2f}"
+            )
+        for edge in kept_on.edges:
+            print(f"  {edge.words}")
+    print("(map: CPU s with residency off is the search's, on the residency's alone)")
+
+
 def main() -> None:
     print(f"load average: {os.getloadavg()[0]:.2f} (2 cores shared)")
-    _exact_runs()
-    _oracle_run()
-    _search_runs()
+    if sys.argv[1:] != ["residency"]:
+        _exact_runs()
+        _oracle_run()
+        _search_runs()
+    _residency_runs()
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
 

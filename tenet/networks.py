@@ -363,5 +363,5 @@ def network_report(
         f"layer {r.layer.name}: {fits_line(r.headline)}"
         for r in result.layers
         if not r.headline["fits"]
-    ]
+    ] + [f"between layers: {words}" for words in result.kept_words()]
     return Report(title, dict(inputs), tables, figures, mappings, notes)  # type: ignore[arg-type]

@@ -579,4 +579,5 @@ def map_report(mapped: Mapped, inputs: Mapping[str, str]) -> Report:
     heading = "Each layer entry's best mapping (figures of one occurrence), its bound and gap"
     if total is not None:
         heading += ", and the network's total (entries weighted by their count)"
-    return Report(title, dict(inputs), [(heading, table)], figures, records)  # type: ignore[arg-type]
+    notes = [f"between layers: {edge.words}" for edge in mapped.edges]
+    return Report(title, dict(inputs), [(heading, table)], figures, records, notes)  # type: ignore[arg-type]
