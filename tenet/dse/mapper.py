@@ -34,6 +34,7 @@ from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Interrupted
 from tenet.errors import SpecError
 from tenet.files import write_atomically
+from tenet.mapping import Stamps
 from tenet.metrics.assessment import Assessment, assess_problem
 from tenet.metrics.residency import Edge, LayerRun, keep_outputs
 from tenet.report.designspace import plot_layers
@@ -384,8 +385,9 @@ def kept_between(mapped: Mapped, on: bool = True) -> Mapped:
     input that is the output of the entry before kept on chip when both bests leave room
     for it (:func:`tenet.metrics.residency.keep_outputs`; ``on`` False: the edges checked,
     nothing kept); a best that bypasses the tensor at the level inside the outermost is
-    tried with that level keeping it, and keeps it only when it stays on chip. A network
-    without such inputs, or one layer, comes back as it is."""
+    tried with that level keeping it, and keeps it only when it stays on chip. Counted from
+    each search's best: ``mapped`` may have kept some already. A network without such
+    inputs, or one layer, comes back as it is."""
     network = mapped.network
     if network is None or all(layer.input is None for layer in network.layers):
         return mapped
@@ -407,21 +409,22 @@ def kept_between(mapped: Mapped, on: bool = True) -> Mapped:
             consumer = [layer.name for layer in network.layers].index(edge.consumer)
             stays[consumer - 1].add(edge.output)
             stays[consumer].add(edge.input)
-    final = [
-        _resident_run(m, layer.name, architecture, extra)
-        for m, layer, extra in zip(mapped.layers, network.layers, stays, strict=True)
-    ]
-    kept = keep_outputs([run for run, _ in final], inputs, on=on, source=network.source)
+    if stays == wanted:
+        final, kept = tried, first
+    else:
+        final = [
+            _resident_run(m, layer.name, architecture, extra)
+            for m, layer, extra in zip(mapped.layers, network.layers, stays, strict=True)
+        ]
+        kept = keep_outputs([run for run, _ in final], inputs, on=on, source=network.source)
     layers = tuple(
         replace(
             m,
-            resident_assessment=replace(found, _memory=memory),
+            resident_assessment=replace(found, _memory=memory) if words else None,
             kept=_kept(architecture, list(load_workload(m.entry.workload).accesses), keep),
             dram_saved=saved,
             resident=words,
         )
-        if words
-        else m
         for m, (_, found), memory, saved, words, keep in zip(
             mapped.layers,
             final,
@@ -446,8 +449,8 @@ def _resident_run(
     """The entry's best mapping as a layer run, with the level inside the outermost keeping
     ``extra`` too when the mapping bypasses them there and the level may hold them (its
     memory figures counted again then), and its assessment."""
-    data = _dataflow_data(m, name)
     best = m.found.best.assessment
+    data = _dataflow_data(best.mapping, name)
     keep = {level: list(tensors) for level, tensors in data.get("keep", {}).items()}
     level = architecture.levels[1].name if len(architecture.levels) > 1 else None
     held = architecture.levels[1].tensors if level is not None else None
@@ -477,10 +480,9 @@ def _mapped(
     return MappedLayer(entry, found, seconds, _kept(arch, tensors, keep))
 
 
-def _dataflow_data(layer: MappedLayer, name: str) -> dict[str, Any]:
-    """The best mapping of ``layer`` as a dataflow file's keys (stamps, tiles, places, kept
+def _dataflow_data(stamps: Stamps, name: str) -> dict[str, Any]:
+    """A mapping's ``stamps`` as a dataflow file's keys (stamps, tiles, places, kept
     tensors)."""
-    stamps = layer.assessment.mapping
     data: dict[str, Any] = {
         "version": 1,
         "name": name,
@@ -512,7 +514,7 @@ def dataflow_text(layer: MappedLayer, arch: str, path: str | Path) -> str:
     name: gemm
     space_stamp: ...
     """
-    data = _dataflow_data(layer, layer.entry.label.replace("/", "-"))
+    data = _dataflow_data(layer.assessment.mapping, layer.entry.label.replace("/", "-"))
     sizes = "".join(f" -p {k}={v}" for k, v in layer.entry.params.items())
     found = layer.found
     head = (
