@@ -18,8 +18,17 @@ tenet (:mod:`tenet.peers.chain_mapper`): energy, DRAM traffic, the buffer's need
 tenet's rule, and each search's CPU seconds (the peer's process included), the load average
 beside each row.
 
-Run from the repository root: ``python benchmarks/bench_fusion.py [--peer-python PY]``
-(seconds; a few CPU-minutes with the peer).
+
+Then outputs kept on chip between layers (``docs/fusion.md``): ResNet-50 and BERT-base on
+``systolic-levels-16x16``, each with residency off and on: ``tenet eval-network`` (untiled
+figures; ResNet-50's convolutions with ``conv2d-os``, BERT's matrices with
+``gemm-os-systolic`` and the others with ``bmm-os-systolic``) and ``tenet map -n`` by latency
+(each entry searched once, residency applied to the bests): the network's DRAM traffic, the
+elements saved, the energy, and the CPU time.
+
+Run from the repository root: ``python benchmarks/bench_fusion.py [--peer-python PY]`` (a
+few CPU-minutes, most of it the two networks' searches and the peer);
+``python benchmarks/bench_fusion.py residency``: the networks alone.
 """
 
 from __future__ import annotations
@@ -29,16 +38,18 @@ import os
 import time
 from pathlib import Path
 
+from tenet.dse import kept_between, map_layers, network_entries
 from tenet.dse.fusion import search_fusion
 from tenet.mapping.fused_groups import FusedGroup
 from tenet.mapping.fusion import FusedNest
 from tenet.metrics.fused_chain import fusion_costs
 from tenet.metrics.fusion import assess_fusion
 from tenet.model.chain import Chain
+from tenet.networks import evaluate_network
 from tenet.oracle.fusion import walk_fusion
 from tenet.peers.chain_mapper import search_accelforge_chain
 from tenet.peers.compare import peer_python
-from tenet.spec import load_architecture
+from tenet.spec import load_architecture, load_network
 from tenet.spec.chain import load_chain
 from tenet.vocab import HALOS
 
@@ -59,6 +70,12 @@ PEER_CHAINS = (
 )
 """The chains of the comparison with AccelForge's fused mapper: at the zoo's sizes (everything
 fits the buffer but pointwise -> depthwise's input) and larger."""
+NETWORK_ARCH = "systolic-levels-16x16"
+NETWORK_DATAFLOWS = {
+    "resnet50": ["workloads/dataflows/conv2d-os.yaml"],
+    "bert-base": ["gemm-os-systolic", "workloads/dataflows/bmm-os-systolic.yaml"],
+}
+"""Each network's dataflows: the zoo's templates as files (made for every architecture)."""
 
 
 def _exact_runs() -> None:
@@ -184,15 +201,62 @@ def _peer_runs(python: str | None) -> None:
         )
 
 
+def _residency_runs() -> None:
+    print(
+        f"\noutputs kept on chip between layers, on {NETWORK_ARCH} (totals weighted by count; "
+        "energy in MAC units)"
+    )
+    print(
+        f"{'network':10} {'figures':14} {'residency':9} {'DRAM':>12} {'saved':>11} "
+        f"{'energy':>12} {'kept':>5} {'CPU s':>7}"
+    )
+    for name in ("resnet50", "bert-base"):
+        for on in (False, True):
+            start = time.process_time()
+            result = evaluate_network(name, NETWORK_ARCH, NETWORK_DATAFLOWS[name], residency=on)
+            cpu = time.process_time() - start
+            kept = sum(e.level is not None for e in result.edges)
+            print(
+                f"{name:10} {'eval-network':14} {'on' if on else 'off':9} "
+                f"{result.traffic_dram:12} {result.dram_saved:11} {result.energy:12.4g} "
+                f"{kept:2}/{len(result.edges):<2} {cpu:7.2f}"
+            )
+        network = load_network(name)
+        start = time.process_time()
+        entries = network_entries(network)
+        mapped = map_layers(entries, NETWORK_ARCH, network=network, residency=False)
+        searched = time.process_time() - start
+        for on in (False, True):
+            start = time.process_time()
+            kept_on = kept_between(mapped, on)
+            cpu = time.process_time() - start + (searched if not on else 0.0)
+            total = kept_on.total()
+            assert total is not None
+            kept = sum(e.level is not None for e in kept_on.edges)
+            print(
+                f"{name:10} {'map (latency)':14} {'on' if on else 'off':9} "
+                f"{total['traffic_dram_elements']:12} {total['dram_saved_elements']:11} "
+                f"{total['energy']:12.4g} {kept:2}/{len(kept_on.edges):<2} {cpu:7.2f}"
+            )
+        for edge in kept_on.edges:
+            print(f"  {edge.words}")
+    print("(map: CPU s with residency off is the search's, on the residency's alone)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--peer-python", help="the peers' Python (default TENET_PEERS_PYTHON)")
+    parser.add_argument(
+        "section", nargs="?", choices=["residency"], help="run only the networks' residency"
+    )
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} (2 cores shared)")
-    _exact_runs()
-    _oracle_run()
-    _search_runs()
-    _peer_runs(peer_python(args.peer_python))
+    if args.section is None:
+        _exact_runs()
+        _oracle_run()
+        _search_runs()
+        _peer_runs(peer_python(args.peer_python))
+    _residency_runs()
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
 

@@ -10,7 +10,8 @@ its search finished, and its CPU time (of the main process and the workers' task
 run again with ``--engine dask --workers 1`` and ``--workers 2``: each one's CPU time (the
 child's and its workers', and the rows' sum), wall time and load, and the wall speed-up of 2
 workers; every entry's figures (latency, energy, DRAM traffic, value, bound) must be equal.
-Run from the repository root:
+A network's entries keep their own figures (``--no-residency``: no output kept on chip between
+layers; ``benchmarks/bench_fusion.py`` measures that). Run from the repository root:
 ``python benchmarks/bench_map.py [NETWORK] [ARCH] [--objective energy] [--time-budget 60]
 [--workers 2] [--quick] [--no-dask]`` (default: resnet50 on systolic-levels-16x16 by latency;
 ``--quick``: the two small layers of ``examples/network.yaml``); one layer instead of a
@@ -86,7 +87,7 @@ def main() -> int:
     given = parser.parse_args()
     network = given.network or (QUICK if given.quick else "resnet50")
     if given.workload is None:
-        what = ["-n", network]
+        what = ["-n", network, "--no-residency"]  # each layer's own figures, as searched
     else:
         what = ["-w", given.workload, *(x for p in given.param for x in ("-p", p))]
     base = [sys.executable, "-m", "tenet", "map", *what, "-a", given.arch]

@@ -1,8 +1,9 @@
 """Evaluate a network layer by layer on one architecture: each layer's workload takes the first
 of the given dataflows made for it (its ``fits``), the layer is evaluated exactly (its array
 model's metrics and its headline: the memory-aware figures, untiled, when the architecture has
-levels inside the outermost), and the per-layer figures are weighted by the layer's count into
-network totals."""
+levels inside the outermost), a layer's output that the next layer reads stays on chip when
+both leave room for it (:mod:`tenet.metrics.residency`), and the per-layer figures are weighted
+by the layer's count into network totals."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from tenet.api import load_problem, load_specs
 from tenet.errors import SpecError
-from tenet.metrics.assessment import assess_problem
+from tenet.metrics.assessment import Assessment, assess_problem
 from tenet.metrics.cache import CountCache
 from tenet.metrics.clock import clock_figures
 from tenet.metrics.evaluate import Metrics
+from tenet.metrics.residency import Edge, LayerRun, keep_outputs
+from tenet.model.problem import Problem
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
 from tenet.report.tables import axis_label
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CountCache",
+    "Edge",
     "LayerResult",
     "NetworkResult",
     "choose_dataflow",
@@ -47,6 +51,8 @@ __all__ = [
 ]
 
 _Item = TypeVar("_Item")
+_Evaluated = tuple[Metrics, Assessment, Problem]
+"""A distinct layer's array metrics, memory assessment and problem."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,10 @@ class LayerResult:
     dataflow: str
     metrics: Metrics
     headline: Mapping[str, Any]
+    dram_saved: int = 0
+    """DRAM elements the layer saves by keeping its input or output on chip (per occurrence)."""
+    resident: str = ""
+    """What the layer keeps on chip between layers (``A from fc1; C to fc3``; empty: nothing)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,9 @@ class NetworkResult:
     """The unit of the energies: the architecture's energy table's."""
     clock_mhz: float | None = None
     """The architecture's clock frequency (MHz), if it gives one."""
+    edges: tuple[Edge, ...] = ()
+    """Each layer's input that is the output of the layer before, and whether it stayed on
+    chip."""
 
     def _total(self, figure: str) -> Any:
         """A figure of the layers' headlines weighted by their counts and added up."""
@@ -98,6 +111,21 @@ class NetworkResult:
     def traffic_dram(self) -> int:
         """Return the elements moved between DRAM and the next level by every layer."""
         return cast(int, self._total(column("traffic_dram")))
+
+    @property
+    def dram_saved(self) -> int:
+        """Return the DRAM elements the network saves by keeping outputs on chip."""
+        return sum(r.layer.count * r.dram_saved for r in self.layers)
+
+    def kept_words(self) -> list[str]:
+        """Return what stayed on chip between layers and what did not, one line per edge.
+
+        Examples
+        --------
+        >>> NetworkResult("n", "a", ()).kept_words()
+        []
+        """
+        return [e.words for e in self.edges]
 
     @property
     def fits(self) -> bool:
@@ -134,6 +162,8 @@ class NetworkResult:
                 "count": r.layer.count,
                 "macs": r.metrics.macs,
                 **r.headline,
+                column("dram_saved"): r.dram_saved,
+                "resident": r.resident,
                 "utilisation": float(r.metrics.utilisation),
                 column("latency_array"): r.metrics.latency,
                 "energy_array": r.metrics.energy,
@@ -156,6 +186,8 @@ class NetworkResult:
                 "fits": self.fits,
                 "overflow": None,
                 "memory_model": models.pop() if len(models) == 1 else None,
+                column("dram_saved"): self.dram_saved,
+                "resident": "",
                 "utilisation": float(self.utilisation),
                 column("latency_array"): sum(
                     r.layer.count * r.metrics.latency for r in self.layers
@@ -208,9 +240,14 @@ def evaluate_network(
     *,
     progress: Callable[[Iterable[LayerSpec], int], Iterable[LayerSpec]] = _each,
     cache: CountCache | None = None,
+    residency: bool = True,
 ) -> NetworkResult:
     """Evaluate every layer of ``network`` on ``architecture``, each with the first of
-    ``dataflows`` made for its workload; identical layers are counted once.
+    ``dataflows`` made for its workload; identical layers are counted once. With
+    ``residency``, a layer's output that the next layer reads (its ``input``) stays in the
+    level inside the outermost when both layers leave room for it
+    (:func:`tenet.metrics.residency.keep_outputs`); without, every layer reads its inputs from
+    DRAM and writes its output back.
 
     ``progress`` wraps the layer iteration (e.g. a progress bar); it receives the layers and
     their number. A ``cache`` (:class:`tenet.metrics.cache.CountCache`) evaluates each distinct
@@ -227,10 +264,10 @@ def evaluate_network(
     spec = load_network(network)
     arch = load_architecture(architecture)
     arch_name = str(architecture) if not isinstance(architecture, ArchitectureSpec) else arch.name
-    done: dict[tuple[str, tuple[tuple[str, int], ...], str], tuple[Metrics, dict[str, Any]]] = {}
+    done: dict[tuple[str, tuple[tuple[str, int], ...], str], _Evaluated] = {}
     chosen: dict[str, str] = {}  # per workload: its dataflow
     loaded: dict[tuple[str, str], Specs] = {}
-    results = []
+    runs: list[tuple[LayerSpec, str, Metrics, Assessment, Problem]] = []
     for layer in progress(spec.layers, len(spec.layers)):
         if layer.workload not in chosen:
             chosen[layer.workload] = choose_dataflow(layer, dataflows, arch_name)
@@ -251,9 +288,40 @@ def evaluate_network(
             memory = assess_problem(
                 problem, figures=["memory"], latency_compute=metrics.latency_compute
             )
-            done[key] = metrics, replace(memory, _metrics=metrics).headline()
-        results.append(LayerResult(layer, name, *done[key]))
-    return NetworkResult(spec.name, arch.name, tuple(results), arch.energy.unit, arch.clock_mhz)
+            done[key] = metrics, replace(memory, _metrics=metrics), problem
+        runs.append((layer, name, *done[key]))
+    results = [
+        LayerResult(layer, name, metrics, assessment.headline())
+        for layer, name, metrics, assessment, _ in runs
+    ]
+    edges: tuple[Edge, ...] = ()
+    if any(layer.input is not None for layer in spec.layers):
+        kept = keep_outputs(
+            [
+                LayerRun(layer.name, problem, None, assessment.memory)
+                for layer, _, _, assessment, problem in runs
+            ],
+            [layer.input for layer in spec.layers],
+            on=residency,
+            source=spec.source,
+        )
+        edges = kept.edges
+        results = [
+            replace(
+                result,
+                headline=replace(run[3], _memory=memory).headline(),
+                dram_saved=saved,
+                resident=words,
+            )
+            if words
+            else result
+            for result, run, memory, saved, words in zip(
+                results, runs, kept.memory, kept.dram_saved, kept.resident, strict=True
+            )
+        ]
+    return NetworkResult(
+        spec.name, arch.name, tuple(results), arch.energy.unit, arch.clock_mhz, edges
+    )
 
 
 def network_report(
@@ -295,5 +363,5 @@ def network_report(
         f"layer {r.layer.name}: {fits_line(r.headline)}"
         for r in result.layers
         if not r.headline["fits"]
-    ]
+    ] + [f"between layers: {words}" for words in result.kept_words()]
     return Report(title, dict(inputs), tables, figures, mappings, notes)  # type: ignore[arg-type]

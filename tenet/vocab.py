@@ -145,6 +145,7 @@ UNITS: dict[str, str] = {
     "pe_count": "PEs",
     "edp": ENERGY_DELAY,
     "traffic_dram": "elements",
+    "dram_saved": "elements",
     "latency_array": "cycles",
     "energy_array": ENERGY,
     "edp_array": ENERGY_DELAY,
@@ -194,6 +195,7 @@ DESCRIPTIONS: dict[str, str] = {
     "pe_count": "PEs of the architecture's PE set",
     "edp": "energy-delay product: energy times latency",
     "traffic_dram": "elements moved between DRAM and the next memory level (fills, writebacks)",
+    "dram_saved": "DRAM traffic a layer saves by keeping its input or output on chip",
     "latency_array": "the array model's latency: the largest of compute, ingress and egress",
     "energy_array": "the array model's energy: MACs, PE buffer and scratchpad accesses, weighted",
     "edp_array": "the array's energy times the array's latency",
@@ -247,6 +249,8 @@ FIELDS: dict[str, str] = {
     "memory_model": "what latency and energy are: array (no memory levels), untiled or tiled",
     "layer": "a network's layer entry (network/layer in a search), or the network's total",
     "count": "how many identical layers a network's entry stands for (the total: all of them)",
+    "resident": "what a layer keeps on chip between layers: its input from the layer before, "
+    "its output to the layer after",
 }
 """Keys of the JSON output that are not metrics: identifiers and groups."""
 

@@ -4,6 +4,7 @@ array mapping, kept tensors, tile sizes and loop orders, with a proven bound and
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Any, cast
 
 import click
@@ -16,12 +17,13 @@ from tenet.cli.options import (
     dataflows_option,
     execution_options,
     output_options,
+    residency_option,
     search_execution,
     time_budget_option,
     written_file,
 )
 from tenet.dse import SHOWN_COLUMNS, ExecutionOptions, Interrupted, Mapped, ties_words
-from tenet.report import records_csv, records_text, write_report
+from tenet.report import kept_lines, records_csv, records_text, write_report
 from tenet.spec import is_chain, strict_json
 from tenet.vocab import ENERGY_UNIT_LABELS, MEMORY_OBJECTIVES, MemoryObjective
 
@@ -63,6 +65,7 @@ __all__ = ["map_command"]
     help="Write the best mapping as a dataflow file that tenet eval reads (with --network, a "
     "folder: one file per layer entry).",
 )
+@residency_option()
 @written_file("--report", help="Also write the HTML report (table, plot, mappings) to this file.")
 @execution_options(workers=1)  # as `tenet tile`: this process by default
 @output_options()
@@ -78,6 +81,7 @@ def map_command(
     time_budget: float | None,
     constraints: str | None,
     save_dataflow: str | None,
+    residency: bool,
     report: str | None,
 ) -> None:
     """Search the best mapping of a layer (-w, -p) or of every layer entry of a network (-n)
@@ -85,7 +89,10 @@ def map_command(
     the tile sizes and the loop orders together, by branch and bound (docs/dse.md); print
     each entry's figures, the bound below which no mapping goes and what the gap means, and
     a network's total (entries weighted by their count). Progress, the best so far, its bound
-    and gap go to stderr; Ctrl-C prints what was found so far (exit 130).
+    and gap go to stderr; Ctrl-C prints what was found so far (exit 130). With -n, an entry's
+    output that the next entry reads (its input's `from`) stays in the buffer below DRAM when
+    both best mappings leave room for it (--residency, the default; each entry is searched
+    alone, then its figures lose what stayed on chip: dram_saved_elements, resident).
 
     A chain (-w CHAIN) is searched over its fusion choices (docs/fusion.md): the groups of
     consecutive statements, each group's shared rank and tile size, halo rule and resident
@@ -128,6 +135,7 @@ def map_command(
             network=spec,
             told=tell,
             constraints=None if constraints is None else load_constraints(constraints),
+            residency=residency,
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Mapped) and stop.partial.layers:
@@ -164,6 +172,8 @@ def _render(mapped: Mapped, fmt: str) -> str:
         payload |= {"objective": mapped.objective, "complete": mapped.complete, "layers": rows}
         if total is not None:
             payload["total"] = total
+        if mapped.edges:
+            payload["edges"] = [asdict(e) for e in mapped.edges]
         return strict_json(payload)
     if fmt == "csv":
         flat = [
@@ -190,7 +200,8 @@ def _render(mapped: Mapped, fmt: str) -> str:
     ]
     mappings = [f"{r['layer']}: {r['space_stamp']} {r['time_stamp']}; {r['tiling']}" for r in rows]
     tied = ["", "ties:", *ties] if ties else []
-    return "\n".join([head, table, *tied, "", "mappings:", *mappings])
+    kept = kept_lines([e.words for e in mapped.edges])
+    return "\n".join([head, table, *kept, *tied, "", "mappings:", *mappings])
 
 
 def _whole(value: object) -> object:

@@ -68,6 +68,7 @@ __all__ = [
     "collect_designs",
     "constraints_option",
     "dataflows_option",
+    "residency_option",
     "time_budget_option",
 ]
 
@@ -365,6 +366,18 @@ def dataflows_option(help: str, *, required: bool = False) -> Decorator:
     network its dataflow (the command's ``dataflows``: zoo names or files)."""
     return click.option(
         "--dataflow", "-d", "dataflows", multiple=True, required=required, help=help
+    )
+
+
+def residency_option() -> Decorator:
+    """The ``--residency/--no-residency`` option of a network's command (default on): a
+    layer's output that the next layer reads stays on chip when both leave room for it."""
+    return click.option(
+        "--residency/--no-residency",
+        default=True,
+        show_default=True,
+        help="Keep a layer's output in the buffer below DRAM for the next layer that reads it "
+        "(its input's `from`) when both layers leave room for it (docs/fusion.md).",
     )
 
 

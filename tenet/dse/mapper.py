@@ -7,7 +7,10 @@ A network's layer entries are each listed under their own name with their count 
 eval-network`` lists them); identical entries (same workload and sizes) are searched once. The
 network's total weighs each entry by its count (:func:`tenet.dse.network.network_totals`).
 The best mapping of each entry is written as a dataflow file (:func:`dataflow_text`) that
-``tenet eval`` evaluates to the same figures.
+``tenet eval`` evaluates to the same figures. A network's entry whose input is the output of
+the entry before keeps it on chip when both bests leave room for it
+(:func:`tenet.metrics.residency.keep_outputs`): each entry is searched alone, then its figures
+lose the DRAM traffic of what stayed on chip (the value and bound stay the search's).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from tenet.api import load_problem
 from tenet.dse.joint.tree import joint_search
 from tenet.dse.network import layer_counts, network_totals
 from tenet.dse.ranking.certificate import Certificate, unit_of
@@ -30,12 +34,16 @@ from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Interrupted
 from tenet.errors import SpecError
 from tenet.files import write_atomically
+from tenet.mapping import Stamps
+from tenet.metrics.assessment import Assessment, assess_problem
+from tenet.metrics.residency import Edge, LayerRun, keep_outputs
 from tenet.report.designspace import plot_layers
 from tenet.report.html import MappingRecord, Report
 from tenet.report.tables import axis_label
 from tenet.spec import (
     ArchitectureSpec,
     ConstraintsSpec,
+    DataflowSpec,
     NetworkSpec,
     load_architecture,
     load_workload,
@@ -50,6 +58,7 @@ __all__ = [
     "SHOWN_COLUMNS",
     "network_entries",
     "map_layers",
+    "kept_between",
     "gap_words",
     "ties_words",
     "dataflow_text",
@@ -64,6 +73,8 @@ SHOWN_COLUMNS = [
     "energy",
     "energy_unit",
     column("traffic_dram"),
+    column("dram_saved"),
+    "resident",
     "value",
     "bound",
     "certificate",
@@ -159,14 +170,28 @@ class MappedLayer:
     with their results, :attr:`tenet.dse.run.engines.Engine.worker_seconds`)."""
     kept: Mapping[str, list[str]]
     """Every tensor each memory level of the best mapping keeps, outermost level first."""
+    resident_assessment: Assessment | None = None
+    """The best mapping with what it keeps on chip between layers: its memory figures, and
+    its kept tensors with the one that stays on chip (None: the search's own)."""
+    dram_saved: int = 0
+    """DRAM elements saved by keeping the input or output on chip (per occurrence)."""
+    resident: str = ""
+    """What the entry keeps on chip between layers (``A from fc1; C to fc3``)."""
+
+    @property
+    def assessment(self) -> Assessment:
+        """The best mapping's assessment, with what it keeps on chip between layers."""
+        found = self.found.best.assessment
+        return found if self.resident_assessment is None else self.resident_assessment
 
     def row(self) -> dict[str, Any]:
         """Return the layer's row: its figures under the best mapping (memory-aware latency,
         energy, DRAM traffic), the objective's value, the bound and the relative gap, the
-        mapping (stamps, tiles, kept tensors, places) and what the search did."""
+        mapping (stamps, tiles, kept tensors, places) and what the search did; the figures
+        with what it keeps on chip between layers (``dram_saved_elements``, ``resident``)."""
         found, best = self.found, self.found.best
-        figures = best.assessment.row()
-        stamps = best.assessment.mapping
+        figures = self.assessment.row()
+        stamps = self.assessment.mapping
         value = best.value
         return {
             "layer": self.entry.label,
@@ -175,6 +200,8 @@ class MappedLayer:
             "count": self.entry.count,
             **{k: figures[k] for k in (column("latency"), "energy", "energy_unit")},
             column("traffic_dram"): figures[column("traffic_dram")],
+            column("dram_saved"): self.dram_saved,
+            "resident": self.resident,
             column("latency_compute"): figures[column("latency_compute")],
             "bottleneck": figures["bottleneck"],
             "fits": figures["fits"],
@@ -211,6 +238,9 @@ class Mapped:
     """The network whose entries these are (None: one layer)."""
     complete: bool = True
     """Every entry was searched (False: interrupted)."""
+    edges: tuple[Edge, ...] = ()
+    """Each entry's input that is the output of the entry before, and whether it stayed on
+    chip."""
 
     def rows(self) -> list[dict[str, Any]]:
         """Return the row of every mapped entry (:meth:`MappedLayer.row`)."""
@@ -244,7 +274,11 @@ class Mapped:
             return {"layer": "total", "count": sum(c for _, c in layer_counts(self.network))}
         last = totals.iloc[-1].to_dict()
         keep = ("layer", "count", column("latency"), "energy", column("traffic_dram"))
-        return {k: last[k] for k in keep} | {"energy_unit": last["energy_unit"]}
+        saved = sum(m.entry.count * m.dram_saved for m in self.layers)
+        return {k: last[k] for k in keep} | {
+            "energy_unit": last["energy_unit"],
+            column("dram_saved"): saved,
+        }
 
 
 def _kept(
@@ -285,6 +319,7 @@ def map_layers(
     network: NetworkSpec | None = None,
     told: Callable[[str], object] | None = None,
     constraints: ConstraintsSpec | None = None,
+    residency: bool = True,
 ) -> Mapped:
     """Search the best mapping of each layer entry of ``entries`` on ``arch`` by
     ``objective`` (:func:`~tenet.dse.joint.tree.joint_search` over every array mapping of the
@@ -292,7 +327,9 @@ def map_layers(
     network, those made for each entry's workload), identical entries once; ``execution``
     runs every search (its time budget is each search's; one engine serves them all, its
     workers' CPU time counted in each entry's);
-    ``told`` hears a line when an entry is done; ``constraints`` narrow every entry's search.
+    ``told`` hears a line when an entry is done; ``constraints`` narrow every entry's search;
+    with ``residency``, an entry's input that is the output of the entry before stays on chip
+    when both bests leave room for it (:func:`kept_between`).
 
     Raises
     ------
@@ -362,7 +399,99 @@ def map_layers(
     finally:
         if engine is not None:
             engine.__exit__(None, None, None)
-    return result(True)
+    return kept_between(result(True), residency)
+
+
+def kept_between(mapped: Mapped, on: bool = True) -> Mapped:
+    """Return ``mapped`` (a network's entries, each with its best mapping) with each entry's
+    input that is the output of the entry before kept on chip when both bests leave room
+    for it (:func:`tenet.metrics.residency.keep_outputs`; ``on`` False: the edges checked,
+    nothing kept); a best that bypasses the tensor at the level inside the outermost is
+    tried with that level keeping it, and keeps it only when it stays on chip. Counted from
+    each search's best: ``mapped`` may have kept some already. A network without such
+    inputs, or one layer, comes back as it is."""
+    network = mapped.network
+    if network is None or all(layer.input is None for layer in network.layers):
+        return mapped
+    architecture = load_architecture(mapped.architecture)
+    inputs = [layer.input for layer in network.layers]
+    wanted: list[set[str]] = [set() for _ in inputs]
+    for k, given in enumerate(inputs):
+        if given is not None and on:
+            wanted[k - 1] |= set(_written(mapped.layers[k - 1].entry.workload))
+            wanted[k].add(given.tensor)
+    tried = [
+        _resident_run(m, layer.name, architecture, extra)
+        for m, layer, extra in zip(mapped.layers, network.layers, wanted, strict=True)
+    ]
+    first = keep_outputs([run for run, _ in tried], inputs, on=on, source=network.source)
+    stays: list[set[str]] = [set() for _ in inputs]
+    for edge in first.edges:
+        if edge.level is not None:
+            consumer = [layer.name for layer in network.layers].index(edge.consumer)
+            stays[consumer - 1].add(edge.output)
+            stays[consumer].add(edge.input)
+    if stays == wanted:
+        final, kept = tried, first
+    else:
+        final = [
+            _resident_run(m, layer.name, architecture, extra)
+            for m, layer, extra in zip(mapped.layers, network.layers, stays, strict=True)
+        ]
+        kept = keep_outputs([run for run, _ in final], inputs, on=on, source=network.source)
+    layers = tuple(
+        replace(
+            m,
+            resident_assessment=replace(found, _memory=memory) if words else None,
+            kept=_kept(architecture, list(load_workload(m.entry.workload).accesses), keep),
+            dram_saved=saved,
+            resident=words,
+        )
+        for m, (_, found), memory, saved, words, keep in zip(
+            mapped.layers,
+            final,
+            kept.memory,
+            kept.dram_saved,
+            kept.resident,
+            [found.mapping.keep for _, found in final],
+            strict=True,
+        )
+    )
+    return replace(mapped, layers=layers, edges=kept.edges)
+
+
+def _written(workload: str) -> list[str]:
+    """The tensors ``workload`` writes."""
+    return [t for t, access in load_workload(workload).accesses.items() if access.write]
+
+
+def _resident_run(
+    m: MappedLayer, name: str, architecture: ArchitectureSpec, extra: set[str]
+) -> tuple[LayerRun, Assessment]:
+    """The entry's best mapping as a layer run, with the level inside the outermost keeping
+    ``extra`` too when the mapping bypasses them there and the level may hold them (its
+    memory figures counted again then), and its assessment."""
+    best = m.found.best.assessment
+    data = _dataflow_data(best.mapping, name)
+    keep = {level: list(tensors) for level, tensors in data.get("keep", {}).items()}
+    level = architecture.levels[1].name if len(architecture.levels) > 1 else None
+    held = architecture.levels[1].tensors if level is not None else None
+    added = {
+        t for t in extra if level in keep and t not in keep[level] and (held is None or t in held)
+    }
+    if added:
+        assert level is not None
+        data["keep"] = {**keep, level: sorted({*keep[level], *added})}
+    problem = load_problem(
+        load_workload(m.entry.workload),
+        architecture,
+        DataflowSpec.from_mapping(data),
+        params=m.entry.params,
+    )
+    if added:
+        compute = best.memory.latency_compute
+        best = assess_problem(problem, figures=["memory"], latency_compute=compute)
+    return LayerRun(name, problem, None, best.memory), best
 
 
 def _mapped(
@@ -371,6 +500,23 @@ def _mapped(
     tensors = list(load_workload(entry.workload).accesses)
     keep = found.best.assessment.mapping.keep
     return MappedLayer(entry, found, seconds, _kept(arch, tensors, keep))
+
+
+def _dataflow_data(stamps: Stamps, name: str) -> dict[str, Any]:
+    """A mapping's ``stamps`` as a dataflow file's keys (stamps, tiles, places, kept
+    tensors)."""
+    data: dict[str, Any] = {
+        "version": 1,
+        "name": name,
+        "space_stamp": stamps.space_stamp,
+        "time_stamp": stamps.time_stamp,
+        "tiles": dict(stamps.tiles),
+    }
+    if stamps.places:
+        data["places"] = {level: dict(per) for level, per in stamps.places.items()}
+    if stamps.keep:
+        data["keep"] = {level: list(tensors) for level, tensors in stamps.keep.items()}
+    return data
 
 
 def dataflow_text(layer: MappedLayer, arch: str, path: str | Path) -> str:
@@ -390,19 +536,7 @@ def dataflow_text(layer: MappedLayer, arch: str, path: str | Path) -> str:
     name: gemm
     space_stamp: ...
     """
-    stamps = layer.found.best.assessment.mapping
-    name = layer.entry.label.replace("/", "-")
-    data: dict[str, Any] = {
-        "version": 1,
-        "name": name,
-        "space_stamp": stamps.space_stamp,
-        "time_stamp": stamps.time_stamp,
-        "tiles": dict(stamps.tiles),
-    }
-    if stamps.places:
-        data["places"] = {level: dict(per) for level, per in stamps.places.items()}
-    if stamps.keep:
-        data["keep"] = {level: list(tensors) for level, tensors in stamps.keep.items()}
+    data = _dataflow_data(layer.assessment.mapping, layer.entry.label.replace("/", "-"))
     sizes = "".join(f" -p {k}={v}" for k, v in layer.entry.params.items())
     found = layer.found
     head = (
@@ -460,13 +594,14 @@ def map_report(mapped: Mapped, inputs: Mapping[str, str]) -> Report:
         MappingRecord(
             f"{m.entry.label} (x{m.entry.count})",
             m.found.best.mapping.describe(),
-            m.found.best.assessment.mapping.space_stamp,
-            m.found.best.assessment.mapping.time_stamp,
-            dict(m.found.best.assessment.mapping.tiles),
+            m.assessment.mapping.space_stamp,
+            m.assessment.mapping.time_stamp,
+            dict(m.assessment.mapping.tiles),
         )
         for m in mapped.layers
     ]
     heading = "Each layer entry's best mapping (figures of one occurrence), its bound and gap"
     if total is not None:
         heading += ", and the network's total (entries weighted by their count)"
-    return Report(title, dict(inputs), [(heading, table)], figures, records)  # type: ignore[arg-type]
+    notes = [f"between layers: {edge.words}" for edge in mapped.edges]
+    return Report(title, dict(inputs), [(heading, table)], figures, records, notes)  # type: ignore[arg-type]

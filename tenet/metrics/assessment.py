@@ -222,6 +222,7 @@ def assess_problem(
     latency_compute: int | None = None,
     levels: Collection[str] | None = None,
     cutoff: Cutoff | None = None,
+    whole: Mapping[TensorName, int] | None = None,
 ) -> Assessment:
     """Count the ``figures`` of ``problem`` under ``mapping`` exactly: a loop nest whose
     tiles, places and kept tensors replace the dataflow's (its stamps are the problem's), or
@@ -231,8 +232,9 @@ def assess_problem(
     dataflow's), ``legality`` (``reductions`` and ``instances_per_step`` as in
     :func:`tenet.model.legality.check_dataflow`), ``memory`` (under the ``retention`` rule;
     ``latency_compute`` the array's compute latency in cycles, counted when not given),
-    ``needs`` (of ``levels``, default every level), ``design`` (the counts that design
-    points share kept in ``shared``, below the ``cutoff``).
+    ``needs`` (of ``levels``, default every level; ``whole``: tensors counted whole, with
+    their elements, as :func:`tenet.metrics.memory.level_needs` counts them), ``design``
+    (the counts that design points share kept in ``shared``, below the ``cutoff``).
 
     Raises
     ------
@@ -282,7 +284,7 @@ def assess_problem(
         memory = evaluate_memory(problem, latency_compute, tiles, places, keep, retention)
     needs = None
     if "needs" in figures:
-        needs = LevelNeeds(*level_needs(problem, tiles, places, levels, keep))
+        needs = LevelNeeds(*level_needs(problem, tiles, places, levels, keep, whole))
     design = None
     if "design" in figures:
         design = design_row(problem, SharedCounts() if shared is None else shared, cutoff)

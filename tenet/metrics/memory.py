@@ -32,6 +32,7 @@ __all__ = [
     "MemoryMetrics",
     "evaluate_memory",
     "level_needs",
+    "kept_on_chip",
     "count_served",
     "tensor_relations",
     "fraction_text",
@@ -533,12 +534,27 @@ def level_needs(
     places: Sequence[tuple[str, str, isl.Map]] = (),
     levels: Collection[str] | None = None,
     keep: Mapping[str, Collection[str]] | None = None,
+    whole: Mapping[TensorName, int] | None = None,
 ) -> tuple[dict[str, int], bool]:
     """Return the largest tile of every level inside the outermost (elements, summed over
     tensors; only ``levels`` when given) and whether every tile fits (per tensor under
     ``split``); no fills counted. ``tiles``, ``places`` and ``keep`` replace the dataflow's
     as in :func:`evaluate_memory`, whose stage of
-    :func:`tenet.metrics.assessment.assess_problem` this is (``figures="needs"``)."""
+    :func:`tenet.metrics.assessment.assess_problem` this is (``figures="needs"``).
+
+    ``whole`` (tensor, its elements) counts those tensors whole at every level that holds
+    them, beside each moment's tiles of the others: a tensor kept on chip between layers.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+    ...                  params={"M": 8, "N": 8, "K": 8})
+    >>> level_needs(p, levels=["glb"])  # one tile: A, B and C whole, 3 x 64
+    ({'glb': 192}, True)
+    >>> level_needs(p, levels=["glb"], whole={"C": 100})  # C counted as 100 elements
+    ({'glb': 228}, True)
+    """
     relations = tensor_relations(problem)
     needs: dict[str, int] = {}
     fits = True
@@ -551,8 +567,14 @@ def level_needs(
         placed = {t: own[t][k] if t in own else tiled for t in relations if level.holds(t)}
         moments = _moments(tiled, placed.values())
         shares: dict[TensorName, isl.PwQPolynomial] = {}
+        constant = 0
         for tensor, (read, write) in relations.items():
             if tensor not in placed:
+                continue
+            if whole is not None and tensor in whole:
+                constant += whole[tensor]
+                if level.split and whole[tensor] > (level.capacity_of(tensor) or 0):
+                    fits = False
                 continue
             held = placed[tensor].key_of.reverse().apply_range(read.union(write))
             per_key = _per_key_count(held)
@@ -560,10 +582,66 @@ def level_needs(
                 fits = False
             shares[tensor] = _at_moments(moments, placed[tensor], held, per_key)
         total = _total(shares)
-        needs[level.name] = _maximum(total) if total is not None else 0
+        needs[level.name] = (_maximum(total) if total is not None else 0) + constant
         if not level.split and level.capacity is not None and needs[level.name] > level.capacity:
             fits = False
     return needs, fits
+
+
+def kept_on_chip(
+    problem: Problem,
+    metrics: MemoryMetrics,
+    tensors: Collection[TensorName],
+    need: int,
+    keep: Mapping[str, Collection[str]] | None = None,
+) -> MemoryMetrics:
+    """Return ``metrics`` (of ``problem`` under the kept tensors ``keep``, as in
+    :func:`evaluate_memory`) with ``tensors`` held whole by the level inside the outermost for
+    the whole run: brought there by the layer before or left there for the layer after
+    (``docs/fusion.md``). Their fills and writebacks at that level, and what the outermost
+    level serves for them, are gone; their footprint there is the whole tensor and the
+    level's largest tile ``need`` (:func:`level_needs` with them ``whole``); every level's
+    accesses, time and energy, and the memory-aware latency, are counted again from the
+    records.
+
+    Raises
+    ------
+    ValueError
+        A tensor the level does not hold, or one it takes from linked instances.
+
+    Examples
+    --------
+    >>> from tenet.api import load_problem
+    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
+    ...                  params={"M": 8, "N": 8, "K": 8})
+    >>> m = evaluate_memory(p)
+    >>> m.traffic_dram, kept_on_chip(p, m, ["C"], 192).traffic_dram  # C's 64 writebacks gone
+    (192, 128)
+    """
+    levels = _levels(problem, keep)
+    outer, level = levels[0].name, levels[1].name
+    records = []
+    for r in metrics.records:
+        if r.level == level and r.tensor in tensors:
+            if r.fills_neighbour:
+                raise ValueError(f"{level} takes {r.tensor} from linked instances")
+            whole = metrics.record(outer, r.tensor).footprint
+            r = replace(r, footprint=whole, fills=0, writebacks=0, fills_parent=0)
+            r = replace(r, reads_parent=0, writes_parent=0)
+        records.append(r)
+    held = {r.tensor for r in records if r.level == level}
+    if not set(tensors) <= held:
+        raise ValueError(f"{level} does not hold {', '.join(sorted(set(tensors) - held))}")
+    footprints = {s.level: s.footprint for s in metrics.levels} | {level: need}
+    summed = _summarise(
+        levels, records, footprints, metrics.latency_compute, list(metrics.violations)
+    )
+    return replace(
+        summed,
+        energy=summed.energy + metrics.energy_operands + metrics.energy_links,
+        energy_operands=metrics.energy_operands,
+        energy_links=metrics.energy_links,
+    )
 
 
 def _refines(fine: TiledLevel, coarse: TiledLevel) -> bool:

@@ -23,6 +23,7 @@ __all__ = [
     "fits_line",
     "fits_notice",
     "headline_lines",
+    "kept_lines",
     "layout_dict",
     "layout_text",
     "mapping_row_output",
@@ -30,6 +31,18 @@ __all__ = [
     "records_text",
     "row_csv",
 ]
+
+
+def kept_lines(words: Sequence[str]) -> list[str]:
+    """Return the lines under a network's table that say, edge by edge (``words``), what
+    stayed on chip between layers.
+
+    Examples
+    --------
+    >>> kept_lines(["fc1.C -> fc2.A (24 elements): kept on chip in glb"])
+    ['', 'between layers:', '  fc1.C -> fc2.A (24 elements): kept on chip in glb']
+    """
+    return ["", "between layers:", *(f"  {w}" for w in words)] if words else []
 
 
 def fits_line(row: Mapping[str, Any]) -> str:

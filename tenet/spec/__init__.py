@@ -15,7 +15,7 @@ from tenet.spec.constraints import ConstraintsSpec, LevelConstraints, load_const
 from tenet.spec.dataflow import DataflowSpec
 from tenet.spec.io import strict_json
 from tenet.spec.layout import ScratchpadSpec
-from tenet.spec.network import LayerSpec, NetworkSpec
+from tenet.spec.network import LayerInput, LayerSpec, NetworkSpec
 from tenet.spec.onnx import read_onnx
 from tenet.spec.onnx_chain import OnnxChain, read_onnx_chain
 from tenet.spec.original import (
@@ -50,6 +50,7 @@ __all__ = [
     "EnergySpec",
     "Experiment",
     "Kind",
+    "LayerInput",
     "LayerSpec",
     "LinkSpec",
     "NetworkSpec",

@@ -6,6 +6,12 @@ group), with ``stride``/``dilation`` template arguments; ``MatMul`` and ``Gemm``
 or ``bmm`` when both operands carry the same batch dimensions. Other operators move no MACs
 through the array and are left out. Size names follow the zoo workloads: ``OX``/``RX`` are the
 output and kernel width, ``OY``/``RY`` the height.
+
+A layer whose input is the output of the layer just before, and its only reader, directly or
+through operators of one data input that move no MACs (:data:`PASSING`: activations, batch
+normalisation, reshapes), names it as its ``input`` (a tensor that may stay on chip between the
+layers, ``docs/fusion.md``); an output that pooling, an addition or a second reader takes goes
+through DRAM.
 """
 
 from __future__ import annotations
@@ -20,7 +26,35 @@ from tenet.spec.network import NetworkSpec
 if TYPE_CHECKING:
     import onnx
 
-__all__ = ["read_onnx", "inferred_model", "tensor_shapes", "known_shape", "node_attributes"]
+__all__ = [
+    "PASSING",
+    "read_onnx",
+    "inferred_model",
+    "tensor_shapes",
+    "known_shape",
+    "node_attributes",
+]
+
+PASSING = frozenset(
+    {
+        "Relu",
+        "LeakyRelu",
+        "Clip",
+        "Sigmoid",
+        "Tanh",
+        "Gelu",
+        "Softmax",
+        "BatchNormalization",
+        "Identity",
+        "Dropout",
+        "Flatten",
+        "Reshape",
+        "Squeeze",
+        "Unsqueeze",
+    }
+)
+"""Operators a layer's output may pass through, unchanged in its elements' number, to the next
+layer's input that stays on chip."""
 
 _Layer = dict[str, Any]
 
@@ -159,6 +193,35 @@ def inferred_model(source: str) -> onnx.ModelProto:
         raise SpecError(reason, source=source) from exc
 
 
+def _readers(model: onnx.ModelProto) -> dict[str, int]:
+    """How many nodes read each value (a graph output counts as one more)."""
+    readers: dict[str, int] = {o.name: 1 for o in model.graph.output}
+    for node in model.graph.node:
+        for value in node.input:
+            readers[value] = readers.get(value, 0) + 1
+    return readers
+
+
+def _input(
+    node: onnx.NodeProto, origin: dict[str, int], readers: dict[str, int], before: int
+) -> str | None:
+    """The tensor of the layer ``node`` that is the output of the layer ``before`` (the one
+    just before) and is read by nothing else; None when there is none."""
+    if node.op_type == "Conv":
+        named = [(node.input[0], "I")]
+    else:
+        transposed = node_attributes(node) if node.op_type == "Gemm" else {}
+        named = [
+            (value, tensor)
+            for value, tensor, flag in zip(node.input[:2], "AB", ("transA", "transB"), strict=False)
+            if not transposed.get(flag, 0)
+        ]
+    for value, tensor in named:
+        if before >= 0 and origin.get(value) == before and readers.get(value) == 1:
+            return tensor
+    return None
+
+
 def read_onnx(path: str | Path) -> NetworkSpec:
     """Read the ``Conv``, ``MatMul`` and ``Gemm`` nodes of an ONNX file, in graph order.
 
@@ -171,15 +234,28 @@ def read_onnx(path: str | Path) -> NetworkSpec:
     source = str(path)
     model = inferred_model(source)
     shapes = tensor_shapes(model)
-    layers = []
+    layers: list[_Layer] = []
+    readers = _readers(model)
+    weights = {t.name for t in model.graph.initializer}
+    origin: dict[str, int] = {}  # a value: the layer whose output it is
     for k, node in enumerate(model.graph.node):
+        if node.op_type in PASSING:
+            data = [v for v in node.input if v and v not in weights]
+            if len(data) == 1 and data[0] in origin and readers[data[0]] == 1:
+                origin.update((v, origin[data[0]]) for v in node.output)
+            continue
         if node.op_type == "Conv":
             layer = _conv(node, shapes, source)
         elif node.op_type in ("MatMul", "Gemm"):
             layer = _matmul(node, shapes, source)
         else:
             continue
-        layers.append({"name": node.name or f"{node.op_type.lower()}_{k}", **layer})
+        name = node.name or f"{node.op_type.lower()}_{k}"
+        taken = _input(node, origin, readers, len(layers) - 1)
+        if taken is not None:
+            layer["input"] = {"from": layers[-1]["name"], "tensor": taken}
+        layers.append({"name": name, **layer})
+        origin[node.output[0]] = len(layers) - 1
     if not layers:
         raise SpecError("the model has no Conv, MatMul or Gemm node", source=source)
     name = model.graph.name or Path(source).stem

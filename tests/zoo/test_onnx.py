@@ -126,3 +126,30 @@ def test_onnx_unreadable_file_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"\x08\xff\xff\xff garbage")
     with pytest.raises(SpecError, match=r"broken.onnx: cannot read the ONNX model"):
         tenet.network(str(path))
+
+
+def test_onnx_layers_name_the_output_of_the_layer_before(tmp_path: Path) -> None:
+    network = load_network(_small_cnn(tmp_path))
+    # conv1 -> relu -> dw, dw -> dilated, dilated -> flatten -> fc (Gemm's A), fc ->
+    # reshape -> bmm (MatMul's A): each output read once, by the next layer.
+    inputs = {layer.name: layer.input for layer in network.layers if layer.input is not None}
+    assert {name: (i.producer, i.tensor) for name, i in inputs.items()} == {
+        "dw": ("conv1", "I"),
+        "dilated": ("dw", "I"),
+        "fc": ("dilated", "A"),
+        "bmm": ("fc", "A"),
+    }
+
+
+def test_onnx_output_read_twice_goes_through_dram(tmp_path: Path) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], name="a"),
+        helper.make_node("Conv", ["c1", "w2"], ["c2"], name="b"),
+        helper.make_node("Add", ["c1", "c2"], ["s"], name="residual"),
+        helper.make_node("Conv", ["s", "w3"], ["c3"], name="c"),
+    ]
+    weights = [_weight(w, [4, 4, 1, 1]) for w in ("w1", "w2", "w3")]
+    network = load_network(_save(tmp_path, nodes, [x], weights))
+    # a's output feeds b and the addition; c reads the sum, not b's output alone.
+    assert [layer.input for layer in network.layers] == [None, None, None]
