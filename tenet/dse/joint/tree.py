@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -36,17 +36,20 @@ from tenet.dse.joint.bounds import BoundContext, lower_bound
 from tenet.dse.joint.declared import compute_floor, kept_choices, places_apply, space_size
 from tenet.dse.joint.seeds import improved_seeds, seed_tilings
 from tenet.dse.joint.subtree import Key, Part, Subtree, SubtreeResult, bound_key
+from tenet.dse.joint.symmetry import stamp_images
 from tenet.dse.ranking.certificate import Certificate, Incumbent, status_line
 from tenet.dse.run.engines import Job
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Interrupted, Runner, Settled, StoredRun, run_parts
 from tenet.dse.space.design import DesignSpace, SpaceOptions
+from tenet.dse.space.symmetry import automorphisms, permutation_map
 from tenet.dse.tiling.constructive import rank_mappings
 from tenet.dse.tiling.sizes import TilingSpace
 from tenet.errors import CapacityError, TimeBudgetError
 from tenet.metrics.assessment import RECORD_FORMAT, Evaluated
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import fraction_text
+from tenet.model import Architecture, Dataflow
 from tenet.model.problem import Problem
 from tenet.model.workload import Workload
 from tenet.spec import (
@@ -195,6 +198,14 @@ class Declared:
     """Parts each subtree is searched in."""
     constraints: MappingConstraints | None = None
     """What the mappings of the space satisfy."""
+    dominated: Mapping[int, int] = field(default_factory=dict)
+    """The subtrees that the image of an earlier one under a symmetry of the problem stands
+    for (:func:`_dominated`): subtree -> the one searched, of the same figures."""
+
+    @property
+    def searched(self) -> list[JointRoot]:
+        """The subtrees searched: those no other stands for."""
+        return [t for t in self.subtrees if t.index not in self.dominated]
 
     def task(self, subtree: int, part: int) -> int:
         """The position of ``part`` of ``subtree`` among the run's parts."""
@@ -222,6 +233,7 @@ def joint_search(
     execution: ExecutionOptions | None = None,
     constraints: ConstraintsSpec | None = None,
     ties: int | None = TIES,
+    dominance: bool = True,
 ) -> Certificate:
     """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
     ``arch`` together for the least ``objective``, by branch and bound; return the best and
@@ -245,6 +257,9 @@ def joint_search(
     far, the bound and the gap as they change. The choices that depend on the objective are
     its :class:`Policy`. ``constraints`` narrow the declared space (the array mappings, kept
     tensors, tile sizes and loop orders each allows; the seeds that break them are dropped).
+    With ``dominance``, by energy, a subtree that is the image of an earlier one under a
+    symmetry of the problem is not searched: that one's best and bounds stand for it
+    (:func:`_dominated`).
 
     Raises
     ------
@@ -276,7 +291,16 @@ def joint_search(
     try:
         with Runner(execution) as runner:
             found = declare(
-                given, mappings, space, objective, bypass, places, budget, runner, constraints
+                given,
+                mappings,
+                space,
+                objective,
+                bypass,
+                places,
+                budget,
+                runner,
+                constraints,
+                dominance,
             )
             if seed:
                 dived = _dive(found, policy, incumbent, runner, tied)
@@ -330,6 +354,7 @@ def declare(
     budget: int | None,
     runner: Runner,
     constraints: ConstraintsSpec | None = None,
+    dominance: bool = False,
 ) -> Declared:
     """Return the space of a joint search and its subtrees, best root bound first: the array
     ``mappings`` (dataflow files, zoo names or specs; None: every mapping of the design
@@ -339,7 +364,8 @@ def declare(
     and with ``places`` each tensor's copy at a per-PE innermost level of single-instance
     tiles also above any of the level's loops
     (:func:`tenet.dse.joint.declared.place_choices`); ``constraints`` (or those of
-    ``space``) narrow each choice."""
+    ``space``) narrow each choice; with ``dominance``, the subtrees an earlier one stands for by
+    a symmetry of the problem are marked (:func:`_dominated`)."""
     w, a, bound = given.workload, given.architecture, given.bound
     space = space or TilingSpace()
     if constraints is not None:
@@ -379,7 +405,13 @@ def declare(
         "budget": budget,
         "places": placing,
     }
-    parts = min(MAX_PARTS, max(1, -(-PARTS_TARGET // len(subtrees))))
+    dominated: dict[int, int] = {}
+    symmetric = limits is None and Policy.of(objective).one_per_placement
+    if dominance and symmetric:
+        dims = None if checked.dims is None else [facts.dims.index(d) for d in checked.dims]
+        dominated = _dominated(given, specs, subtrees, facts.extents, dims)
+    searched = len(subtrees) - len(dominated)
+    parts = min(MAX_PARTS, max(1, -(-PARTS_TARGET // searched)))
     text = json.dumps(context, sort_keys=True)
     return Declared(
         given,
@@ -394,6 +426,7 @@ def declare(
         text,
         parts,
         limits,
+        dominated,
     )
 
 
@@ -447,6 +480,60 @@ def _roots(
                 firsts.append(tree)
         subtrees = firsts
     return [JointRoot(k, s.mapping, s.keep, s.root, s.other) for k, s in enumerate(subtrees)]
+
+
+def _dominated(
+    given: Specs,
+    specs: Sequence[DataflowSpec],
+    subtrees: Sequence[JointRoot],
+    extents: Sequence[int],
+    tiled: Sequence[int] | None,
+) -> dict[int, int]:
+    """The subtrees (by energy, one per placement and choice of kept tensors) that an
+    earlier one stands for: subtree -> that one. Subtree u stands in for t when, under a loop
+    symmetry π of the workload (:func:`tenet.dse.joint.symmetry.loop_symmetries`) that maps
+    the ``tiled`` loops (None: all) onto themselves, u's placement is the image of t's (up to
+    a symmetry of the array), both keep the same tensors, and their root keys and array
+    mappings' compute latencies are equal. Each leaf of u is then the image of a leaf of t
+    (its sizes and orders renamed by π), of the same energy (the energy does not depend on
+    the time-stamp: :class:`Policy`) and latency: t's best and bounds hold for u."""
+    workload = Workload.from_spec(given.workload, given.bound)
+    positions = list(dict.fromkeys(t.mapping for t in subtrees))
+    stamps = [Dataflow.from_spec(specs[m], given.bound).space_stamp for m in positions]
+    arch = Architecture.from_spec(given.architecture, given.bound)
+    array = [permutation_map(arch.pe_set, order) for order in automorphisms(arch)[1:]]
+    images = stamp_images(workload, extents, stamps, array)
+    closed = [
+        mapped
+        for order, mapped in images
+        if tiled is None or sorted(order[d] for d in tiled) == sorted(tiled)
+    ]
+    where = {m: k for k, m in enumerate(positions)}
+    by_root = {(t.mapping, frozenset(t.keep.items())): t for t in subtrees}
+    computes: dict[int, int] = {}
+
+    def compute(m: int) -> int:
+        if m not in computes:
+            problem = load_problem(given.workload, given.architecture, specs[m], given.bound)
+            computes[m] = occupancy(problem).latency_compute
+        return computes[m]
+
+    dominated: dict[int, int] = {}
+    for tree in subtrees:
+        if tree.index in dominated:
+            continue
+        for mapped in closed:
+            image = mapped[where[tree.mapping]]
+            other = (
+                None
+                if image is None
+                else by_root.get((positions[image], frozenset(tree.keep.items())))
+            )
+            if other is None or other.index <= tree.index or other.index in dominated:
+                continue
+            if other.key == tree.key and compute(other.mapping) == compute(tree.mapping):
+                dominated[other.index] = tree.index
+    return dominated
 
 
 def _mappings_and_floors(
@@ -572,7 +659,7 @@ def _run(
     """Search the subtrees' parts not in the store (with a probe, first each subtree's first
     leaves: those it finished are done), storing each finished one; ``found`` holds every
     result by part as it comes; the parts' tasks spend what ``ties`` lets them."""
-    names = {d.task(t.index, p): d.name(t, p) for t in d.subtrees for p in range(d.parts)}
+    names = {d.task(t.index, p): d.name(t, p) for t in d.searched for p in range(d.parts)}
     arguments: dict[str, Any] = {"search": "joint", "context": d.context, "records": RECORD_FORMAT}
     # the parts stored: the best of each of least other objective among those of equal value
     arguments["ties"] = ties.budget
@@ -588,7 +675,7 @@ def _run(
     teller = _Teller(d, incumbent, found, runner)
     if policy.probe is not None:
         _probe(d, policy, incumbent, runner, stored, found, teller, ties)
-    todo = [(t, p) for t in d.subtrees for p in range(d.parts) if d.task(t.index, p) not in found]
+    todo = [(t, p) for t in d.searched for p in range(d.parts) if d.task(t.index, p) not in found]
     desc = "subtrees" if d.parts == 1 else f"subtree parts ({d.parts} a subtree)"
     jobs = _jobs(d, todo, incumbent, ties, runner.deadline, None)
 
@@ -614,7 +701,7 @@ def _probe(
     """Count each subtree's first leaves (at most :attr:`Policy.probe`), in order of root
     bound, for at most :attr:`Policy.probe_share` of the time budget; a subtree finished
     within its probe is done (stored under its first part, its other parts empty)."""
-    todo = [(t, -1) for t in d.subtrees if d.task(t.index, 0) not in found]
+    todo = [(t, -1) for t in d.searched if d.task(t.index, 0) not in found]
     deadline = runner.deadline
     until = None
     if deadline is not None:
@@ -714,7 +801,7 @@ def _break_ties(
     best's key, while ``ties`` (:data:`TIES`) and the time budget last; ``broken`` holds
     each such search's result by subtree (it stands for its parts' ties, its nodes left open
     among them)."""
-    for tree in d.subtrees:
+    for tree in d.searched:
         best = incumbent.key
         if ties.spent() or runner.expired() or best is None:
             return
@@ -774,8 +861,10 @@ class _Teller:
 def _whole(
     d: Declared, found: Mapping[int, SubtreeResult], tree: JointRoot
 ) -> list[SubtreeResult] | None:
-    """The results of every part of ``tree`` (None: some part not searched)."""
-    parts = [found.get(d.task(tree.index, p)) for p in range(d.parts)]
+    """The results of every part of ``tree`` (None: some part not searched); those of the
+    subtree that stands for it when it is dominated (its image, of the same figures)."""
+    index = d.dominated.get(tree.index, tree.index)
+    parts = [found.get(d.task(index, p)) for p in range(d.parts)]
     return None if any(r is None for r in parts) else [r for r in parts if r is not None]
 
 
@@ -806,6 +895,10 @@ def _certify(
     whole = True
     broken = broken or {}
     for tree in d.subtrees:
+        if tree.index in d.dominated:  # (pruned: the subtree that stands for it holds its proof)
+            whole = whole and _whole(d, found, tree) is not None
+            pruned += 1
+            continue
         parts = [found.get(d.task(tree.index, p)) for p in range(d.parts)]
         whole = whole and all(r is not None for r in parts)
         again = broken.get(tree.index)
