@@ -273,7 +273,7 @@ def evaluate_chain(
     """
     chain = load_sized_chain(workload, params)
     fused = load_fused(dataflow)
-    fused.check_chain(chain.spec)
+    fused.check_chain(chain.spec, chain.sizes)
     costs = _costs(architecture, fused.level)
     level, capacity = ("buffer", None) if costs is None else (costs.level, costs.capacity)
     return assess_groups(chain, FusedGroups.from_spec(fused, level, capacity), costs)

@@ -4,20 +4,25 @@ counts against hand derivations on two matrix multiplies, and against the litera
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tenet.errors import DataflowError, SpecError
-from tenet.mapping.fusion import FusedNest
+from tenet.dse.fusion import evaluate_chain, fused_dataflow_text
+from tenet.errors import DataflowError, NotALoopNestError, SpecError
+from tenet.mapping.fusion import FusedNest, load_nests, nests_document
 from tenet.metrics.fusion import FusedCounts, assess_fusion
 from tenet.model.chain import Chain
 from tenet.oracle.fusion import FusionWalk, walk_fusion
+from tenet.peers.accelforge_chain import write_accelforge_chain
 from tenet.spec.chain import ChainSpec, load_chain
 from tenet.testing.chain_strategies import fused_cases
 from tenet.vocab import Halo
+from tests.conftest import ROOT
 
 
 def _matmul(n: int, subtiles: dict[str, dict[str, int]], t: int | None = None) -> FusedCounts:
@@ -235,3 +240,30 @@ def test_subtiles_refused_for_part_of_a_tensor_s_readers() -> None:
         assess_fusion(Chain.from_spec(spec), nest)
     resident = FusedNest({"S1": ("i",)}, (1,), resident=frozenset("A"), subtiles={"S0": {"i": 1}})
     assess_fusion(Chain.from_spec(spec), resident)
+
+
+def test_subtiles_file_evaluates_and_round_trips(tmp_path: Path) -> None:
+    # examples/fused/matmul-matmul-subtiles.yaml at the zoo's size 64: one tile, S0 over k,
+    # S1 over p by 1: A, B, D read once and E written once (4 x 4096); the buffer holds C
+    # (4096) and the larger sub-tile (a column of A and a row of B: 128).
+    example = ROOT / "examples" / "fused" / "matmul-matmul-subtiles.yaml"
+    figures = evaluate_chain("matmul-matmul", str(example))
+    headline = figures.headline()
+    assert (headline["dram_reads"], headline["dram_writes"]) == (3 * 4096, 4096)
+    assert (headline["need"], headline["capacity"], headline["fits"]) == (4096 + 128, 4224, True)
+    saved = tmp_path / "saved.yaml"
+    saved.write_text(fused_dataflow_text(figures))
+    assert evaluate_chain("matmul-matmul", str(saved)).headline() == headline
+
+
+def test_subtiles_in_a_nests_file(tmp_path: Path) -> None:
+    nest = FusedNest({"S1": ("m",)}, (4,), subtiles={"S0": {"k": 1}, "S1": {"p": 2}})
+    path = tmp_path / "nests.yaml"
+    path.write_text(yaml.safe_dump(nests_document([nest])))
+    assert load_nests(path) == (nest,)
+    path.write_text(path.read_text().replace("p: 2", "p: two"))
+    with pytest.raises(SpecError, match=r"nests\.0\.subtiles\.S1: expected rank: size"):
+        load_nests(path)
+    chain = Chain.from_spec(load_chain("matmul-matmul"), {"M": 4, "K": 4, "N": 4, "P": 4})
+    with pytest.raises(NotALoopNestError, match="S0, S1 sub-tiled under the fused tile"):
+        write_accelforge_chain(chain, [nest])
