@@ -12,8 +12,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tenet.dse.fusion import evaluate_chain, fused_dataflow_text
-from tenet.errors import DataflowError, NotALoopNestError, SpecError
+from tenet.dse.fusion import evaluate_chain, fused_dataflow_text, search_fusion
+from tenet.errors import DataflowError, InfeasibleError, NotALoopNestError, SpecError
 from tenet.mapping.fusion import FusedNest, load_nests, nests_document
 from tenet.metrics.fusion import FusedCounts, assess_fusion
 from tenet.model.chain import Chain
@@ -267,3 +267,17 @@ def test_subtiles_in_a_nests_file(tmp_path: Path) -> None:
     chain = Chain.from_spec(load_chain("matmul-matmul"), {"M": 4, "K": 4, "N": 4, "P": 4})
     with pytest.raises(NotALoopNestError, match="S0, S1 sub-tiled under the fused tile"):
         write_accelforge_chain(chain, [nest])
+
+
+def test_search_fuses_with_subtiles_where_a_whole_tile_does_not_fit() -> None:
+    # M = K = N = P = 2 on 8 elements. Fused without sub-tiles, the least need is 14 (m by 1:
+    # a row of A, C and E, 2 each, with B and D whole, 4 each). Fused in one tile with S0
+    # over k by 1 and S1 over p by 1 it is 4 (C) + 2 + 2: A, B, D read and E written once,
+    # 4 x 4 = 16, the least any mapping moves; unfused, C adds 4 out and 4 back.
+    chain = Chain.from_spec(load_chain("matmul-matmul"), {"M": 2, "K": 2, "N": 2, "P": 2})
+    found = search_fusion(chain, "dram", capacity=8)
+    assert found.value == 16 and found.best.need <= 8
+    (group,) = found.best.groups.groups
+    assert group.statements == ("S0", "S1") and group.nest.subtiles
+    with pytest.raises(InfeasibleError):
+        search_fusion(chain, "dram", capacity=8, split=(("S0", "S1"),), subtiles=False)
