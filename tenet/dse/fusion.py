@@ -147,9 +147,9 @@ def group_choices(
     for rank, tile, extent in shapes:
         halos = HALOS if len(statements) > 1 and tile < extent else HALOS[:1]
         for halo, resident in itertools.product(halos, residents):
-            for subtiles in cuts if tile == extent else cuts[:1]:
+            for cut in cuts if tile == extent else cuts[:1]:
                 nest = FusedNest(
-                    {last.name: (rank,)}, (tile,), halo, resident, level, capacity, subtiles
+                    {last.name: (rank,)}, (tile,), halo, resident, level, capacity, cut
                 )
                 choices.append(FusedGroup(statements, nest))
     return choices
