@@ -28,7 +28,8 @@ elements saved, the energy, and the CPU time.
 
 Run from the repository root: ``python benchmarks/bench_fusion.py [--peer-python PY]`` (a
 few CPU-minutes, most of it the two networks' searches and the peer);
-``python benchmarks/bench_fusion.py residency``: the networks alone.
+``python benchmarks/bench_fusion.py residency``: the networks alone; ``--peer-chain LABEL``:
+one row of the comparison with AccelForge alone.
 """
 
 from __future__ import annotations
@@ -126,13 +127,18 @@ def _oracle_run() -> None:
 
 
 def _group_text(group: FusedGroup) -> str:
-    """A group's statements, tile sizes, halo rule and resident inputs."""
+    """A group's statements, tile sizes, halo rule, resident inputs and sub-tiles."""
     tiles = ", ".join(
         f"{r}={t}"
         for r, t in zip(group.nest.ranks[group.statements[-1]], group.nest.tiles, strict=True)
     )
     resident = ",".join(sorted(group.nest.resident)) or "-"
-    return f"{'+'.join(group.statements)} {tiles} {group.nest.halo} resident {resident}"
+    text = f"{'+'.join(group.statements)} {tiles} {group.nest.halo} resident {resident}"
+    own = [
+        f"{name} " + ",".join(f"{r}={t}" for r, t in sizes.items())
+        for name, sizes in group.nest.subtiles.items()
+    ]
+    return text + (f" subtiles {'; '.join(own)}" if own else "")
 
 
 def _search_runs() -> None:
@@ -165,7 +171,7 @@ def _load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def _peer_runs(python: str | None) -> None:
+def _peer_runs(python: str | None, only: str | None = None) -> None:
     costs = fusion_costs(load_architecture(ARCH))
     print(f"\nAccelForge's fused mapper against tenet map on {ARCH}, by energy, counted by tenet")
     if python is None:
@@ -176,6 +182,8 @@ def _peer_runs(python: str | None) -> None:
         f"{'CPU s':>6} {'load':>14}  best"
     )
     for label, name, sizes in PEER_CHAINS:
+        if only is not None and label != only:
+            continue
         chain = Chain.from_spec(load_chain(name), sizes)
         start = time.process_time()
         best = search_fusion(chain, "energy", costs).best
@@ -249,14 +257,21 @@ def main() -> None:
     parser.add_argument(
         "section", nargs="?", choices=["residency"], help="run only the networks' residency"
     )
+    parser.add_argument(
+        "--peer-chain",
+        choices=[label for label, _, _ in PEER_CHAINS],
+        help="only this row of the comparison with AccelForge (and no other run)",
+    )
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} (2 cores shared)")
-    if args.section is None:
+    if args.section is None and args.peer_chain is None:
         _exact_runs()
         _oracle_run()
         _search_runs()
-        _peer_runs(peer_python(args.peer_python))
-    _residency_runs()
+    if args.section is None:
+        _peer_runs(peer_python(args.peer_python), args.peer_chain)
+    if args.peer_chain is None:
+        _residency_runs()
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "Halo",
     "HALOS",
     "FUSED_TILE",
+    "FUSED_SUBTILE",
     "Figure",
     "UNITS",
     "DESCRIPTIONS",
@@ -92,6 +93,9 @@ run once; or ``recompute`` them, each tile running every producer instance it ne
 HALOS: tuple[Halo, ...] = get_args(Halo)
 FUSED_TILE = "Tile"
 """Tuple name of a fused tile: the index of the shared outer loops of a fused chain."""
+FUSED_SUBTILE = "Sub"
+"""Tuple name of a statement's sub-tile inside a fused tile: the tile's index, then its own
+sub-tile loops' (``docs/fusion.md``)."""
 Figure = Literal["metrics", "legality", "memory", "needs", "design"]
 """What an assessment counts (:func:`tenet.metrics.assessment.assess_problem`): the array's
 metrics, the legality checks, the memory levels' figures, only the levels' capacity needs, or

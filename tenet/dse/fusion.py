@@ -1,7 +1,8 @@
 """The search of a chain's fusion choices (``docs/fusion.md``): which consecutive statements
 are fused (the groups), the shared rank of each group's last statement and its tile size
 (every divisor of the rank's extent; the whole extent, one tile, is the statement run
-unfused), the halo rule and the resident inputs, under the buffer's capacity.
+unfused), the halo rule, the resident inputs and, when the group runs one tile, each
+statement's sub-tiles (none, or one of its ranks by 1), under the buffer's capacity.
 
 Every choice of every group is counted exactly. The objective (DRAM elements, energy, or the
 first latency model of :mod:`tenet.metrics.fused_chain`) is a sum over the groups and the
@@ -110,18 +111,24 @@ def _output_ranks(statement: Statement) -> list[tuple[str, int]]:
 
 
 def group_choices(
-    part: Chain, statements: tuple[str, ...], level: str, capacity: int | None
+    part: Chain,
+    statements: tuple[str, ...],
+    level: str,
+    capacity: int | None,
+    subtiles: bool = True,
 ) -> list[FusedGroup]:
     """Every choice of one group whose own chain is ``part``: one output rank of its last
     statement, a divisor of its extent as the tile size (the whole extent once), the halo
-    rule (both with several statements and tiles) and every set of resident inputs.
+    rule (both with several statements and tiles), every set of resident inputs and, with
+    the whole extent (one tile), every choice of sub-tiles: per statement none, or one of its
+    ranks by 1 (left out when not ``subtiles``).
 
     Examples
     --------
     >>> from tenet.spec.chain import load_chain
     >>> part = Chain.from_spec(load_chain("matmul-matmul"), {"M": 4, "N": 2, "K": 3, "P": 2})
-    >>> len(group_choices(part, ("S0", "S1"), "glb", None))  # (3 tiles x 2 halos + 1) x 2**3
-    56
+    >>> len(group_choices(part, ("S0", "S1"), "glb", None))  # (3 x 2 + 1 x 4 x 4) x 2**3
+    176
     """
     last = part.last
     shapes: list[tuple[str, int, int]] = []
@@ -132,12 +139,18 @@ def group_choices(
     residents = [
         frozenset(c) for n in range(len(inputs) + 1) for c in itertools.combinations(inputs, n)
     ]
+    own = [[{}, *({s.name: {r: 1}} for r in s.ranks if subtiles)] for s in part.statements]
+    cuts: list[dict[str, dict[str, int]]] = [
+        {k: v for c in combination for k, v in c.items()} for combination in itertools.product(*own)
+    ]
     choices = []
     for rank, tile, extent in shapes:
         halos = HALOS if len(statements) > 1 and tile < extent else HALOS[:1]
-        for halo in halos:
-            for resident in residents:
-                nest = FusedNest({last.name: (rank,)}, (tile,), halo, resident, level, capacity)
+        for halo, resident in itertools.product(halos, residents):
+            for cut in cuts if tile == extent else cuts[:1]:
+                nest = FusedNest(
+                    {last.name: (rank,)}, (tile,), halo, resident, level, capacity, cut
+                )
                 choices.append(FusedGroup(statements, nest))
     return choices
 
@@ -158,9 +171,10 @@ def _best_group(
     costs: FusionCosts | None,
     objective: FusionObjective,
     buffer: tuple[str, int | None],
+    subtiles: bool,
 ) -> _Best:
     part = Chain.from_spec(group_chain(chain.spec, statements), chain.sizes)
-    choices = group_choices(part, statements, *buffer)
+    choices = group_choices(part, statements, *buffer, subtiles)
     best: tuple[float, int, int] | None = None
     chosen, fitting = None, 0
     for k, choice in enumerate(choices):
@@ -186,10 +200,11 @@ def search_fusion(
     level: str = "buffer",
     capacity: int | None = None,
     split: tuple[tuple[str, ...], ...] | None = None,
+    subtiles: bool = True,
 ) -> FusionCertificate:
     """Search every split of ``chain`` into groups (or the one ``split``) and every choice of
-    each group for the least ``objective`` under the buffer's ``capacity`` (elements; default
-    the costs').
+    each group (with sub-tiles, unless not ``subtiles``) for the least ``objective`` under the
+    buffer's ``capacity`` (elements; default the costs').
 
     Examples
     --------
@@ -214,7 +229,9 @@ def search_fusion(
     for candidate in splits(names) if split is None else [split]:
         for group in candidate:
             if group not in bests:
-                bests[group] = _best_group(chain, group, costs, objective, (level, capacity))
+                bests[group] = _best_group(
+                    chain, group, costs, objective, (level, capacity), subtiles
+                )
         parts = [bests[g] for g in candidate]
         space += math.prod(p.space for p in parts)
         fitting += math.prod(p.fitting for p in parts)
@@ -273,7 +290,7 @@ def evaluate_chain(
     """
     chain = load_sized_chain(workload, params)
     fused = load_fused(dataflow)
-    fused.check_chain(chain.spec)
+    fused.check_chain(chain.spec, chain.sizes)
     costs = _costs(architecture, fused.level)
     level, capacity = ("buffer", None) if costs is None else (costs.level, costs.capacity)
     return assess_groups(chain, FusedGroups.from_spec(fused, level, capacity), costs)

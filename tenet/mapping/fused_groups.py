@@ -40,6 +40,8 @@ class FusedGroup:
             entry["ranks"] = own
         if self.nest.resident:
             entry["resident"] = sorted(self.nest.resident)
+        if self.nest.subtiles:
+            entry["subtiles"] = {s: dict(sizes) for s, sizes in self.nest.subtiles.items()}
         return entry
 
 
@@ -81,6 +83,7 @@ class FusedGroups:
                 resident=frozenset(group.resident),
                 level=name,
                 capacity=size,
+                subtiles={s: dict(sizes) for s, sizes in group.subtiles.items()},
             )
             groups.append(FusedGroup(group.statements, nest))
         return cls(tuple(groups), name, size)

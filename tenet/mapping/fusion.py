@@ -7,6 +7,12 @@ one left out runs, in each tile, the instances whose results the tile's consumer
 ``halo="keep"`` each instance once, in the first tile needing it; with ``"recompute"`` in
 every tile needing it). ``resident`` inputs and outputs stay in the buffer for the whole group;
 the others are streamed per tile; intermediates stay in the buffer while they are live.
+
+A statement given ``subtiles`` runs, inside each fused tile, a nest of its own: sub-tile
+loops over the ranks named, in the order of its domain's ranks (outermost first), each
+sub-tile the instances whose named ranks divided by the sizes agree. Its streamed tensors (the
+inputs it reads and the final output it writes, when not resident) are then held one sub-tile
+at a time: fetched (written back) per sub-tile, dropped at its end.
 """
 
 from __future__ import annotations
@@ -43,6 +49,25 @@ class FusedNest:
     resident: frozenset[str] = field(default_factory=frozenset)
     level: str = "buffer"
     capacity: int | None = None
+    subtiles: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """Per statement, the sub-tile size of each rank its own loops run over inside the tile."""
+
+    def streamed(self, chain: Chain, name: str) -> tuple[str, ...]:
+        """The tensors the statement ``name`` holds one sub-tile at a time when it has
+        sub-tiles: the inputs it reads and the final output it writes, unless resident.
+
+        Examples
+        --------
+        >>> from tenet.spec.chain import load_chain
+        >>> chain = Chain.from_spec(load_chain("matmul-matmul"), {"M": 2, "N": 2, "K": 2, "P": 2})
+        >>> FusedNest({"S1": ()}, (), resident=frozenset("D")).streamed(chain, "S1")
+        ('E',)
+        """
+        statement = next(s for s in chain.statements if s.name == name)
+        held = [t for t in statement.reads if t in chain.spec.inputs]
+        if statement is chain.last:
+            held.append(statement.written)
+        return tuple(t for t in held if t not in self.resident)
 
     def check(self, chain: Chain) -> None:
         """Raise :class:`SpecError` when this nest does not fit ``chain``: the last statement
@@ -80,12 +105,52 @@ class FusedNest:
                     "never resident",
                     location="resident",
                 )
+        self._check_subtiles(chain)
         for statement in chain.statements[:-1]:
             if not chain.consumers(statement.written):
                 raise SpecError(
                     f"{statement.name} writes {statement.written}, which no later statement "
                     f"reads: a fused chain feeds its last statement",
                     location="ranks",
+                )
+
+    def _check_subtiles(self, chain: Chain) -> None:
+        """Sub-tiles name a statement and its ranks, each size at least 1 and dividing the
+        rank's extent; a streamed input is sub-tiled by all its readers or by none."""
+        statements = {s.name: s for s in chain.statements}
+        for name, sizes in self.subtiles.items():
+            if name not in statements:
+                raise SpecError(
+                    f"no statement {name!r} in the chain (known: {', '.join(statements)})",
+                    location="subtiles",
+                )
+            statement = statements[name]
+            for rank, size in sizes.items():
+                where = f"subtiles.{name}.{rank}"
+                if rank not in statement.ranks:
+                    raise SpecError(
+                        f"{name} has no rank {rank!r} (its ranks: {', '.join(statement.ranks)})",
+                        location=where,
+                    )
+                k = statement.ranks.index(rank)
+                low = statement.domain.dim_min_val(k).to_python()
+                extent = statement.domain.dim_max_val(k).to_python() - low + 1
+                if size < 1 or extent % size:
+                    raise SpecError(
+                        f"sub-tile size {size} of {name}'s rank {rank}: expected a divisor "
+                        f"of its extent {extent}",
+                        location=where,
+                    )
+        for tensor in chain.spec.inputs:
+            if tensor in self.resident:
+                continue
+            readers = [s.name for s in chain.consumers(tensor)]
+            cut = [r for r in readers if r in self.subtiles]
+            if cut and len(cut) != len(readers):
+                raise SpecError(
+                    f"{tensor} is streamed to {', '.join(readers)}, sub-tiled in "
+                    f"{', '.join(cut)} only: sub-tile every reader of it, or make it resident",
+                    location=f"subtiles.{cut[0]}",
                 )
 
 
@@ -98,6 +163,8 @@ def nests_document(nests: Sequence[FusedNest]) -> dict[str, Any]:
     --------
     >>> nests_document([FusedNest({"S1": ("m",)}, (2,), resident=frozenset("DB"))])["nests"]
     [{'ranks': {'S1': ['m']}, 'tiles': [2], 'halo': 'keep', 'resident': ['B', 'D']}]
+
+    A nest with sub-tiles lists them too (``subtiles``: statement -> rank -> size).
     """
     levels = {(n.level, n.capacity) for n in nests}
     if len(levels) != 1:
@@ -107,16 +174,20 @@ def nests_document(nests: Sequence[FusedNest]) -> dict[str, Any]:
         "version": 1,
         "level": level,
         "capacity": capacity,
-        "nests": [
-            {
-                "ranks": {name: list(ranks) for name, ranks in n.ranks.items()},
-                "tiles": list(n.tiles),
-                "halo": n.halo,
-                "resident": sorted(n.resident),
-            }
-            for n in nests
-        ],
+        "nests": [_nest_entry(n) for n in nests],
     }
+
+
+def _nest_entry(nest: FusedNest) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "ranks": {name: list(ranks) for name, ranks in nest.ranks.items()},
+        "tiles": list(nest.tiles),
+        "halo": nest.halo,
+        "resident": sorted(nest.resident),
+    }
+    if nest.subtiles:
+        entry["subtiles"] = {name: dict(sizes) for name, sizes in nest.subtiles.items()}
+    return entry
 
 
 def _field(data: Mapping[str, Any], key: str, kind: type, source: str, where: str) -> Any:
@@ -126,6 +197,24 @@ def _field(data: Mapping[str, Any], key: str, kind: type, source: str, where: st
             f"expected {kind.__name__}, not {value!r}", source=source, location=f"{where}{key}"
         )
     return value
+
+
+def _subtiles(entry: Mapping[str, Any], source: str, where: str) -> dict[str, dict[str, int]]:
+    """A nest's ``subtiles`` (statement -> rank -> size), checked for shape and type."""
+    found = entry.get("subtiles") or {}
+    if not isinstance(found, dict):
+        raise SpecError(
+            f"expected a mapping, not {found!r}", source=source, location=f"{where}subtiles"
+        )
+    subtiles: dict[str, dict[str, int]] = {}
+    for name, sizes in found.items():
+        at = f"{where}subtiles.{name}"
+        if not isinstance(sizes, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in sizes.values()
+        ):
+            raise SpecError(f"expected rank: size, not {sizes!r}", source=source, location=at)
+        subtiles[str(name)] = {str(r): v for r, v in sizes.items()}
+    return subtiles
 
 
 def load_nests(path: str | Path) -> tuple[FusedNest, ...]:
@@ -167,6 +256,7 @@ def load_nests(path: str | Path) -> tuple[FusedNest, ...]:
                 frozenset(map(str, entry.get("resident") or ())),
                 level,
                 capacity,
+                _subtiles(entry, source, where),
             )
         )
     if not nests:

@@ -19,7 +19,7 @@ from tenet.errors import DataflowError
 from tenet.isl_utils import witness
 from tenet.mapping.fusion import FusedNest
 from tenet.model.chain import Chain, Statement
-from tenet.vocab import FUSED_TILE
+from tenet.vocab import FUSED_SUBTILE, FUSED_TILE
 
 __all__ = ["FusedTiles", "fused_tiles", "lex_text"]
 
@@ -132,6 +132,28 @@ class FusedTiles:
         )
         spanned = self.sources(tensor).wrap().apply(span).unwrap()
         return spanned.union(self.produced(tensor)).coalesce()
+
+    def subtile_runs(self, name: str) -> isl.Map:
+        """``Sub[j, u] -> S``: the instances the statement ``name`` runs in sub-tile ``u`` of
+        tile ``j``, ``u`` its sub-tile ranks (in its domain's order) divided by their sizes."""
+        statement = next(s for s in self.chain.statements if s.name == name)
+        sizes = self.nest.subtiles[name]
+        own = [r for r in statement.ranks if r in sizes]
+        js, xs, us = (
+            _names("j", self.depth),
+            _names("x", len(statement.ranks)),
+            _names("u", len(own)),
+        )
+        constraints = [
+            f"{u} = floor({xs[statement.ranks.index(r)]} / {sizes[r]})"
+            for u, r in zip(us, own, strict=True)
+        ]
+        split = isl.Map(
+            f"{{ [{FUSED_TILE}[{', '.join(js)}] -> {name}[{', '.join(xs)}]] -> "
+            f"{FUSED_SUBTILE}[{', '.join(js + us)}] : {' and '.join(constraints) or '1 = 1'} }}"
+        )
+        run = self.runs[name]
+        return split.intersect_domain(run.wrap()).reverse().apply_range(run.range_map())
 
     def check_order(self) -> None:
         """Raise :class:`DataflowError` when a tile reads an intermediate's element before

@@ -7,7 +7,7 @@ recomputed; the buffer's need per tile and the capacity check. Every count is ba
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import islpy as isl
 
@@ -24,9 +24,11 @@ __all__ = ["FusedTensor", "FusedStatement", "FusedCounts", "assess_fusion"]
 @dataclass(frozen=True)
 class FusedTensor:
     """One tensor's figures, in elements. ``role``: input, intermediate or output; ``held``:
-    resident (the whole group), streamed (per tile) or live (an intermediate, from the tile
-    producing an element to the last tile reading it). ``footprints`` and ``halos`` have one
-    entry per tile, in order; a tile's halo is what it reads that an earlier tile read."""
+    resident (the whole group), streamed (per tile), sub-tiled (per sub-tile of the statements
+    with sub-tiles) or live (an intermediate, from the tile producing an element to the last
+    tile reading it). ``footprints`` and ``halos`` have one entry per tile, in order (a
+    sub-tiled tensor's footprint: its largest sub-tile there); a tile's halo is what it reads
+    that an earlier tile read."""
 
     role: str
     held: str
@@ -66,12 +68,18 @@ class FusedCounts:
     tiles: tuple[tuple[int, ...], ...]
     tensors: Mapping[str, FusedTensor]
     statements: Mapping[str, FusedStatement]
+    subtile_needs: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    """Per statement with sub-tiles, per tile, the most its sub-tiled tensors hold at once."""
 
     @property
     def needs(self) -> tuple[int, ...]:
-        """The buffer's need in each tile: every tensor's footprint there, in elements."""
+        """The buffer's need in each tile, in elements: the footprints there of the tensors
+        living through the tile, and the most over the statements with sub-tiles of their
+        sub-tiles' (the statements run in turn)."""
         return tuple(
-            sum(t.footprints[k] for t in self.tensors.values()) for k in range(len(self.tiles))
+            sum(t.footprints[k] for t in self.tensors.values() if t.held != "sub-tiled")
+            + max((n[k] for n in self.subtile_needs.values()), default=0)
+            for k in range(len(self.tiles))
         )
 
     @property
@@ -104,6 +112,48 @@ def _per_tile(relation: isl.Map, points: list[isl.Point]) -> tuple[int, ...]:
             raise CountingError(f"count at {point_text(point)} is not an integer: {value}")
         values.append(int(value.to_python()))
     return tuple(values)
+
+
+@dataclass
+class _SubTiled:
+    """The sub-tiled tensors' figures, gathered over the statements with sub-tiles."""
+
+    moved: dict[str, int] = field(default_factory=dict)
+    distinct: dict[str, int] = field(default_factory=dict)
+    footprints: dict[str, list[int]] = field(default_factory=dict)
+    needs: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+def _subtiles(relations: FusedTiles, tiles: list[tuple[int, ...]]) -> _SubTiled:
+    """Per sub-tiled tensor its pairs (sub-tile, element), its distinct elements and its
+    largest sub-tile per tile; per statement with sub-tiles its largest sub-tile need per
+    tile (the sum of its sub-tiled tensors' elements there)."""
+    found = _SubTiled()
+    at = {tile: k for k, tile in enumerate(tiles)}
+    chain, nest = relations.chain, relations.nest
+    for statement in chain.statements:
+        if statement.name not in nest.subtiles:
+            continue
+        runs = relations.subtile_runs(statement.name)
+        points: list[isl.Point] = []
+        runs.domain().foreach_point(points.append)
+        need = [0] * len(tiles)
+        per_point = [0] * len(points)
+        for tensor in nest.streamed(chain, statement.name):
+            access = statement.reads.get(tensor, statement.write)
+            moved = runs.apply_range(access).coalesce()
+            found.moved[tensor] = found.moved.get(tensor, 0) + count(moved)
+            found.distinct[tensor] = count(moved.range())
+            peak = found.footprints.setdefault(tensor, [0] * len(tiles))
+            for n, value in enumerate(_per_tile(moved, points)):
+                k = at[_coordinates(points[n])[: relations.depth]]
+                peak[k] = max(peak[k], value)
+                per_point[n] += value
+        for n, value in enumerate(per_point):
+            k = at[_coordinates(points[n])[: relations.depth]]
+            need[k] = max(need[k], value)
+        found.needs[statement.name] = tuple(need)
+    return found
 
 
 def _read(relations: FusedTiles, tensor: str, points: list[isl.Point]) -> FusedTensor:
@@ -152,22 +202,26 @@ def assess_fusion(chain: Chain, nest: FusedNest) -> FusedCounts:
     relations.tiles.foreach_point(points.append)
     points.sort(key=lambda p: _coordinates(p))
     final = chain.last.written
+    tiles = [_coordinates(p) for p in points]
+    cut = _subtiles(relations, tiles)
     tensors = {
         t: _written(relations, t, points) if t == final else _read(relations, t, points)
         for t in chain.spec.tensors
     }
+    for t, moved in cut.moved.items():
+        role, halos = tensors[t].role, tensors[t].halos
+        footprints = tuple(cut.footprints[t])
+        if role == "output":
+            partial = moved - cut.distinct[t]
+            tensors[t] = FusedTensor(role, "sub-tiled", partial, moved, moved, footprints, halos)
+        else:
+            tensors[t] = FusedTensor(role, "sub-tiled", moved, 0, moved, footprints, halos)
     statements = {}
     for statement in chain.statements:
         run = relations.runs[statement.name]
         macs = count(run)
         statements[statement.name] = FusedStatement(macs, macs - count(run.range()))
-    return FusedCounts(
-        nest.level,
-        nest.capacity,
-        tuple(_coordinates(p) for p in points),
-        tensors,
-        statements,
-    )
+    return FusedCounts(nest.level, nest.capacity, tuple(tiles), tensors, statements, cut.needs)
 
 
 def _coordinates(point: isl.Point) -> tuple[int, ...]:

@@ -8,7 +8,11 @@ order, each statement's instances in turn, with the buffer as Python sets: a str
 loaded on its first read in a tile and dropped at the tile's end, a resident one on its first
 read ever; an intermediate's element stays while a later tile reads this copy before any tile
 produces it again; a streamed output is written back at each tile's end (and read back when
-a later tile adds to it). Like the other oracles, it shares no code with ``tenet.model``,
+a later tile adds to it). A statement with sub-tiles runs its instances in a tile grouped by
+its sub-tile (its named ranks divided by the sizes, in its domain's order): its streamed
+inputs and output live in a buffer of the sub-tile, loaded (written back) per sub-tile and
+dropped at its end. The buffer's need in a tile is what it holds at the tile's end plus the
+largest sub-tile of the tile. Like the other oracles, it shares no code with ``tenet.model``,
 ``tenet.counting`` or ``tenet.metrics``.
 """
 
@@ -52,6 +56,8 @@ class FusionWalk:
     tensors: dict[str, TensorWalk]
     macs: dict[str, int]
     recomputed: dict[str, int]
+    needs: list[int] = field(default_factory=list)
+    """Per tile, the most elements the buffer held at once."""
 
 
 @dataclass
@@ -146,8 +152,10 @@ def walk_fusion(
     *,
     halo: Halo = "keep",
     resident: Iterable[str] = (),
+    subtiles: Mapping[str, Mapping[str, int]] | None = None,
 ) -> FusionWalk:
-    """Simulate the chain fused over ``ranks`` with tile sizes ``tiles``, and count.
+    """Simulate the chain fused over ``ranks`` with tile sizes ``tiles`` (and the sub-tile
+    sizes of ``subtiles``: statement -> rank -> size), and count.
 
     Examples
     --------
@@ -171,7 +179,7 @@ def walk_fusion(
         ran_list = [x for instances in runs[statement.name].values() for x in instances]
         walk.macs[statement.name] = len(ran_list)
         walk.recomputed[statement.name] = len(ran_list) - len(set(ran_list))
-    _simulate(spec, statements, runs, walk, set(resident))
+    _simulate(spec, statements, runs, walk, set(resident), subtiles or {})
     return walk
 
 
@@ -181,45 +189,109 @@ def _simulate(
     runs: Mapping[str, Mapping[_Point, list[_Point]]],
     walk: FusionWalk,
     resident: set[str],
+    subtiles: Mapping[str, Mapping[str, int]],
 ) -> None:
     reads, produced = _events(statements, runs)
     buffer: dict[str, set[_Point]] = {t: set() for t in spec.tensors}
     seen: dict[str, set[_Point]] = {t: set() for t in spec.tensors}
     written_before: set[_Element] = set()
     reserved = {t: sum(1 for e in {*reads, *produced} if e[0] == t) for t in resident}
+    cuts = {s.name: _cut(spec, s, resident) for s in statements if s.name in subtiles}
+    held_cut = {t for cut in cuts.values() for t in cut}
     for tile in walk.tiles:
         halos: dict[str, set[_Point]] = defaultdict(set)
         in_tile: dict[str, set[_Point]] = defaultdict(set)
         made: dict[str, set[_Point]] = defaultdict(set)
+        peaks: dict[str, int] = defaultdict(int)
+        most = 0
         for statement in statements:
-            for x in runs[statement.name].get(tile, []):
-                for tensor, index in statement.reads[x]:
-                    figures = walk.tensors[tensor]
-                    if index in seen[tensor] and index not in in_tile[tensor]:
-                        halos[tensor].add(index)
-                    in_tile[tensor].add(index)
-                    if index in buffer[tensor]:
-                        continue
+            cut = cuts.get(statement.name, set())
+            for group in _grouped(statement, subtiles.get(statement.name, {}), runs, tile):
+                held: dict[str, set[_Point]] = defaultdict(set)
+                for x in group:
+                    for tensor, index in statement.reads[x]:
+                        figures = walk.tensors[tensor]
+                        if index in seen[tensor] and index not in in_tile[tensor]:
+                            halos[tensor].add(index)
+                        in_tile[tensor].add(index)
+                        place = held if tensor in cut else buffer
+                        if index in place[tensor]:
+                            continue
+                        if tensor not in spec.inputs:
+                            later = [p for p in produced[(tensor, index)] if p > tile]
+                            raise DataflowError(
+                                f"tile Tile{list(tile)} of {statement.name} reads "
+                                f"{tensor}{list(index)}, which is written only in the later "
+                                f"tile Tile{list(later[0])}"
+                            )
+                        figures.dram_reads += 1
+                        figures.fills += 1
+                        place[tensor].add(index)
+                    element = statement.writes[x]
+                    if element[0] in cut:
+                        _write_back(element, held, written_before, walk)
+                    else:
+                        _write(spec, element, buffer, made, written_before, walk, resident)
+                for tensor in cut:
+                    peaks[tensor] = max(peaks[tensor], len(held[tensor]))
                     if tensor not in spec.inputs:
-                        later = [p for p in produced[(tensor, index)] if p > tile]
-                        raise DataflowError(
-                            f"tile Tile{list(tile)} of {statement.name} reads "
-                            f"{tensor}{list(index)}, which is written only in the later tile "
-                            f"Tile{list(later[0])}"
-                        )
-                    figures.dram_reads += 1
-                    figures.fills += 1
-                    buffer[tensor].add(index)
-                _write(spec, statement.writes[x], buffer, made, written_before, walk, resident)
+                        walk.tensors[tensor].dram_writes += len(held[tensor])
+                most = max(most, sum(len(held[t]) for t in cut))
+        need = most
         for tensor, figures in walk.tensors.items():
-            figures.footprints.append(
-                reserved[tensor] if tensor in resident else len(buffer[tensor])
-            )
+            if tensor in held_cut:
+                figures.footprints.append(peaks[tensor])
+            else:
+                figures.footprints.append(
+                    reserved[tensor] if tensor in resident else len(buffer[tensor])
+                )
+                need += figures.footprints[-1]
             figures.halos.append(len(halos[tensor]))
             seen[tensor] |= in_tile[tensor]
+        walk.needs.append(need)
         _end_of_tile(spec, tile, buffer, made, reads, produced, walk, resident)
     for tensor in resident - set(spec.inputs):
         walk.tensors[tensor].dram_writes += len(buffer[tensor])
+
+
+def _cut(spec: ChainSpec, statement: _Statement, resident: set[str]) -> set[str]:
+    """The tensors a statement with sub-tiles holds per sub-tile: the inputs it reads and
+    the chain's final output it writes, unless resident."""
+    read = {t for elements in statement.reads.values() for t, _ in elements}
+    written = {t for t, _ in statement.writes.values()}
+    final = {t for t in written if t not in spec.inputs and t not in spec.intermediates}
+    return ({t for t in read if t in spec.inputs} | final) - resident
+
+
+def _grouped(
+    statement: _Statement,
+    sizes: Mapping[str, int],
+    runs: Mapping[str, Mapping[_Point, list[_Point]]],
+    tile: _Point,
+) -> list[list[_Point]]:
+    """The statement's instances in ``tile``, one list per sub-tile in the sub-tiles' order
+    (one list: no sub-tiles)."""
+    at = [(statement.ranks.index(r), sizes[r]) for r in statement.ranks if r in sizes]
+    groups: dict[_Point, list[_Point]] = defaultdict(list)
+    for x in runs[statement.name].get(tile, []):
+        groups[tuple(x[a] // s for a, s in at)].append(x)
+    return [groups[u] for u in sorted(groups)]
+
+
+def _write_back(
+    element: _Element,
+    held: dict[str, set[_Point]],
+    written_before: set[_Element],
+    walk: FusionWalk,
+) -> None:
+    """An instance adds to a sub-tiled output: a fill the first time in the sub-tile, its
+    partial sum read back from DRAM when written before."""
+    tensor, index = element
+    if index not in held[tensor]:
+        walk.tensors[tensor].fills += 1
+        walk.tensors[tensor].dram_reads += element in written_before
+    held[tensor].add(index)
+    written_before.add(element)
 
 
 def _write(

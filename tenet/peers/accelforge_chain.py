@@ -706,7 +706,8 @@ def write_accelforge_chain(chain: Chain, nests: Sequence[FusedNest]) -> dict[str
     ------
     NotALoopNestError
         A domain that is not a box from 0, an access that is not an Einsum's projection, a
-        fused producer left out of the ranks (derived), fused ranks of different ranges.
+        fused producer left out of the ranks (derived), fused ranks of different ranges, a
+        statement's sub-tiles (not written yet).
 
     Examples
     --------
@@ -716,6 +717,12 @@ def write_accelforge_chain(chain: Chain, nests: Sequence[FusedNest]) -> dict[str
     >>> [n["kind"] for n in doc["mapping"]["nodes"]]
     ['Storage', 'Temporal', 'Sequential']
     """
+    for nest in nests:
+        if nest.subtiles:
+            raise NotALoopNestError(
+                f"{', '.join(nest.subtiles)} sub-tiled under the fused tile: a statement's "
+                "own loops are not written for AccelForge yet"
+            )
     groups = _groups(chain, nests)
     width = 8
     names = _variables(chain, groups)

@@ -47,6 +47,12 @@ class FusedGroupSpec(BaseModel):
     resident: tuple[str, ...] = Field(
         (), description="Inputs (and the group's output) kept in the buffer for the whole group."
     )
+    subtiles: dict[str, dict[str, PositiveInt]] = Field(
+        default_factory=dict,
+        description="Per statement, the sub-tile size of each rank of its own loops inside the "
+        "fused tile (a divisor of the rank's extent): its streamed inputs and output are held "
+        "one sub-tile at a time.",
+    )
 
 
 class FusedSpec(SpecModel):
@@ -77,10 +83,11 @@ class FusedSpec(SpecModel):
         min_length=1,
     )
 
-    def check_chain(self, chain: ChainSpec) -> None:
+    def check_chain(self, chain: ChainSpec, sizes: Mapping[str, int] | None = None) -> None:
         """Raise :class:`SpecError` naming the field when this dataflow does not fit
-        ``chain``: an unknown statement, rank or tensor, groups out of order, a resident
-        intermediate.
+        ``chain`` (at ``sizes``, over its defaults): an unknown statement, rank or tensor,
+        groups out of order, a resident intermediate, a sub-tile size not dividing its rank's
+        extent.
 
         Examples
         --------
@@ -109,6 +116,35 @@ class FusedSpec(SpecModel):
             )
         for k, group in enumerate(self.groups):
             self._check_group(chain, k, group)
+            self._check_subtiles(chain, k, group, {**chain.params, **(sizes or {})})
+
+    def _check_subtiles(
+        self, chain: ChainSpec, k: int, group: FusedGroupSpec, sizes: Mapping[str, int]
+    ) -> None:
+        domains = {s.name: s.domain for s in chain.statements}
+        for name, own in group.subtiles.items():
+            if name not in group.statements:
+                raise self._fail(
+                    f"groups.{k}.subtiles.{name}",
+                    f"{name} is not in the group ({', '.join(group.statements)})",
+                )
+            domain = parse_set(domains[name], sizes)
+            ranks = _ranks(domains[name])
+            for rank, size in own.items():
+                where = f"groups.{k}.subtiles.{name}.{rank}"
+                if rank not in ranks:
+                    raise self._fail(
+                        where, f"{name} has no rank {rank!r} (its ranks: {', '.join(ranks)})"
+                    )
+                at = ranks.index(rank)
+                low = domain.dim_min_val(at).to_python()
+                extent = domain.dim_max_val(at).to_python() - low + 1
+                if extent % size:
+                    raise self._fail(
+                        where,
+                        f"sub-tile size {size} of {name}'s rank {rank}: expected a divisor of "
+                        f"its extent {extent}",
+                    )
 
     def _check_group(self, chain: ChainSpec, k: int, group: FusedGroupSpec) -> None:
         ranks = {s.name: _ranks(s.domain) for s in chain.statements}

@@ -1,6 +1,7 @@
 """The fusion search against brute force: on small chains, its best value is the least over
-every candidate (every split into groups, every choice of each group) of the figures the
-literal simulator (:mod:`tenet.oracle.fusion`) counts, under the buffer's capacity."""
+every candidate (every split into groups, every choice of each group, sub-tiles included) of
+the figures the literal simulator (:mod:`tenet.oracle.fusion`) counts, under the buffer's
+capacity."""
 
 from __future__ import annotations
 
@@ -49,7 +50,13 @@ def _oracle(spec: ChainSpec, sizes: dict[str, int], group: FusedGroup) -> dict[s
     nest = group.nest
     try:
         walk = walk_fusion(
-            part, sizes, nest.ranks, nest.tiles, halo=nest.halo, resident=nest.resident
+            part,
+            sizes,
+            nest.ranks,
+            nest.tiles,
+            halo=nest.halo,
+            resident=nest.resident,
+            subtiles=nest.subtiles,
         )
     except DataflowError:
         return None
@@ -58,7 +65,7 @@ def _oracle(spec: ChainSpec, sizes: dict[str, int], group: FusedGroup) -> dict[s
     writes = sum(t.dram_writes for t in tensors)
     fills = sum(t.fills for t in tensors)
     macs = sum(walk.macs.values())
-    need = max(sum(t.footprints[k] for t in tensors) for k in range(len(walk.tiles)))
+    need = max(walk.needs)
     c = COSTS
     return {
         "dram": reads + writes,
@@ -71,33 +78,40 @@ def _oracle(spec: ChainSpec, sizes: dict[str, int], group: FusedGroup) -> dict[s
     }
 
 
-_FIGURES: dict[str, list[list[list[dict[str, Any] | None]]]] = {}
-"""Per chain: per split, per group, the simulator's figures of each choice (walked once)."""
+_FIGURES: dict[tuple[str, bool], list[list[list[dict[str, Any] | None]]]] = {}
+"""Per chain (with sub-tiles or not): per split, per group, the simulator's figures of each
+choice (walked once)."""
 
 
-def _figures(spec: ChainSpec, sizes: dict[str, int]) -> list[list[list[dict[str, Any] | None]]]:
-    if spec.name not in _FIGURES:
+def _figures(
+    spec: ChainSpec, sizes: dict[str, int], subtiles: bool = False
+) -> list[list[list[dict[str, Any] | None]]]:
+    if (spec.name, subtiles) not in _FIGURES:
         bound = {**spec.params, **sizes}
         found = []
         for split in splits(tuple(s.name for s in spec.statements)):
             per_group = []
             for group in split:
                 part = Chain.from_spec(group_chain(spec, group), bound)
-                choices = group_choices(part, group, "glb", None)
+                choices = group_choices(part, group, "glb", None, subtiles)
                 per_group.append([_oracle(spec, sizes, c) for c in choices])
             found.append(per_group)
-        _FIGURES[spec.name] = found
-    return _FIGURES[spec.name]
+        _FIGURES[spec.name, subtiles] = found
+    return _FIGURES[spec.name, subtiles]
 
 
 def _brute_force(
-    spec: ChainSpec, sizes: dict[str, int], objective: str, capacity: int | None
+    spec: ChainSpec,
+    sizes: dict[str, int],
+    objective: str,
+    capacity: int | None,
+    subtiles: bool = False,
 ) -> tuple[float | None, int, int]:
     """The least value over every whole-chain candidate that fits; the candidates; those
     that fit."""
     least: float | None = None
     space = fitting = 0
-    for per_group in _figures(spec, sizes):
+    for per_group in _figures(spec, sizes, subtiles):
         for candidate in itertools.product(*per_group):
             space += 1
             if any(f is None or (capacity is not None and f["need"] > capacity) for f in candidate):
@@ -127,10 +141,36 @@ def test_search_finds_the_least_over_the_simulators_counts(
     capacity = _least_need(spec, sizes) + 2 if tight else None
     least, space, fitting = _brute_force(spec, sizes, objective, capacity)
     assert (fitting < space) == tight
-    found = search_fusion(Chain.from_spec(spec, sizes), objective, COSTS, capacity=capacity)
+    chain = Chain.from_spec(spec, sizes)
+    found = search_fusion(chain, objective, COSTS, capacity=capacity, subtiles=False)
     assert found.value == least
     assert (found.space, found.fitting) == (space, fitting)
     assert found.best.fits and "gap 0" in found.status()
+
+
+SUBTILED = [
+    pytest.param(*CASES[0], id="matmul-matmul"),
+    pytest.param(*CASES[1], id="conv-conv", marks=pytest.mark.slow),
+    pytest.param(*CASES[2], id="pointwise-depthwise", marks=pytest.mark.slow),
+    pytest.param(*CASES[3], id="three"),
+]
+
+
+@pytest.mark.parametrize(("spec", "sizes"), SUBTILED)
+@pytest.mark.parametrize(("objective", "tight"), [("energy", True)])
+def test_search_with_subtiles_finds_the_least_over_the_simulators_counts(
+    spec: ChainSpec, sizes: dict[str, int], objective: FusionObjective, tight: bool
+) -> None:
+    # The same, every group running one tile offered each statement's sub-tiles too.
+    capacity = _least_need(spec, sizes) + 2 if tight else None
+    least, space, fitting = _brute_force(spec, sizes, objective, capacity, subtiles=True)
+    found = search_fusion(Chain.from_spec(spec, sizes), objective, COSTS, capacity=capacity)
+    assert found.value == least
+    assert (found.space, found.fitting) == (space, fitting)
+    without = search_fusion(
+        Chain.from_spec(spec, sizes), objective, COSTS, capacity=capacity, subtiles=False
+    )
+    assert found.value <= without.value and found.space > without.space
 
 
 def _least_need(spec: ChainSpec, sizes: dict[str, int]) -> int:

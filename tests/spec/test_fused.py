@@ -88,3 +88,48 @@ def test_group_chain_sends_what_later_groups_read_through_dram() -> None:
     first, second = group_chain(chain, ("S0",)), group_chain(chain, ("S1",))
     assert (first.inputs, first.final) == (("I", "F"), ("T",))
     assert (second.inputs, second.final) == (("T", "G"), ("O",))
+
+
+@pytest.mark.parametrize(
+    ("subtiles", "words"),
+    [
+        ({"S2": {"k": 1}}, ["groups.0.subtiles.S2", "S2 is not in the group (S0, S1)"]),
+        ({"S0": {"p": 1}}, ["groups.0.subtiles.S0.p", "S0 has no rank 'p' (its ranks: m, n, k)"]),
+        (
+            {"S0": {"k": 3}},
+            [
+                "groups.0.subtiles.S0.k",
+                "sub-tile size 3 of S0's rank k: expected a divisor of its extent 64",
+            ],
+        ),
+    ],
+)
+def test_subtile_errors_name_the_field(
+    tmp_path: Path, subtiles: dict[str, Any], words: list[str]
+) -> None:
+    group = {"statements": ["S0", "S1"], "tiles": {"m": 64}, "subtiles": subtiles}
+    with pytest.raises(SpecError) as error:
+        _checked(tmp_path, [group], "matmul-matmul")
+    assert str(tmp_path / "fused.yaml") in str(error.value)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_subtile_size_checked_at_the_chain_s_sizes(tmp_path: Path) -> None:
+    path = tmp_path / "fused.yaml"
+    group = {"statements": ["S0", "S1"], "tiles": {"m": 4}, "subtiles": {"S0": {"k": 2}}}
+    path.write_text(yaml.safe_dump({"version": 1, "groups": [group]}))
+    load_fused(path).check_chain(load_chain("matmul-matmul"), {"K": 4})
+    with pytest.raises(SpecError, match="expected a divisor of its extent 3"):
+        load_fused(path).check_chain(load_chain("matmul-matmul"), {"K": 3})
+
+
+@pytest.mark.parametrize("size", [0, -1])
+def test_non_positive_subtile_is_refused_on_loading(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "fused.yaml"
+    path.write_text(
+        "groups:\n  - statements: [S0, S1]\n    tiles: {m: 4}\n"
+        f"    subtiles: {{S0: {{k: {size}}}}}\n"
+    )
+    with pytest.raises(SpecError, match=r"groups\.0\.subtiles\.S0\.k.*greater than 0"):
+        load_fused(path)
