@@ -94,7 +94,9 @@ def test_cli_interrupted_sweep_exits_130_and_says_how_to_resume(
     tmp_path: Path, workers: str
 ) -> None:
     store = tmp_path / "s.db"
-    args = ["sweep", "-w", "gemm", "-a", "systolic-2d-16x16", "--store", str(store)]
+    # minutes of work (two PE digits of a convolution): still running when interrupted
+    args = ["sweep", "-w", "conv2d", "-a", "systolic-2d-16x16", "--pe-digits", "2"]
+    args += ["--store", str(store)]
     search = subprocess.Popen(
         [sys.executable, "-m", "tenet", *args, "--workers", workers],
         stdout=subprocess.PIPE,
