@@ -27,49 +27,24 @@ from tenet.model.chain import Chain
 from tenet.peers.accelforge import ACCELFORGE_UNITS
 from tenet.peers.accelforge_chain import ImportedChain, accelforge_workload, read_accelforge_chain
 from tenet.peers.files import dump
-from tenet.peers.mappers import PeerObjective, _search
+from tenet.peers.mappers import _ACCELFORGE_PRELUDE, PeerObjective, _search
 
 __all__ = ["ChainSearch", "accelforge_chain_spec", "fused_form", "search_accelforge_chain"]
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
-_CHAIN_SEARCH = r"""
-import json, sys
-import accelforge as af
-from accelforge.frontend.mapper.metrics import Metrics
-from accelforge.mapper.FFM.main import join_pmappings, make_pmappings
-from accelforge.util.parallel import set_n_parallel_jobs
-set_n_parallel_jobs(1)
-spec = af.Spec.from_yaml(sys.argv[1])
-objective = sys.argv[2]
-metric = {"latency": Metrics.LATENCY, "energy": Metrics.ENERGY}[objective]
-spec.mapper.metrics = metric
-pmappings = make_pmappings(spec, print_progress=False)
-evaluations = int(pmappings.n_evaluated_pmappings())
+_CHAIN_SEARCH = (
+    _ACCELFORGE_PRELUDE
+    + r"""
 mappings = join_pmappings(pmappings, metrics=metric, require_all_einsums=True,
                           print_progress=False)
 values = mappings.data["Total<SEP>" + objective].astype(float).to_numpy()
 best = int(values.argmin())
-def entry(node):
-    kind = type(node).__name__
-    out = {"kind": kind}
-    if kind == "Storage":
-        out.update(tensors=[str(t) for t in node.tensors], component=str(node.component))
-    elif kind in ("Temporal", "Spatial"):
-        out.update(rank_variable=str(node.rank_variable), tile_shape=int(node.tile_shape))
-        if node.initial_tile_shape is not None:
-            out["initial_tile_shape"] = int(node.initial_tile_shape)
-        if kind == "Spatial":
-            out.update(name=str(node.name), component=str(node.component))
-    elif kind == "Compute":
-        out.update(einsum=str(node.einsum), component=str(node.component))
-    elif hasattr(node, "nodes"):
-        out["nodes"] = [entry(n) for n in node.nodes if type(n).__name__ != "Reservation"]
-    return out
 mapping = mappings.data.iloc[best]["Total<SEP>mapping"]()
 nodes = [entry(n) for n in mapping.nodes if type(n).__name__ != "Reservation"]
 print(json.dumps({"evaluations": evaluations, "nodes": nodes, "value": float(values[best])}))
 """
+)
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,7 @@ print(json.dumps({"evaluations": evaluations, "spatial": spatial, "temporal": te
                   "latency": float(cme.latency_total2), "energy": float(cme.energy_total)}))
 """
 
-_ACCELFORGE_SEARCH = r"""
+_ACCELFORGE_PRELUDE = r"""
 import json, sys
 import accelforge as af
 from accelforge.frontend.mapper.metrics import Metrics
@@ -145,27 +145,36 @@ metric = {"latency": Metrics.LATENCY, "energy": Metrics.ENERGY}[objective]
 spec.mapper.metrics = metric
 pmappings = make_pmappings(spec, print_progress=False)
 evaluations = int(pmappings.n_evaluated_pmappings())
+def entry(node):
+    kind = type(node).__name__
+    out = {"kind": kind}
+    if kind == "Storage":
+        out.update(tensors=[str(t) for t in node.tensors], component=str(node.component))
+    elif kind in ("Temporal", "Spatial"):
+        out.update(rank_variable=str(node.rank_variable), tile_shape=int(node.tile_shape))
+        if node.initial_tile_shape is not None:
+            out["initial_tile_shape"] = int(node.initial_tile_shape)
+        if kind == "Spatial":
+            out.update(name=str(node.name), component=str(node.component))
+    elif kind == "Compute":
+        out.update(einsum=str(node.einsum), component=str(node.component))
+    elif hasattr(node, "nodes"):
+        out["nodes"] = [entry(n) for n in node.nodes if type(n).__name__ != "Reservation"]
+    return out
+"""
+"""What both AccelForge scripts run first: its mapper's partial mappings of the spec in
+``argv[1]`` by the objective in ``argv[2]``, and ``entry``, a mapping node as JSON (nested
+nodes inside; reservations left out)."""
+
+_ACCELFORGE_SEARCH = (
+    _ACCELFORGE_PRELUDE
+    + r"""
 mappings = join_pmappings(pmappings, metrics=metric, require_all_einsums=False,
                           print_progress=False)
 values = mappings.data["Total<SEP>" + objective].astype(float).to_numpy()
 row = mappings.data.iloc[int(values.argmin())]
-nodes = []
-for node in row["Total<SEP>mapping"]().nodes:
-    kind = type(node).__name__
-    if kind == "Reservation":
-        continue
-    entry = {"kind": kind}
-    if kind == "Storage":
-        entry.update(tensors=[str(t) for t in node.tensors], component=str(node.component))
-    elif kind in ("Temporal", "Spatial"):
-        entry.update(rank_variable=str(node.rank_variable), tile_shape=int(node.tile_shape))
-        if node.initial_tile_shape is not None:
-            entry["initial_tile_shape"] = int(node.initial_tile_shape)
-        if kind == "Spatial":
-            entry.update(name=str(node.name), component=str(node.component))
-    elif kind == "Compute":
-        entry.update(einsum=str(node.einsum), component=str(node.component))
-    nodes.append(entry)
+nodes = [entry(n) for n in row["Total<SEP>mapping"]().nodes
+         if type(n).__name__ != "Reservation"]
 text = open(sys.argv[1]).read() + "\nmapping:\n  nodes:\n" + "".join(
     "  - !" + n["kind"] + " " + json.dumps({k: v for k, v in n.items() if k != "kind"}) + "\n"
     for n in nodes)
@@ -180,6 +189,7 @@ for column in figures.index:
 print(json.dumps({"evaluations": evaluations, "nodes": nodes,
                   "latency": float(figures["Total<SEP>latency"]), "energy": energy}))
 """
+)
 
 
 def _cpu_children() -> float:
