@@ -36,13 +36,8 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _CHAIN_SEARCH = (
     _ACCELFORGE_PRELUDE
     + r"""
-mappings = join_pmappings(pmappings, metrics=metric, require_all_einsums=True,
-                          print_progress=False)
-values = mappings.data["Total<SEP>" + objective].astype(float).to_numpy()
-best = int(values.argmin())
-mapping = mappings.data.iloc[best]["Total<SEP>mapping"]()
-nodes = [entry(n) for n in mapping.nodes if type(n).__name__ != "Reservation"]
-print(json.dumps({"evaluations": evaluations, "nodes": nodes, "value": float(values[best])}))
+nodes, value = best(True)
+print(json.dumps({"evaluations": evaluations, "nodes": nodes, "value": value}))
 """
 )
 

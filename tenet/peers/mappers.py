@@ -161,20 +161,24 @@ def entry(node):
     elif hasattr(node, "nodes"):
         out["nodes"] = [entry(n) for n in node.nodes if type(n).__name__ != "Reservation"]
     return out
+def best(require_all):
+    mappings = join_pmappings(pmappings, metrics=metric, require_all_einsums=require_all,
+                              print_progress=False)
+    values = mappings.data["Total<SEP>" + objective].astype(float).to_numpy()
+    at = int(values.argmin())
+    mapping = mappings.data.iloc[at]["Total<SEP>mapping"]()
+    nodes = [entry(n) for n in mapping.nodes if type(n).__name__ != "Reservation"]
+    return nodes, float(values[at])
 """
 """What both AccelForge scripts run first: its mapper's partial mappings of the spec in
-``argv[1]`` by the objective in ``argv[2]``, and ``entry``, a mapping node as JSON (nested
-nodes inside; reservations left out)."""
+``argv[1]`` by the objective in ``argv[2]``; ``entry``, a mapping node as JSON (nested nodes
+inside; reservations left out); ``best(require_all)``, the nodes of the best joined mapping
+(every Einsum mapped, or not necessarily) and its value."""
 
 _ACCELFORGE_SEARCH = (
     _ACCELFORGE_PRELUDE
     + r"""
-mappings = join_pmappings(pmappings, metrics=metric, require_all_einsums=False,
-                          print_progress=False)
-values = mappings.data["Total<SEP>" + objective].astype(float).to_numpy()
-row = mappings.data.iloc[int(values.argmin())]
-nodes = [entry(n) for n in row["Total<SEP>mapping"]().nodes
-         if type(n).__name__ != "Reservation"]
+nodes, _ = best(False)
 text = open(sys.argv[1]).read() + "\nmapping:\n  nodes:\n" + "".join(
     "  - !" + n["kind"] + " " + json.dumps({k: v for k, v in n.items() if k != "kind"}) + "\n"
     for n in nodes)

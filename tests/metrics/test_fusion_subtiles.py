@@ -211,30 +211,17 @@ def test_subtiles_refused(subtiles: dict[str, dict[str, int]], message: str) -> 
 
 
 def test_subtiles_refused_for_part_of_a_tensor_s_readers() -> None:
-    spec = ChainSpec.from_mapping(
-        {
-            "name": "shared",
-            "statements": [
-                {
-                    "name": "S0",
-                    "domain": "{S0[i]: 0 <= i < 2}",
-                    "accesses": {
-                        "A": {"read": "{S0[i] -> A[i]}"},
-                        "B": {"write": "{S0[i] -> B[i]}"},
-                    },
-                },
-                {
-                    "name": "S1",
-                    "domain": "{S1[i]: 0 <= i < 2}",
-                    "accesses": {
-                        "A": {"read": "{S1[i] -> A[i]}"},
-                        "B": {"read": "{S1[i] -> B[i]}"},
-                        "C": {"write": "{S1[i] -> C[i]}"},
-                    },
-                },
-            ],
-        }
-    )
+    # A is read by both statements, as a user writes the chain
+    text = """
+    name: shared
+    statements:
+      - {name: S0, domain: "{S0[i]: 0 <= i < 2}",
+         accesses: {A: {read: "{S0[i] -> A[i]}"}, B: {write: "{S0[i] -> B[i]}"}}}
+      - {name: S1, domain: "{S1[i]: 0 <= i < 2}",
+         accesses: {A: {read: "{S1[i] -> A[i]}"}, B: {read: "{S1[i] -> B[i]}"},
+                    C: {write: "{S1[i] -> C[i]}"}}}
+    """
+    spec = ChainSpec.from_mapping(yaml.safe_load(text))
     nest = FusedNest({"S1": ("i",)}, (1,), subtiles={"S0": {"i": 1}})
     with pytest.raises(SpecError, match=r"A is streamed to S0, S1, sub-tiled in S0 only"):
         assess_fusion(Chain.from_spec(spec), nest)
