@@ -3,43 +3,18 @@ on the zoo's chains at small sizes, and on random small chains (or both refuse t
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from hypothesis import given, settings
 
 from tenet.errors import DataflowError
 from tenet.mapping.fusion import FusedNest
-from tenet.metrics.fusion import FusedCounts, assess_fusion
+from tenet.metrics.fusion import assess_fusion
 from tenet.model.chain import Chain
-from tenet.oracle.fusion import FusionWalk, walk_fusion
+from tenet.oracle.fusion import walk_fusion
 from tenet.spec.chain import ChainSpec, load_chain
 from tenet.testing.chain_strategies import FusedCase, fused_cases
 from tenet.vocab import Halo
-
-
-def _exact(counts: FusedCounts) -> dict[str, Any]:
-    return {
-        "tiles": list(counts.tiles),
-        "tensors": {
-            name: (t.dram_reads, t.dram_writes, t.fills, list(t.footprints), list(t.halos))
-            for name, t in counts.tensors.items()
-        },
-        "macs": {name: s.macs for name, s in counts.statements.items()},
-        "recomputed": {name: s.recomputed for name, s in counts.statements.items()},
-    }
-
-
-def _walked(walk: FusionWalk) -> dict[str, Any]:
-    return {
-        "tiles": walk.tiles,
-        "tensors": {
-            name: (t.dram_reads, t.dram_writes, t.fills, t.footprints, t.halos)
-            for name, t in walk.tensors.items()
-        },
-        "macs": walk.macs,
-        "recomputed": walk.recomputed,
-    }
+from tests.metrics.fused_figures import exact_figures, walked_figures
 
 
 def _both(case: FusedCase, sizes: dict[str, int] | None = None) -> tuple[object, object]:
@@ -48,7 +23,7 @@ def _both(case: FusedCase, sizes: dict[str, int] | None = None) -> tuple[object,
     chain = Chain.from_spec(case.chain, sizes)
     nest = FusedNest(case.ranks, case.tiles, halo=case.halo, resident=case.resident)
     try:
-        exact = _exact(assess_fusion(chain, nest))
+        exact = exact_figures(assess_fusion(chain, nest))
     except DataflowError:
         with pytest.raises(DataflowError):
             walk_fusion(case.chain, sizes or {}, case.ranks, case.tiles, halo=case.halo)
@@ -56,7 +31,7 @@ def _both(case: FusedCase, sizes: dict[str, int] | None = None) -> tuple[object,
     walk = walk_fusion(
         case.chain, sizes or {}, case.ranks, case.tiles, halo=case.halo, resident=case.resident
     )
-    return exact, _walked(walk)
+    return exact, walked_figures(walk)
 
 
 @pytest.mark.parametrize(

@@ -17,12 +17,13 @@ from tenet.errors import DataflowError, InfeasibleError, NotALoopNestError, Spec
 from tenet.mapping.fusion import FusedNest, load_nests, nests_document
 from tenet.metrics.fusion import FusedCounts, assess_fusion
 from tenet.model.chain import Chain
-from tenet.oracle.fusion import FusionWalk, walk_fusion
+from tenet.oracle.fusion import walk_fusion
 from tenet.peers.accelforge_chain import write_accelforge_chain
 from tenet.spec.chain import ChainSpec, load_chain
 from tenet.testing.chain_strategies import fused_cases
 from tenet.vocab import Halo
 from tests.conftest import ROOT
+from tests.metrics.fused_figures import exact_figures, walked_figures
 
 
 def _matmul(n: int, subtiles: dict[str, dict[str, int]], t: int | None = None) -> FusedCounts:
@@ -104,30 +105,6 @@ def test_subtiles_matmul_256_fits() -> None:
     assert counts.need == 256 * 256 + 2 * 256
 
 
-def _walked(walk: FusionWalk) -> dict[str, Any]:
-    return {
-        "tiles": walk.tiles,
-        "tensors": {
-            n: (t.dram_reads, t.dram_writes, t.fills, t.footprints, t.halos)
-            for n, t in walk.tensors.items()
-        },
-        "macs": walk.macs,
-        "needs": walk.needs,
-    }
-
-
-def _exact(counts: FusedCounts) -> dict[str, Any]:
-    return {
-        "tiles": list(counts.tiles),
-        "tensors": {
-            n: (t.dram_reads, t.dram_writes, t.fills, list(t.footprints), list(t.halos))
-            for n, t in counts.tensors.items()
-        },
-        "macs": {n: s.macs for n, s in counts.statements.items()},
-        "needs": list(counts.needs),
-    }
-
-
 def _compare(
     spec: ChainSpec,
     sizes: dict[str, int],
@@ -140,13 +117,13 @@ def _compare(
     chain = Chain.from_spec(spec, sizes or None)
     nest = FusedNest(ranks, tiles, halo=halo, resident=resident, subtiles=subtiles)
     try:
-        exact = _exact(assess_fusion(chain, nest))
+        exact = exact_figures(assess_fusion(chain, nest))
     except DataflowError:
         with pytest.raises(DataflowError):
             walk_fusion(spec, sizes, ranks, tiles, halo=halo, subtiles=subtiles)
         return
     walk = walk_fusion(spec, sizes, ranks, tiles, halo=halo, resident=resident, subtiles=subtiles)
-    assert exact == _walked(walk)
+    assert exact == walked_figures(walk)
 
 
 @pytest.mark.parametrize(
