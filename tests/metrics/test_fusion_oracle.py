@@ -6,32 +6,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from tenet.errors import DataflowError
 from tenet.mapping.fusion import FusedNest
 from tenet.metrics.fusion import assess_fusion
 from tenet.model.chain import Chain
-from tenet.oracle.fusion import walk_fusion
 from tenet.spec.chain import ChainSpec, load_chain
 from tenet.testing.chain_strategies import FusedCase, fused_cases
 from tenet.vocab import Halo
-from tests.metrics.fused_figures import exact_figures, walked_figures
-
-
-def _both(case: FusedCase, sizes: dict[str, int] | None = None) -> tuple[object, object]:
-    """The exact counts of ``case`` and the walk's (both ``"refused"`` where the exact
-    counts refuse the order and the walk does too)."""
-    chain = Chain.from_spec(case.chain, sizes)
-    nest = FusedNest(case.ranks, case.tiles, halo=case.halo, resident=case.resident)
-    try:
-        exact = exact_figures(assess_fusion(chain, nest))
-    except DataflowError:
-        with pytest.raises(DataflowError):
-            walk_fusion(case.chain, sizes or {}, case.ranks, case.tiles, halo=case.halo)
-        return "refused", "refused"
-    walk = walk_fusion(
-        case.chain, sizes or {}, case.ranks, case.tiles, halo=case.halo, resident=case.resident
-    )
-    return exact, walked_figures(walk)
+from tests.metrics.fused_figures import both
 
 
 @pytest.mark.parametrize(
@@ -49,14 +30,14 @@ def test_fusion_oracle_zoo_chains(
 ) -> None:
     spec = load_chain(name)
     resident = frozenset(spec.inputs[1:])  # the weights
-    exact, walked = _both(FusedCase(spec, {"S1": (rank,)}, (t,), halo, resident), sizes)
+    exact, walked = both(FusedCase(spec, {"S1": (rank,)}, (t,), halo, resident), sizes)
     assert exact == walked
 
 
 @settings(max_examples=40)
 @given(fused_cases())
 def test_fusion_oracle_random_chains(case: FusedCase) -> None:
-    exact, walked = _both(case)
+    exact, walked = both(case)
     assert exact == walked
 
 
@@ -85,7 +66,7 @@ def test_fusion_oracle_rank_names_of_our_own() -> None:
             ],
         }
     )
-    exact, walked = _both(FusedCase(spec, {"S1": ("j0",)}, (2,), "recompute", frozenset()))
+    exact, walked = both(FusedCase(spec, {"S1": ("j0",)}, (2,), "recompute", frozenset()))
     assert exact == walked
     counts = assess_fusion(Chain.from_spec(spec), FusedNest({"S1": ("j0",)}, (2,)))
     # Tile j: C[2j, 2j + 1] read B[2j .. 2j + 2]; S0 makes B[k] with 3 instances each.

@@ -13,17 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tenet.dse.fusion import evaluate_chain, fused_dataflow_text, search_fusion
-from tenet.errors import DataflowError, InfeasibleError, NotALoopNestError, SpecError
+from tenet.errors import InfeasibleError, NotALoopNestError, SpecError
 from tenet.mapping.fusion import FusedNest, load_nests, nests_document
 from tenet.metrics.fusion import FusedCounts, assess_fusion
 from tenet.model.chain import Chain
-from tenet.oracle.fusion import walk_fusion
 from tenet.peers.accelforge_chain import write_accelforge_chain
 from tenet.spec.chain import ChainSpec, load_chain
-from tenet.testing.chain_strategies import fused_cases
+from tenet.testing.chain_strategies import FusedCase, fused_cases
 from tenet.vocab import Halo
 from tests.conftest import ROOT
-from tests.metrics.fused_figures import exact_figures, walked_figures
+from tests.metrics.fused_figures import both
 
 
 def _matmul(n: int, subtiles: dict[str, dict[str, int]], t: int | None = None) -> FusedCounts:
@@ -105,27 +104,6 @@ def test_subtiles_matmul_256_fits() -> None:
     assert counts.need == 256 * 256 + 2 * 256
 
 
-def _compare(
-    spec: ChainSpec,
-    sizes: dict[str, int],
-    ranks: dict[str, tuple[str, ...]],
-    tiles: tuple[int, ...],
-    halo: Halo,
-    resident: frozenset[str],
-    subtiles: dict[str, dict[str, int]],
-) -> None:
-    chain = Chain.from_spec(spec, sizes or None)
-    nest = FusedNest(ranks, tiles, halo=halo, resident=resident, subtiles=subtiles)
-    try:
-        exact = exact_figures(assess_fusion(chain, nest))
-    except DataflowError:
-        with pytest.raises(DataflowError):
-            walk_fusion(spec, sizes, ranks, tiles, halo=halo, subtiles=subtiles)
-        return
-    walk = walk_fusion(spec, sizes, ranks, tiles, halo=halo, resident=resident, subtiles=subtiles)
-    assert exact == walked_figures(walk)
-
-
 @pytest.mark.parametrize(
     "subtiles",
     [
@@ -140,7 +118,9 @@ def test_subtiles_oracle_matmul(
     subtiles: dict[str, dict[str, int]], resident: frozenset[str]
 ) -> None:
     sizes = {"M": 4, "K": 2, "N": 4, "P": 2}
-    _compare(load_chain("matmul-matmul"), sizes, {"S1": ("m",)}, (2,), "keep", resident, subtiles)
+    case = FusedCase(load_chain("matmul-matmul"), {"S1": ("m",)}, (2,), "keep", resident)
+    exact, walked = both(case, sizes, subtiles)
+    assert exact == walked
 
 
 @pytest.mark.parametrize("halo", ["keep", "recompute"])
@@ -148,7 +128,10 @@ def test_subtiles_oracle_conv_conv(halo: Halo) -> None:
     sizes = {"CI": 1, "C": 2, "K": 2, "H": 4, "W": 2}
     spec = load_chain("conv-conv")
     subtiles = {"S0": {"ry": 1}, "S1": {"k": 1, "c": 1}}
-    _compare(spec, sizes, {"S1": ("y",)}, (2,), halo, frozenset({"F"}), subtiles)
+    exact, walked = both(
+        FusedCase(spec, {"S1": ("y",)}, (2,), halo, frozenset({"F"})), sizes, subtiles
+    )
+    assert exact == walked
 
 
 @settings(max_examples=40, deadline=None)
@@ -166,7 +149,8 @@ def test_subtiles_oracle_random_chains(case: Any, data: st.DataObject) -> None:
             if data.draw(st.booleans()):
                 sizes[rank] = data.draw(st.sampled_from(divisors))
         subtiles[statement.name] = sizes
-    _compare(case.chain, {}, case.ranks, case.tiles, case.halo, case.resident, subtiles)
+    exact, walked = both(case, None, subtiles)
+    assert exact == walked
 
 
 @pytest.mark.parametrize(

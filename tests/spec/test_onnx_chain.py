@@ -67,27 +67,36 @@ def _matmuls(tmp_path: Path) -> Path:
 MATMULS = {"M": 4, "K": 3, "N": 5, "P": 2}
 
 
-def _same(zoo: str, sizes: dict[str, int], path: Path, tensors: dict[str, str]) -> None:
-    """The chain read from ``path`` equals the zoo chain at ``sizes``: each statement's domain,
-    reads and write as isl sets and maps (zoo tensor -> ONNX tensor by ``tensors``)."""
+def _differences(zoo: str, sizes: dict[str, int], path: Path, tensors: dict[str, str]) -> list[str]:
+    """Where the chain read from ``path`` differs from the zoo chain at ``sizes``: each
+    statement's domain, reads and write as isl sets and maps (zoo tensor -> ONNX tensor by
+    ``tensors``); empty when equal."""
     ours = Chain.from_spec(load_chain(path))
     theirs = Chain.from_spec(load_chain(zoo), sizes)
-    assert len(ours.statements) == len(theirs.statements)
+    if len(ours.statements) != len(theirs.statements):
+        return ["statements"]
+    out = []
     for mine, zoos in zip(ours.statements, theirs.statements, strict=True):
-        assert mine.domain.is_equal(zoos.domain), mine.name
-        assert mine.written == tensors[zoos.written]
-        assert mine.write.is_equal(zoos.write.set_tuple_name(isl.dim_type.out, mine.written))
-        assert set(mine.reads) == {tensors[t] for t in zoos.reads}
+        written = zoos.write.set_tuple_name(isl.dim_type.out, mine.written)
+        if not mine.domain.is_equal(zoos.domain):
+            out.append(f"{mine.name} domain")
+        if mine.written != tensors[zoos.written] or not mine.write.is_equal(written):
+            out.append(f"{mine.name} write")
+        if set(mine.reads) != {tensors[t] for t in zoos.reads}:
+            out.append(f"{mine.name} reads")
+            continue
         for tensor, read in zoos.reads.items():
             renamed = tensors[tensor]
-            assert mine.reads[renamed].is_equal(read.set_tuple_name(isl.dim_type.out, renamed))
+            if not mine.reads[renamed].is_equal(read.set_tuple_name(isl.dim_type.out, renamed)):
+                out.append(f"{mine.name} read of {renamed}")
+    return out
 
 
 def test_matmul_relu_matmul_is_the_zoo_chain(tmp_path: Path) -> None:
     """The Relu folds into C: the intermediate is the tensor the second MatMul reads."""
     path = _matmuls(tmp_path)
     tensors = {"A": "a", "B": "b", "C": "c_relu", "D": "d", "E": "e"}
-    _same("matmul-matmul", MATMULS, path, tensors)
+    assert _differences("matmul-matmul", MATMULS, path, tensors) == []
     read = read_onnx_chain(path)
     assert read.spec.intermediates == ("c_relu",) and read.spec.final == ("e",)
     assert read.nodes == {"S0": "matmul_c (MatMul)", "S1": "matmul_e (MatMul)"}
@@ -104,7 +113,8 @@ def test_pointwise_then_depthwise_is_the_zoo_chain(tmp_path: Path) -> None:
     weights = {"p": [4, 3, 1, 1], "dw": [4, 1, 3, 3]}
     path = _save(tmp_path / "pd.onnx", nodes, {"x": [1, 3, 8, 7]}, weights)
     sizes = {"CI": 3, "C": 4, "H": 6, "W": 5}
-    _same("pointwise-depthwise", sizes, path, {"I": "x", "P": "p", "T": "t", "D": "dw", "O": "o"})
+    tensors = {"I": "x", "P": "p", "T": "t", "D": "dw", "O": "o"}
+    assert _differences("pointwise-depthwise", sizes, path, tensors) == []
 
 
 def test_conv_batchnorm_conv_is_the_zoo_chain(tmp_path: Path) -> None:
@@ -120,7 +130,8 @@ def test_conv_batchnorm_conv_is_the_zoo_chain(tmp_path: Path) -> None:
     weights |= {n: [3] for n in ("s", "b", "mean", "var")}
     path = _save(tmp_path / "cc.onnx", nodes, {"i": [1, 2, 8, 7]}, weights)
     sizes = {"CI": 2, "C": 3, "K": 2, "H": 4, "W": 3}
-    _same("conv-conv", sizes, path, {"I": "i", "F": "f", "T": "t", "G": "g", "O": "o"})
+    tensors = {"I": "i", "F": "f", "T": "t", "G": "g", "O": "o"}
+    assert _differences("conv-conv", sizes, path, tensors) == []
 
 
 def test_a_padded_conv_reads_only_its_input(tmp_path: Path) -> None:
