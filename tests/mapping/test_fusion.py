@@ -4,6 +4,7 @@ after the producer tiles it reads)."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from tenet.errors import DataflowError, SpecError, UnknownTensorError
 from tenet.mapping.fusion import FusedNest
@@ -77,27 +78,16 @@ def test_fused_nest_resident_intermediate() -> None:
 
 def test_fused_nest_statement_feeding_nothing() -> None:
     spec = ChainSpec.from_mapping(
-        {
-            "name": "apart",
-            "statements": [
-                {
-                    "name": "S0",
-                    "domain": "{S0[i]: 0 <= i < 2}",
-                    "accesses": {
-                        "A": {"read": "{S0[i] -> A[i]}"},
-                        "B": {"write": "{S0[i] -> B[i]}"},
-                    },
-                },
-                {
-                    "name": "S1",
-                    "domain": "{S1[i]: 0 <= i < 2}",
-                    "accesses": {
-                        "A": {"read": "{S1[i] -> A[i]}"},
-                        "C": {"write": "{S1[i] -> C[i]}"},
-                    },
-                },
-            ],
-        }
+        yaml.safe_load(
+            """
+            name: apart
+            statements:
+              - {name: S0, domain: "{S0[i]: 0 <= i < 2}",
+                 accesses: {A: {read: "{S0[i] -> A[i]}"}, B: {write: "{S0[i] -> B[i]}"}}}
+              - {name: S1, domain: "{S1[i]: 0 <= i < 2}",
+                 accesses: {A: {read: "{S1[i] -> A[i]}"}, C: {write: "{S1[i] -> C[i]}"}}}
+            """
+        )
     )
     with pytest.raises(SpecError, match="S0 writes B, which no later statement reads"):
         fused_tiles(Chain.from_spec(spec), FusedNest({"S1": ("i",)}, (1,)))
@@ -106,27 +96,16 @@ def test_fused_nest_statement_feeding_nothing() -> None:
 def test_fused_coverage_names_an_instance_run_nowhere() -> None:
     """S1 reads only the even elements S0 writes: the odd ones are never computed."""
     spec = ChainSpec.from_mapping(
-        {
-            "name": "even",
-            "statements": [
-                {
-                    "name": "S0",
-                    "domain": "{S0[i]: 0 <= i < 4}",
-                    "accesses": {
-                        "A": {"read": "{S0[i] -> A[i]}"},
-                        "B": {"write": "{S0[i] -> B[i]}"},
-                    },
-                },
-                {
-                    "name": "S1",
-                    "domain": "{S1[i]: 0 <= i < 2}",
-                    "accesses": {
-                        "B": {"read": "{S1[i] -> B[2i]}"},
-                        "C": {"write": "{S1[i] -> C[i]}"},
-                    },
-                },
-            ],
-        }
+        yaml.safe_load(
+            """
+            name: even
+            statements:
+              - {name: S0, domain: "{S0[i]: 0 <= i < 4}",
+                 accesses: {A: {read: "{S0[i] -> A[i]}"}, B: {write: "{S0[i] -> B[i]}"}}}
+              - {name: S1, domain: "{S1[i]: 0 <= i < 2}",
+                 accesses: {B: {read: "{S1[i] -> B[2i]}"}, C: {write: "{S1[i] -> C[i]}"}}}
+            """
+        )
     )
     with pytest.raises(DataflowError, match=r"ranks.S0: S0\[[13]\] runs in no fused tile"):
         fused_tiles(Chain.from_spec(spec), FusedNest({"S1": ("i",)}, (1,)))

@@ -4,6 +4,7 @@ on the zoo's chains at small sizes, and on random small chains (or both refuse t
 from __future__ import annotations
 
 import pytest
+import yaml
 from hypothesis import given, settings
 
 from tenet.mapping.fusion import FusedNest
@@ -44,27 +45,18 @@ def test_fusion_oracle_random_chains(case: FusedCase) -> None:
 def test_fusion_oracle_rank_names_of_our_own() -> None:
     """Ranks named like the relations' own indices (j0, x1) are tiled by their names."""
     spec = ChainSpec.from_mapping(
-        {
-            "name": "names",
-            "statements": [
-                {
-                    "name": "S0",
-                    "domain": "{S0[x1, j0]: 0 <= x1 < 3 and 0 <= j0 < 5}",
-                    "accesses": {
-                        "A": {"read": "{S0[x1, j0] -> A[j0, x1]}"},
-                        "B": {"write": "{S0[x1, j0] -> B[j0]}"},
-                    },
-                },
-                {
-                    "name": "S1",
-                    "domain": "{S1[x0, j0]: 0 <= x0 < 2 and 0 <= j0 < 4}",
-                    "accesses": {
-                        "B": {"read": "{S1[x0, j0] -> B[j0 + x0]}"},
-                        "C": {"write": "{S1[x0, j0] -> C[j0]}"},
-                    },
-                },
-            ],
-        }
+        yaml.safe_load(
+            """
+            name: names
+            statements:
+              - {name: S0, domain: "{S0[x1, j0]: 0 <= x1 < 3 and 0 <= j0 < 5}",
+                 accesses: {A: {read: "{S0[x1, j0] -> A[j0, x1]}"},
+                            B: {write: "{S0[x1, j0] -> B[j0]}"}}}
+              - {name: S1, domain: "{S1[x0, j0]: 0 <= x0 < 2 and 0 <= j0 < 4}",
+                 accesses: {B: {read: "{S1[x0, j0] -> B[j0 + x0]}"},
+                            C: {write: "{S1[x0, j0] -> C[j0]}"}}}
+            """
+        )
     )
     exact, walked = both(FusedCase(spec, {"S1": ("j0",)}, (2,), "recompute", frozenset()))
     assert exact == walked
