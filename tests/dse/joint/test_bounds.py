@@ -208,6 +208,29 @@ def test_a_share_that_overflows_the_register_file_is_revisited() -> None:
     assert bound(1) - bound(2) == 16 * (1 - ENERGY_SLACK)
 
 
+def _grid(per_pe: bool, capacity: int, link: str | None = None) -> ArchitectureSpec:
+    """2x2 PEs under DRAM and a global buffer, with a register file of ``capacity`` elements
+    (per PE, or one shared) and an optional one-cycle link."""
+    return ArchitectureSpec.from_mapping(
+        {
+            "name": "grid",
+            "pe": "{PE[p, q]: 0 <= p < 2 and 0 <= q < 2}",
+            "levels": [
+                {"name": "dram", "energy_read": 100, "energy_write": 100},
+                {"name": "glb", "energy_read": 3, "energy_write": 2.5},
+                {
+                    "name": "rf",
+                    "per_pe": per_pe,
+                    "capacity": capacity,
+                    "energy_read": 1,
+                    "energy_write": 1.68,
+                },
+            ],
+            "interconnect": [] if link is None else [{"link": link, "delay": 1}],
+        }
+    )
+
+
 @st.composite
 def grid_cases(draw: st.DrawFn) -> tuple[Any, ...]:
     """A GEMM or a convolution with a sliding window on 2x2 PEs with a small register file:
@@ -246,24 +269,7 @@ def grid_cases(draw: st.DrawFn) -> tuple[Any, ...]:
         )
         time = "{S[k, c, ox, oy, rx, ry] -> T[k, c, ox, oy, rx, ry]}"
     link = draw(st.sampled_from([None, "{PE[p, q] -> PE[p, q + 1]}"]))
-    arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "grid",
-            "pe": "{PE[p, q]: 0 <= p < 2 and 0 <= q < 2}",
-            "levels": [
-                {"name": "dram", "energy_read": 100, "energy_write": 100},
-                {"name": "glb", "energy_read": 3, "energy_write": 2.5},
-                {
-                    "name": "rf",
-                    "per_pe": True,
-                    "capacity": draw(st.sampled_from([3, 4, 6, 10])),
-                    "energy_read": 1,
-                    "energy_write": 1.68,
-                },
-            ],
-            "interconnect": [] if link is None else [{"link": link, "delay": 1}],
-        }
-    )
+    arch = _grid(True, draw(st.sampled_from([3, 4, 6, 10])), link)
     dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
     problem = load_problem(workload, arch, dataflow, params)
     return placed_case(draw, problem, sorted(workload.accesses))
@@ -363,23 +369,7 @@ def forced_cases(draw: st.DrawFn) -> tuple[Any, ...]:
         )
         time = "{S[k, c, ox, oy, rx, ry] -> T[k, c, ox, oy, rx, ry]}"
     per_pe = draw(st.booleans())
-    arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "grid",
-            "pe": "{PE[p, q]: 0 <= p < 2 and 0 <= q < 2}",
-            "levels": [
-                {"name": "dram", "energy_read": 100, "energy_write": 100},
-                {"name": "glb", "energy_read": 3, "energy_write": 2.5},
-                {
-                    "name": "rf",
-                    "per_pe": per_pe,
-                    "capacity": draw(st.sampled_from([3, 3, 4, 5, 6, 10])) * (1 if per_pe else 4),
-                    "energy_read": 1,
-                    "energy_write": 1.68,
-                },
-            ],
-        }
-    )
+    arch = _grid(per_pe, draw(st.sampled_from([3, 3, 4, 5, 6, 10])) * (1 if per_pe else 4))
     dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
     problem = load_problem(workload, arch, dataflow, params)
     return placed_case(draw, problem, sorted(workload.accesses) if per_pe else None)
