@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from tenet.api import load_specs
 from tenet.dse.run.worker import Context, evaluate_tasks
 from tenet.schedule.projection import spacetime_mappings
-from tenet.spec import ArchitectureSpec, Specs, WorkloadSpec, load_architecture, load_workload
+from tenet.spec import ArchitectureSpec, WorkloadSpec
 from tenet.vocab import Neighbourhood
 
 __all__ = ["explore_schedule"]
@@ -43,7 +44,7 @@ def explore_schedule(
     >>> rows[["name", "status", "latency_compute_cycles"]].values.tolist()[1]
     ['PE[i + j] T[i]', 'ok', 8]
     """
-    given = Specs(load_workload(workload), load_architecture(architecture), None, params or {})
+    given = load_specs(workload, architecture, params=params)
     w, a = given.workload, given.architecture
     chosen = tuple(w.reductions if reductions is None else reductions)
     mappings = spacetime_mappings(w, a, given.params, reductions=chosen, reuse=reuse)

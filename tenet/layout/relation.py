@@ -47,11 +47,14 @@ ROW = "Row"
 
 @dataclass(frozen=True)
 class Box:
-    """The bounding box of a tensor's elements: lowest index and extent per dimension."""
+    """The bounding box of a tensor's elements."""
 
     tensor: str
+    """The tensor's name."""
     lower: tuple[int, ...]
+    """The lowest index of each dimension."""
     extents: tuple[int, ...]
+    """How many indices each dimension spans."""
 
     @property
     def text(self) -> str:

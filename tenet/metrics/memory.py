@@ -205,9 +205,7 @@ def encode_metrics(metrics: MemoryMetrics) -> dict[str, Any]:
     Examples
     --------
     >>> from tenet.api import load_problem
-    >>> p = load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic",
-    ...                  params={"M": 8, "N": 8, "K": 8})
-    >>> m = evaluate_memory(p)
+    >>> m = evaluate_memory(load_problem("gemm", "systolic-levels-8x8", "gemm-os-systolic"))
     >>> decode_metrics(encode_metrics(m)) == m
     True
     """

@@ -48,10 +48,12 @@ DependenceKind = Literal["flow", "anti", "output"]
 
 @dataclass(frozen=True)
 class Violation:
-    """One failed condition, with a witness in ``message``."""
+    """One failed condition of a dataflow on its workload and architecture."""
 
     kind: ViolationKind
+    """Which condition failed: coverage, function, array, collision or dependence."""
     message: str
+    """The failure in words, with a witness point or relation."""
 
 
 @dataclass(frozen=True)

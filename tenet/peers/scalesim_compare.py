@@ -113,13 +113,16 @@ def run_scalesim(
 
 @dataclass(frozen=True)
 class FigureRow:
-    """One figure of a layer: tenet's value, SCALE-Sim's and why they differ (empty when
-    equal), in cycles or words."""
+    """One figure of a layer as both tools count it."""
 
     figure: str
+    """The figure's name, with its unit (cycles or words)."""
     tenet: int
+    """tenet's value."""
     scalesim: int
+    """SCALE-Sim's value."""
     reason: str = ""
+    """Why the two differ (empty when they are equal)."""
 
 
 @dataclass(frozen=True)

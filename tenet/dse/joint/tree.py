@@ -52,15 +52,7 @@ from tenet.metrics.memory import fraction_text
 from tenet.model import Architecture, Dataflow
 from tenet.model.problem import Problem
 from tenet.model.workload import Workload
-from tenet.spec import (
-    ArchitectureSpec,
-    ConstraintsSpec,
-    DataflowSpec,
-    Specs,
-    WorkloadSpec,
-    load_architecture,
-    load_workload,
-)
+from tenet.spec import ArchitectureSpec, ConstraintsSpec, DataflowSpec, Specs, WorkloadSpec
 from tenet.vocab import MemoryObjective
 
 __all__ = [
@@ -279,7 +271,7 @@ def joint_search(
     >>> found.gap, found.complete
     (Fraction(0, 1), True)
     """
-    given = Specs(load_workload(workload), load_architecture(arch), None, params or {})
+    given = load_specs(workload, arch, params=params)
     policy = Policy.of(objective)
     incumbent = Incumbent(objective)
     tied = _Ties(ties)

@@ -35,6 +35,7 @@ from functools import cached_property
 import islpy as isl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from tenet.api import load_specs
 from tenet.dse.space.mapping import AffineMapping, Digit, Term
 from tenet.dse.space.movement import (
     LinkDisplacements,
@@ -50,8 +51,6 @@ from tenet.spec import (
     DataflowSpec,
     Specs,
     WorkloadSpec,
-    load_architecture,
-    load_workload,
 )
 from tenet.vocab import TensorName
 
@@ -218,7 +217,7 @@ class DesignSpace:
         options: SpaceOptions | None = None,
     ) -> DesignSpace:
         """Make the space from specs, files or zoo names; ``params`` bind size parameters."""
-        specs = Specs(load_workload(workload), load_architecture(architecture), None, params or {})
+        specs = load_specs(workload, architecture, params=params)
         return cls(specs, options or SpaceOptions())
 
     # -- the model ----------------------------------------------------------------------------
