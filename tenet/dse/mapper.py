@@ -29,7 +29,7 @@ from tenet.api import load_problem
 from tenet.dse.joint.tree import joint_search
 from tenet.dse.network import layer_counts, network_totals
 from tenet.dse.ranking.certificate import Certificate, unit_of
-from tenet.dse.run.engines import Engine, make_engine
+from tenet.dse.run.engines import Engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Interrupted
 from tenet.errors import SpecError
@@ -345,60 +345,53 @@ def map_layers(
     >>> row["certificate"], row["latency_cycles"] == row["value"] == row["bound"]
     ('proven optimal', True)
     """
-    run = execution or ExecutionOptions(None)
     architecture = load_architecture(arch)
-    engine: Engine | None = None
-    if isinstance(run.engine, str):  # one engine for every search, its workers' time counted
-        engine = make_engine(run.engine, run.workers, run.address)
-        run = replace(run, engine=engine)
-    workers = run.engine if isinstance(run.engine, Engine) else None
+    with (execution or ExecutionOptions(None)).shared() as run:  # one engine for every search
+        workers = run.engine if isinstance(run.engine, Engine) else None
 
-    def cpu() -> float:  # this process's CPU seconds and those its workers reported
-        return time.process_time() + (0.0 if workers is None else workers.worker_seconds)
+        def cpu() -> float:  # this process's CPU seconds and those its workers reported
+            return time.process_time() + (0.0 if workers is None else workers.worker_seconds)
 
-    done: dict[tuple[str, tuple[tuple[str, int], ...]], tuple[Certificate, float]] = {}
-    mapped: list[MappedLayer] = []
-    keys = [(e.workload, tuple(sorted(e.params.items()))) for e in entries]
-    distinct = len(set(keys))
+        done: dict[tuple[str, tuple[tuple[str, int], ...]], tuple[Certificate, float]] = {}
+        mapped: list[MappedLayer] = []
+        keys = [(e.workload, tuple(sorted(e.params.items()))) for e in entries]
+        distinct = len(set(keys))
 
-    def result(complete: bool) -> Mapped:
-        return Mapped(arch, objective, tuple(mapped), network, complete)
+        def result(complete: bool) -> Mapped:
+            return Mapped(arch, objective, tuple(mapped), network, complete)
 
-    try:
-        for entry, key in zip(entries, keys, strict=True):
-            if key not in done:
-                workload = load_workload(entry.workload)
-                start = cpu()
-                try:
-                    found = joint_search(
-                        workload,
-                        architecture,
-                        _dataflows(entry, dataflows, arch),
-                        entry.params,
-                        objective=objective,
-                        execution=run,
-                        constraints=constraints,
-                    )
-                except Interrupted as stop:
-                    if isinstance(stop.partial, Certificate):
-                        seconds = cpu() - start
-                        mapped.append(_mapped(entry, stop.partial, seconds, architecture))
-                    raise Interrupted(result(False)) from None
-                done[key] = (found, cpu() - start)
-                if told is not None:
-                    told(
-                        f"layers: {len(done)}/{distinct} searched ({entry.label}: "
-                        f"{found.status()}; {gap_words(found.best.value, found.bound)})"
-                    )
-            found, seconds = done[key]
-            mapped.append(_mapped(entry, found, seconds, architecture))
-    except Interrupted:
-        raise
-    except KeyboardInterrupt:
-        raise Interrupted(result(False)) from None
-    finally:
-        if engine is not None:
-            engine.__exit__(None, None, None)
+        try:
+            for entry, key in zip(entries, keys, strict=True):
+                if key not in done:
+                    workload = load_workload(entry.workload)
+                    start = cpu()
+                    try:
+                        found = joint_search(
+                            workload,
+                            architecture,
+                            _dataflows(entry, dataflows, arch),
+                            entry.params,
+                            objective=objective,
+                            execution=run,
+                            constraints=constraints,
+                        )
+                    except Interrupted as stop:
+                        if isinstance(stop.partial, Certificate):
+                            seconds = cpu() - start
+                            mapped.append(_mapped(entry, stop.partial, seconds, architecture))
+                        raise Interrupted(result(False)) from None
+                    done[key] = (found, cpu() - start)
+                    if told is not None:
+                        told(
+                            f"layers: {len(done)}/{distinct} searched ({entry.label}: "
+                            f"{found.status()}; {gap_words(found.best.value, found.bound)})"
+                        )
+                found, seconds = done[key]
+                mapped.append(_mapped(entry, found, seconds, architecture))
+        except Interrupted:
+            raise
+        except KeyboardInterrupt:
+            raise Interrupted(result(False)) from None
     return kept_between(result(True), residency)
 
 

@@ -5,12 +5,13 @@ record that every search (:class:`tenet.dse.run.runner.Runner`) and the command 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tenet.dse.run.engines import Engine
+from tenet.dse.run.engines import Engine, make_engine
 from tenet.dse.run.store import ResultStore
 from tenet.errors import SpecError
 
@@ -77,3 +78,21 @@ class ExecutionOptions:
             )
         if self.batch < 1:
             raise SpecError(f"batch must be at least 1, got {self.batch}", source="batch")
+
+    @contextmanager
+    def shared(self) -> Iterator[ExecutionOptions]:
+        """Yield these options with one engine that every search run under them shares (its
+        workers start once and report their CPU seconds), made from the engine's name and
+        closed on leaving; options naming no engine to make come back as they are.
+
+        Examples
+        --------
+        >>> with ExecutionOptions(workers=1).shared() as run:
+        ...     isinstance(run.engine, Engine)
+        True
+        """
+        if not isinstance(self.engine, str):
+            yield self
+            return
+        with make_engine(self.engine, self.workers, self.address) as engine:
+            yield replace(self, engine=engine)
