@@ -499,13 +499,13 @@ def _digit_options(
     --------
     >>> _digit_options(1, 64, 1, 4, False, (8,))  # x % 4, floor(x/8) % 4
     [(1, 4, 4, False), (8, 4, 4, False)]
-    >>> _digit_options(1, 8, 1, 4, False, (2, 4))  # x % 4, floor(x/2) % 4, floor(x/4)
+    >>> _digit_options(1, 8, 1, 4, False, (2, 4))  # x % 4, floor(x/2), floor(x/4)
     [(1, 4, 4, False), (2, None, 4, False), (4, None, 2, False)]
     """
     out: list[tuple[int, int | None, int, bool]] = []
     first = stride == 1 and block == 1
     for below in (1, *(b for b in blocks if first and b < left and left % b == 0)):
-        rest = left // below if below > 1 else left
+        rest = left // below
         if rest <= cap:
             out.append((below, None, rest, False))
             continue
