@@ -74,7 +74,13 @@ if TYPE_CHECKING:
 
     from tenet.dse import Exploration, Sweep
 
-__all__ = ["dse_command", "sweep_command", "SearchRequest"]
+__all__ = ["dse_command", "sweep_command", "SearchRequest", "BLOCKS_HELP", "blocked_space"]
+
+BLOCKS_HELP = (
+    "Block sizes B of blocked spatial digits, e.g. 2,4: a PE axis may take floor(x/B) % P of "
+    "a loop x (each PE B consecutive values, x % B in time) when B divides the loop and P "
+    "the number of blocks."
+)
 
 
 def _integers(text: str, option: str) -> tuple[int, ...]:
@@ -87,7 +93,13 @@ def _integers(text: str, option: str) -> tuple[int, ...]:
 
 
 def _options(
-    skew: str, pe_digits: int, order_depth: str, tiles: str, per_step: int | None, prune: bool
+    skew: str,
+    pe_digits: int,
+    order_depth: str,
+    tiles: str,
+    per_step: int | None,
+    prune: bool,
+    blocks: str = "",
 ) -> SpaceOptions:
     if order_depth != "all" and not order_depth.isdigit():
         raise click.BadParameter(
@@ -99,11 +111,24 @@ def _options(
             pe_digits=pe_digits,
             order_depth=None if order_depth == "all" else int(order_depth),
             temporal_tiles=_integers(tiles, "--temporal-tiles"),
+            blocks=_integers(blocks, "--blocks"),
             instances_per_step=per_step,
             prune_scratchpad=prune,
         )
     except SpecError as exc:
         raise click.BadParameter(exc.reason) from exc
+
+
+def blocked_space(blocks: str) -> SpaceOptions | None:
+    """The design space's options with the block sizes ``blocks`` (``--blocks``, integers
+    separated by commas); None when none is given (the space's defaults)."""
+    sizes = _integers(blocks, "--blocks")
+    if not sizes:
+        return None
+    try:
+        return space_options(blocks=sizes)
+    except SpecError as exc:
+        raise click.BadParameter(exc.reason, param_hint="--blocks") from exc
 
 
 @dataclass(frozen=True)
@@ -162,6 +187,7 @@ def _request() -> SearchRequest:
         kept("temporal_tiles"),
         kept("instances_per_step"),
         kept("prune_scratchpad"),
+        kept("blocks"),
     )
     return SearchRequest(
         params=parse_params(kept("param")),
@@ -212,6 +238,7 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
             help="Innermost time digits whose order is searched, or 'all'.",
         ),
         kept_option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
+        kept_option("--blocks", default="", help=BLOCKS_HELP),
         kept_option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
         kept_option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
         kept_option(

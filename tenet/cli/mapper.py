@@ -11,6 +11,7 @@ import click
 
 from tenet.cli.app import choice_option, cli, parse_params, tell
 from tenet.cli.checks import Refusal, check_before_work, check_folder, check_writable, refuses
+from tenet.cli.dse import BLOCKS_HELP, blocked_space
 from tenet.cli.options import (
     OutputOptions,
     constraints_option,
@@ -66,6 +67,7 @@ __all__ = ["map_command"]
     "folder: one file per layer entry).",
 )
 @residency_option()
+@click.option("--blocks", default="", help=BLOCKS_HELP)
 @written_file("--report", help="Also write the HTML report (table, plot, mappings) to this file.")
 @execution_options(workers=1)  # as `tenet tile`: this process by default
 @output_options()
@@ -82,6 +84,7 @@ def map_command(
     constraints: str | None,
     save_dataflow: str | None,
     residency: bool,
+    blocks: str,
     report: str | None,
 ) -> None:
     """Search the best mapping of a layer (-w, -p) or of every layer entry of a network (-n)
@@ -103,16 +106,21 @@ def map_command(
         from tenet.cli.fusion import map_chain
 
         engine = execution.engine != "local" or execution.workers != 1 or execution.store
-        if dataflows or constraints or report or time_budget is not None or engine:
+        if dataflows or constraints or report or time_budget is not None or engine or blocks:
             raise click.UsageError(
                 "a chain (-w) is searched over its fusion choices in this process: no "
                 "--dataflow, --constraints, --report, --time-budget, --engine, --workers, "
-                "--address or --store"
+                "--address, --store or --blocks"
             )
         map_chain(out, workload, arch, param, objective, save_dataflow)
         return
     if objective == "dram":
         raise click.UsageError("--objective dram is a chain's (-w CHAIN)")
+    design = blocked_space(blocks)
+    if design is not None and dataflows:
+        raise click.UsageError(
+            "--blocks shapes the design space's array mappings: give it without --dataflow"
+        )
     check_before_work((), execution, None, None, out.path)
     (check_folder if network is not None else check_writable)(save_dataflow, "--save-dataflow")
     from tenet.dse import LayerEntry, map_layers, network_entries
@@ -136,6 +144,7 @@ def map_command(
             told=tell,
             constraints=None if constraints is None else load_constraints(constraints),
             residency=residency,
+            design=design,
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Mapped) and stop.partial.layers:
@@ -154,7 +163,9 @@ def map_command(
             "workload" if spec is None else "network": workload or str(network),
             "architecture": arch,
             "objective": objective,
-            "array mappings": ", ".join(dataflows) or "every mapping of the design space",
+            "array mappings": ", ".join(dataflows)
+            or "every mapping of the design space"
+            + (f" (blocks {blocks})" if design is not None else ""),
             "time budget per layer": "none" if time_budget is None else f"{time_budget:g} s",
             "constraints": constraints or "none",
         }

@@ -285,7 +285,8 @@ def _explore(
     context = Context.make(specs, chosen, neighbourhood)
     arguments: dict[str, Any] = {
         "context": context.text,
-        "options": options.model_dump(mode="json"),
+        # without blocks, the arguments of the stores written before blocks existed
+        "options": options.model_dump(mode="json", exclude=None if options.blocks else {"blocks"}),
     }
     if how != "exhaustive":
         arguments["strategy"] = how

@@ -32,6 +32,7 @@ from tenet.dse.ranking.certificate import Certificate, unit_of
 from tenet.dse.run.engines import Engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Interrupted
+from tenet.dse.space.design import SpaceOptions
 from tenet.errors import SpecError
 from tenet.files import write_atomically
 from tenet.mapping import Stamps
@@ -320,6 +321,7 @@ def map_layers(
     told: Callable[[str], object] | None = None,
     constraints: ConstraintsSpec | None = None,
     residency: bool = True,
+    design: SpaceOptions | None = None,
 ) -> Mapped:
     """Search the best mapping of each layer entry of ``entries`` on ``arch`` by
     ``objective`` (:func:`~tenet.dse.joint.tree.joint_search` over every array mapping of the
@@ -329,7 +331,8 @@ def map_layers(
     workers' CPU time counted in each entry's);
     ``told`` hears a line when an entry is done; ``constraints`` narrow every entry's search;
     with ``residency``, an entry's input that is the output of the entry before stays on chip
-    when both bests leave room for it (:func:`kept_between`).
+    when both bests leave room for it (:func:`kept_between`); ``design``: what the design
+    space holds when no ``dataflows`` are given (None: its defaults).
 
     Raises
     ------
@@ -374,6 +377,7 @@ def map_layers(
                             objective=objective,
                             execution=run,
                             constraints=constraints,
+                            design=design,
                         )
                     except Interrupted as stop:
                         if isinstance(stop.partial, Certificate):

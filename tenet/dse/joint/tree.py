@@ -226,6 +226,7 @@ def joint_search(
     constraints: ConstraintsSpec | None = None,
     ties: int | None = TIES,
     dominance: bool = True,
+    design: SpaceOptions | None = None,
 ) -> Certificate:
     """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
     ``arch`` together for the least ``objective``, by branch and bound; return the best and
@@ -251,7 +252,9 @@ def joint_search(
     tensors, tile sizes and loop orders each allows; the seeds that break them are dropped).
     With ``dominance``, by energy, a subtree that is the image of an earlier one under a
     symmetry of the problem is not searched: that one's best and bounds stand for it
-    (:func:`_dominated`).
+    (:func:`_dominated`). ``design``: what the design space holds when ``mappings`` is None
+    (:class:`~tenet.dse.space.design.SpaceOptions`, e.g. blocked spatial digits; None: its
+    defaults).
 
     Raises
     ------
@@ -293,6 +296,7 @@ def joint_search(
                 runner,
                 constraints,
                 dominance,
+                design,
             )
             if seed:
                 dived = _dive(found, policy, incumbent, runner, tied)
@@ -347,6 +351,7 @@ def declare(
     runner: Runner,
     constraints: ConstraintsSpec | None = None,
     dominance: bool = False,
+    design: SpaceOptions | None = None,
 ) -> Declared:
     """Return the space of a joint search and its subtrees, best root bound first: the array
     ``mappings`` (dataflow files, zoo names or specs; None: every mapping of the design
@@ -357,13 +362,14 @@ def declare(
     tiles also above any of the level's loops
     (:func:`tenet.dse.joint.declared.place_choices`); ``constraints`` (or those of
     ``space``) narrow each choice; with ``dominance``, the subtrees an earlier one stands for by
-    a symmetry of the problem are marked (:func:`_dominated`)."""
+    a symmetry of the problem are marked (:func:`_dominated`); ``design``: what the design
+    space holds (None: its defaults)."""
     w, a, bound = given.workload, given.architecture, given.bound
     space = space or TilingSpace()
     if constraints is not None:
         resolved = MappingConstraints.of(constraints, Workload.from_spec(w, bound), a.levels)
         space = replace(space, constraints=resolved)
-    specs, computes, ranked = _mappings_and_floors(given, mappings, space.constraints)
+    specs, computes, ranked = _mappings_and_floors(given, mappings, space.constraints, design)
     first = load_problem(w, a, specs[0], bound)
     checked = space.checked(first)
     choices = kept_choices(a.levels, list(w.accesses), bypass)
@@ -397,6 +403,8 @@ def declare(
         "budget": budget,
         "places": placing,
     }
+    if mappings is None and design is not None and design != SpaceOptions():
+        context["design"] = design.model_dump(mode="json")
     dominated: dict[int, int] = {}
     symmetric = limits is None and Policy.of(objective).one_per_placement
     if dominance and symmetric:
@@ -532,16 +540,18 @@ def _mappings_and_floors(
     given: Specs,
     mappings: Sequence[str | DataflowSpec] | None,
     constraints: MappingConstraints | None = None,
+    design: SpaceOptions | None = None,
 ) -> tuple[list[DataflowSpec], list[int], list[int]]:
     """Return the array mappings searched (those that spread the loops as ``constraints``
-    say), a lower bound of each one's compute latency (cycles) and the positions of those
-    the micro model ranks best: for the design space's mappings
+    say; ``design``: what the design space holds), a lower bound of each one's compute
+    latency (cycles) and the positions of those the micro model ranks best: for the design
+    space's mappings
     :func:`~tenet.dse.joint.declared.compute_floor`, without counting them, and
     :func:`tenet.dse.tiling.constructive.rank_mappings`; for mappings given by name or spec
     their exact compute latency, and none ranked."""
     workload, architecture, bound = given.workload, given.architecture, given.bound
     if mappings is None:
-        space = DesignSpace(given, SpaceOptions())
+        space = DesignSpace(given, design or SpaceOptions())
         candidates = list(space)
         if not candidates:
             raise CapacityError("the design space has no array mapping")

@@ -4,9 +4,14 @@ A point (:class:`~tenet.dse.space.mapping.AffineMapping`) is built in five choic
 
 1. the *space-stamp*: for each PE dimension of size P, up to ``pe_digits`` loop digits in mixed
    radix (``x % P``, a whole small loop such as ``ry``, or ``ry + 3*(c % 4)``); a loop may
-   spread over several PE dimensions, its least significant digit on the last of them;
+   spread over several PE dimensions, its least significant digit on the last of them. With
+   ``blocks``, a loop's least significant digit on the array may also be *blocked*:
+   ``floor(x/B) % P`` for a block size B, each PE taking B consecutive values of the loop
+   (``x % B`` stays in time), when B divides the loop's extent and P divides the number of
+   blocks (a whole loop of blocks ``floor(x/B)`` when they fit the PE dimension);
 2. the *temporal digits*: what is left of each loop (``floor(x/P)`` for a placed loop, the whole
-   loop otherwise), optionally split once more by one of ``temporal_tiles``;
+   loop otherwise; ``x % B`` below a blocked digit), the rest optionally split once more by
+   one of ``temporal_tiles``;
 3. the *dropped digits*: temporal digits left out of the time-stamp, so that several instances
    share one (PE, time-stamp) — only when the array runs that many per step;
 4. the *inner time-stamp*: ``Σ_d s_d·PE_d (+ one whole temporal loop)`` with skews s_d in
@@ -75,6 +80,10 @@ class SpaceOptions(BaseModel):
     temporal_tiles: tuple[int, ...] = Field(
         (), description="Sizes by which a loop's temporal part may be split once more."
     )
+    blocks: tuple[int, ...] = Field(
+        (),
+        description="Block sizes B of blocked spatial digits floor(x/B) % P, x % B in time.",
+    )
     order_depth: int | None = Field(
         2, ge=1, description="Outer time digits whose order is searched (None: every order)."
     )
@@ -100,6 +109,13 @@ class SpaceOptions(BaseModel):
     def _tiles(cls, value: tuple[int, ...]) -> tuple[int, ...]:
         if any(t < 2 for t in value):
             raise ValueError("temporal tile sizes are at least 2")
+        return tuple(sorted(set(value)))
+
+    @field_validator("blocks")
+    @classmethod
+    def _blocks(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if any(b < 2 for b in value):
+            raise ValueError("block sizes are at least 2")
         return tuple(sorted(set(value)))
 
 
@@ -168,8 +184,9 @@ class SpaceSizes:
     """Kept candidates that data-centric directives can write."""
 
 
-_State = tuple[tuple[int, int], ...]
-"""Per loop: (stride of its next digit, number of values left above it)."""
+_State = tuple[tuple[int, int, int], ...]
+"""Per loop: (stride of its next digit, number of values left above it, the size of the
+block below its blocked digit on the array, 1 when none)."""
 
 
 def _orders(digits: Sequence[Digit], depth: int | None) -> Iterator[tuple[Digit, ...]]:
@@ -284,20 +301,17 @@ class DesignSpace:
             if len(terms) == self.options.pe_digits or cap < 2:
                 return
             used = {digit.loop for digit, _ in terms}
-            for loop, (stride, left) in enumerate(state):
+            more = len(terms) + 1 < self.options.pe_digits
+            for loop, (stride, left, block) in enumerate(state):
                 if left <= 1 or loop in used:
                     continue
-                options: list[tuple[int | None, int, bool]]
-                if left <= cap:
-                    options = [(None, left, False)]
-                else:
-                    options = [(cap, cap, False)]
-                    if len(terms) + 1 < self.options.pe_digits:
-                        options += [(r, r, True) for r in range(2, cap) if cap % r == 0]
-                for radix, extent, partial in options:
-                    digit = Digit(loop, stride, radix, extent)
+                for below, radix, extent, partial in _digit_options(
+                    stride, left, block, cap, more, self.options.blocks
+                ):
+                    digit = Digit(loop, stride * below, radix, extent)
                     rest = list(state)
-                    rest[loop] = (stride * extent, -(-left // extent))
+                    span = below * extent
+                    rest[loop] = (stride * span, -(-left // span), below if below > 1 else block)
                     extend((*terms, (digit, weight)), weight * extent, tuple(rest), partial)
 
         extend((), 1, state, False)
@@ -305,7 +319,7 @@ class DesignSpace:
 
     def spaces(self) -> Iterator[tuple[tuple[tuple[Term, ...], ...], _State]]:
         """Space-stamps (term lists per PE dimension) and what they leave of each loop."""
-        start: _State = tuple((1, n) for n in self.extents)
+        start: _State = tuple((1, n, 1) for n in self.extents)
 
         def place(dim: int, state: _State) -> Iterator[tuple[tuple[tuple[Term, ...], ...], _State]]:
             if dim < 0:
@@ -321,15 +335,17 @@ class DesignSpace:
     def temporal_digits(self, state: _State) -> Iterator[tuple[Digit, ...]]:
         """Temporal digits left by a space-stamp, with every optional split."""
         per_loop: list[list[tuple[Digit, ...]]] = []
-        for loop, (stride, left) in enumerate(state):
+        for loop, (stride, left, block) in enumerate(state):
+            inside: tuple[Digit, ...] = (Digit(loop, 1, block, block),) if block > 1 else ()
             if left <= 1:
-                per_loop.append([()])
+                per_loop.append([inside])
                 continue
-            options: list[tuple[Digit, ...]] = [(Digit(loop, stride, None, left),)]
+            options: list[tuple[Digit, ...]] = [(*inside, Digit(loop, stride, None, left))]
             for tile in self.options.temporal_tiles:
                 if tile < left:
                     options.append(
                         (
+                            *inside,
                             Digit(loop, stride, tile, tile),
                             Digit(loop, stride * tile, None, -(-left // tile)),
                         )
@@ -466,6 +482,42 @@ class DesignSpace:
                     points.add(tuple(v + (j == k) for j, v in enumerate(base)))
         domain = self.workload.domain
         return tuple(sorted(p for p in points if _contains(domain, p)))
+
+
+def _digit_options(
+    stride: int, left: int, block: int, cap: int, more: bool, blocks: Sequence[int]
+) -> list[tuple[int, int | None, int, bool]]:
+    """The digits a PE dimension with room for ``cap`` more may take of a loop whose next
+    digit has ``stride`` and ``left`` values above it (``block``: the size of the block below
+    its blocked digit, 1 when none): (block size below the digit, radix or None for the whole
+    rest, extent, whether more digits must follow on the dimension); ``more``: the dimension
+    may take another digit after this one. A blocked digit ``floor(x/B) % P`` is a loop's
+    first on the array, with B in ``blocks`` dividing its extent and P the number of blocks.
+
+    Examples
+    --------
+    >>> _digit_options(1, 64, 1, 4, False, (8,))  # x % 4, floor(x/8) % 4
+    [(1, 4, 4, False), (8, 4, 4, False)]
+    >>> _digit_options(1, 8, 1, 4, False, (2, 4))  # x % 4, floor(x/2), floor(x/4)
+    [(1, 4, 4, False), (2, None, 4, False), (4, None, 2, False)]
+    """
+    out: list[tuple[int, int | None, int, bool]] = []
+    first = stride == 1 and block == 1
+    for below in (1, *(b for b in blocks if first and b < left and left % b == 0)):
+        rest = left // below
+        if rest <= cap:
+            out.append((below, None, rest, False))
+            continue
+        if below > 1 and rest % cap:
+            continue
+        out.append((below, cap, cap, False))
+        if more:
+            out += [
+                (below, r, r, True)
+                for r in range(2, cap)
+                if cap % r == 0 and (below == 1 or rest % r == 0)
+            ]
+    return out
 
 
 def _contains(domain: isl.Set, point: Sequence[int]) -> bool:
