@@ -13,6 +13,7 @@ from tenet.cli.app import choice_option, cli, parse_params, tell
 from tenet.cli.checks import Refusal, check_before_work, check_folder, check_writable, refuses
 from tenet.cli.options import (
     OutputOptions,
+    aligned_option,
     constraints_option,
     dataflows_option,
     execution_options,
@@ -59,6 +60,10 @@ __all__ = ["map_command"]
     "sizes, loop order and kept or bypassed tensors (docs/dse.md); with --network, of every "
     "layer entry."
 )
+@aligned_option(
+    "Also search tile sizes that are multiples of this, dividing the loop or not (the last "
+    "tile partial), as tenet tile --aligned; with --network, of every layer entry."
+)
 @click.option(
     "--save-dataflow",
     type=click.Path(),
@@ -80,6 +85,7 @@ def map_command(
     objective: str,
     time_budget: float | None,
     constraints: str | None,
+    aligned: int | None,
     save_dataflow: str | None,
     residency: bool,
     report: str | None,
@@ -103,11 +109,12 @@ def map_command(
         from tenet.cli.fusion import map_chain
 
         engine = execution.engine != "local" or execution.workers != 1 or execution.store
-        if dataflows or constraints or report or time_budget is not None or engine:
+        given = dataflows or constraints or report or aligned is not None
+        if given or time_budget is not None or engine:
             raise click.UsageError(
                 "a chain (-w) is searched over its fusion choices in this process: no "
-                "--dataflow, --constraints, --report, --time-budget, --engine, --workers, "
-                "--address or --store"
+                "--dataflow, --constraints, --aligned, --report, --time-budget, --engine, "
+                "--workers, --address or --store"
             )
         map_chain(out, workload, arch, param, objective, save_dataflow)
         return
@@ -136,6 +143,7 @@ def map_command(
             told=tell,
             constraints=None if constraints is None else load_constraints(constraints),
             residency=residency,
+            aligned=aligned,
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Mapped) and stop.partial.layers:
@@ -158,6 +166,8 @@ def map_command(
             "time budget per layer": "none" if time_budget is None else f"{time_budget:g} s",
             "constraints": constraints or "none",
         }
+        if aligned is not None:
+            inputs["tile sizes"] = f"nested divisors and multiples of {aligned}"
         click.echo(f"wrote {write_report(map_report(mapped, inputs), report)}", err=True)
 
 

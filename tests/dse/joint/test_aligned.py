@@ -6,9 +6,11 @@ divisor."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from fractions import Fraction
 from math import factorial, prod
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +30,7 @@ from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory, level_needs
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
 from tenet.vocab import MemoryObjective
+from tests.conftest import run
 
 from .test_bounds import _grid, bands_of
 from .test_search import ARCH, CONV, GEMM
@@ -198,3 +201,39 @@ def test_a_partial_tile_beats_every_divisor() -> None:
     assert divisors.best.value == divisors.bound == 100
     assert aligned.best.value == aligned.bound == 84
     assert aligned.best.mapping.tile_sizes("glb") == (4, 2, 1)
+
+
+SMALL_BUFFER = """name: small-buffer
+pe: "{PE[i, j]: 0 <= i < 2 and 0 <= j < 2}"
+interconnect:
+  - {link: "{PE[i, j] -> PE[i + 1, j]}", delay: 1}
+  - {link: "{PE[i, j] -> PE[i, j + 1]}", delay: 1}
+levels:
+  - {name: dram, read_bandwidth: 1, write_bandwidth: 1, energy_read: 100, energy_write: 100}
+  - {name: glb, capacity: 16, read_bandwidth: 4, write_bandwidth: 4, energy_read: 6,
+     energy_write: 6}
+"""
+OUTPUT_STATIONARY = """name: os
+space_stamp: "{S[i, j, k] -> PE[i % 2, j % 2]}"
+time_stamp: "{S[i, j, k] -> T[floor(i / 2), floor(j / 2), k]}"
+"""
+
+
+def test_tile_and_map_take_aligned(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # the layer of test_a_partial_tile_beats_every_divisor from the command line: 84 cycles
+    # with --aligned 4 (tiles of i 4, 4 and 2), 100 without
+    arch, dataflow = tmp_path / "arch.yaml", tmp_path / "os.yaml"
+    arch.write_text(SMALL_BUFFER)
+    dataflow.write_text(OUTPUT_STATIONARY)
+    problem = ("-w", "gemm", "-a", str(arch), "-d", str(dataflow))
+    problem += ("-p", "M=10", "-p", "N=2", "-p", "K=4", "--format", "json")
+    for aligned, cycles in (("4", 84), (None, 100)):
+        option = () if aligned is None else ("--aligned", aligned)
+        code, out, err = run(capsys, "tile", *problem, "--strategy", "joint", *option)
+        assert code == 0, err
+        row = json.loads(out)
+        assert row["latency_cycles"] == row["bound_latency_cycles"] == cycles
+        code, out, err = run(capsys, "map", *problem, *option)
+        assert code == 0, err
+        layer = json.loads(out)["layers"][0]
+        assert layer["value"] == layer["bound"] == cycles

@@ -1,0 +1,63 @@
+"""The joint search with aligned tile sizes: a convolution whose 14×14 output (a 7×7 or
+14×14 spatial loop of ResNet-50's later stages) no multiple of 4 but 14's own divisors
+divides, on ``systolic-levels-16x16`` with one array mapping, searched over nested divisors
+and over ``--aligned 4`` (the multiples of 4 too, the last tile partial), by latency and by
+energy, each within ``BUDGET`` seconds: best, bound, gap, leaves of the declared space, exact
+evaluations, CPU seconds and the load average. ``--objective`` runs one objective,
+``--budget`` sets the seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import cast
+
+from benchmarks.cputime import cpu_seconds
+from tenet.dse.joint.tree import joint_search
+from tenet.dse.run.execution import ExecutionOptions
+from tenet.dse.tiling.sizes import TilingSpace
+from tenet.vocab import MemoryObjective
+
+ARCH = "systolic-levels-16x16"
+LAYER = {"K": 32, "C": 32, "OX": 14, "OY": 14, "RX": 3, "RY": 3}
+MAPPING = "conv2d-kcp"
+BUDGET = 60.0
+"""Seconds of each search."""
+
+
+def _load() -> str:
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main(argv: list[str]) -> None:
+    objectives: list[MemoryObjective] = ["latency", "energy"]
+    if "--objective" in argv:
+        objectives = [cast(MemoryObjective, argv[argv.index("--objective") + 1])]
+    budget = float(argv[argv.index("--budget") + 1]) if "--budget" in argv else BUDGET
+    for objective in objectives:
+        for aligned in (None, 4):
+            start = cpu_seconds()
+            found = joint_search(
+                "conv2d",
+                ARCH,
+                [MAPPING],
+                LAYER,
+                TilingSpace(aligned=aligned),
+                objective=objective,
+                execution=ExecutionOptions(None, time_budget=budget),
+            )
+            seconds = cpu_seconds() - start
+            row = found.row()
+            sizes = "divisors" if aligned is None else f"aligned {aligned}"
+            print(
+                f"conv 14x14 {objective}, {sizes}: best {float(found.best.value):,.0f}, bound "
+                f"{float(found.bound or 0):,.0f}, gap {float(found.relative_gap):.2%}, complete "
+                f"{found.complete}; leaves {found.space:,}, {found.evaluated} exact "
+                f"evaluations, {found.pruned:,} pruned; {seconds:.1f} CPU-s; {_load()}"
+            )
+            print(f"  tiling {row['tiling']}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
