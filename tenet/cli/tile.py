@@ -134,10 +134,10 @@ def tile_command(
     constraints: str | None,
     time_budget: float | None,
 ) -> None:
-    """Search tile sizes (nested divisors; with --aligned N also the multiples of N, the last
-    tile partial) and loop orders per memory level, under the
+    """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
-    and its exact figures per level and tensor (docs/memory.md). A large default space is
+    and its exact figures per level and tensor (docs/memory.md). With --aligned N the
+    multiples of N join the sizes, the last tile partial. A large default space is
     built constructively (--strategy). With ``--workers`` above 1
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
     finished choice of tile sizes (or subtree of the branch and bound) is kept and a search
