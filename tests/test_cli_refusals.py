@@ -188,7 +188,6 @@ def test_each_command_lists_its_refusals_in_its_help(
     [
         "sweep -n tiny-cnn -a systolic-2d-8x8 --layers-plot {tmp}/l.png --store {tmp}/s.db",
         "sweep -n tiny-cnn -a systolic-2d-8x8 --layers-plot {tmp}/l.png --time-budget 5",
-        "tile -w gemm -a systolic-levels-8x8 -d gemm-os-systolic --strategy joint --aligned 4",
         "tile -w gemm -a systolic-levels-8x8 -d gemm-os-systolic --places",
     ],
 )

@@ -14,6 +14,7 @@ from tenet.cli.checks import Refusal, check_before_work, check_folder, check_wri
 from tenet.cli.dse import BLOCKS_HELP, blocked_space
 from tenet.cli.options import (
     OutputOptions,
+    aligned_option,
     constraints_option,
     dataflows_option,
     execution_options,
@@ -60,6 +61,10 @@ __all__ = ["map_command"]
     "sizes, loop order and kept or bypassed tensors (docs/dse.md); with --network, of every "
     "layer entry."
 )
+@aligned_option(
+    "Also search tile sizes that are multiples of this, dividing the loop or not (the last "
+    "tile partial), as tenet tile --aligned; with --network, of every layer entry."
+)
 @click.option(
     "--save-dataflow",
     type=click.Path(),
@@ -82,6 +87,7 @@ def map_command(
     objective: str,
     time_budget: float | None,
     constraints: str | None,
+    aligned: int | None,
     save_dataflow: str | None,
     residency: bool,
     blocks: str,
@@ -106,11 +112,12 @@ def map_command(
         from tenet.cli.fusion import map_chain
 
         engine = execution.engine != "local" or execution.workers != 1 or execution.store
-        if dataflows or constraints or report or time_budget is not None or engine or blocks:
+        given = dataflows or constraints or report or aligned is not None or blocks
+        if given or time_budget is not None or engine:
             raise click.UsageError(
                 "a chain (-w) is searched over its fusion choices in this process: no "
-                "--dataflow, --constraints, --report, --time-budget, --engine, --workers, "
-                "--address, --store or --blocks"
+                "--dataflow, --constraints, --aligned, --blocks, --report, --time-budget, "
+                "--engine, --workers, --address or --store"
             )
         map_chain(out, workload, arch, param, objective, save_dataflow)
         return
@@ -145,6 +152,7 @@ def map_command(
             constraints=None if constraints is None else load_constraints(constraints),
             residency=residency,
             design=design,
+            aligned=aligned,
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Mapped) and stop.partial.layers:
@@ -169,6 +177,8 @@ def map_command(
             "time budget per layer": "none" if time_budget is None else f"{time_budget:g} s",
             "constraints": constraints or "none",
         }
+        if aligned is not None:
+            inputs["tile sizes"] = f"nested divisors and multiples of {aligned}"
         click.echo(f"wrote {write_report(map_report(mapped, inputs), report)}", err=True)
 
 

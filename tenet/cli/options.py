@@ -70,6 +70,7 @@ __all__ = [
     "dataflows_option",
     "residency_option",
     "time_budget_option",
+    "aligned_option",
 ]
 
 P = ParamSpec("P")
@@ -386,6 +387,13 @@ def time_budget_option(help: str, *, kept: bool = False) -> Decorator:
     search starts after its first answer); ``kept`` for a record's option."""
     make: Callable[..., Decorator] = kept_option if kept else click.option
     return make("--time-budget", type=click.FloatRange(min=0), help=help)
+
+
+def aligned_option(help: str) -> Decorator:
+    """The ``--aligned N`` option of a tiling search: tile sizes that are multiples of N
+    join the nested divisors, dividing their loop or not (the last tile partial;
+    :class:`tenet.dse.TilingSpace`)."""
+    return click.option("--aligned", type=click.IntRange(min=1), help=help)
 
 
 def design_inputs(command: Callable[..., None]) -> Callable[..., None]:

@@ -13,6 +13,7 @@ from tenet.cli.checks import Refusal, check_before_work, refuses
 from tenet.cli.options import (
     OutputOptions,
     ProblemOptions,
+    aligned_option,
     constraints_option,
     execution_options,
     output_options,
@@ -57,9 +58,6 @@ def _summary(found: Certificate, seconds: float) -> dict[str, Any]:
 
 
 @refuses(
-    Refusal(
-        "--aligned", "--strategy", "the joint search tiles by nested divisors", values=("joint",)
-    ),
     Refusal("--places", "--strategy", "only the joint search places tensors", ("joint",), True),
     Refusal("--bypass", "--strategy", "only the joint search chooses bypasses", ("joint",), True),
     Refusal("--top-k", "--strategy", "no tiling is built", values=("exhaustive", "joint")),
@@ -79,10 +77,9 @@ def _summary(found: Certificate, seconds: float) -> dict[str, Any]:
     "--level", "-l", "levels", multiple=True, help="Level to tile (repeatable; default: all)."
 )
 @click.option("--dim", "dims", multiple=True, help="Loop to tile (repeatable; default: all).")
-@click.option(
-    "--aligned",
-    type=click.IntRange(min=1),
-    help="Also try tile sizes that are multiples of this, dividing the loop or not.",
+@aligned_option(
+    "Also try tile sizes that are multiples of this, dividing the loop or not (the last tile "
+    "partial), with every strategy but constructive."
 )
 @choice_option("--objective", MEMORY_OBJECTIVES, "latency", "What the search minimises.")
 @choice_option(
@@ -139,7 +136,8 @@ def tile_command(
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
-    and its exact figures per level and tensor (docs/memory.md). A large default space is
+    and its exact figures per level and tensor (docs/memory.md). With --aligned N the
+    multiples of N join the sizes, the last tile partial. A large default space is
     built constructively (--strategy). With ``--workers`` above 1
     or ``--engine dask``, the tile sizes are searched on that engine; with ``--store``, each
     finished choice of tile sizes (or subtree of the branch and bound) is kept and a search

@@ -33,6 +33,7 @@ from tenet.dse.run.engines import Engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Interrupted
 from tenet.dse.space.design import SpaceOptions
+from tenet.dse.tiling.sizes import TilingSpace
 from tenet.errors import SpecError
 from tenet.files import write_atomically
 from tenet.mapping import Stamps
@@ -322,6 +323,7 @@ def map_layers(
     constraints: ConstraintsSpec | None = None,
     residency: bool = True,
     design: SpaceOptions | None = None,
+    aligned: int | None = None,
 ) -> Mapped:
     """Search the best mapping of each layer entry of ``entries`` on ``arch`` by
     ``objective`` (:func:`~tenet.dse.joint.tree.joint_search` over every array mapping of the
@@ -330,6 +332,8 @@ def map_layers(
     runs every search (its time budget is each search's; one engine serves them all, its
     workers' CPU time counted in each entry's);
     ``told`` hears a line when an entry is done; ``constraints`` narrow every entry's search;
+    with ``aligned``, the multiples of it join every entry's tile sizes (the last tile
+    partial, :class:`~tenet.dse.tiling.sizes.TilingSpace`);
     with ``residency``, an entry's input that is the output of the entry before stays on chip
     when both bests leave room for it (:func:`kept_between`); ``design``: what the design
     space holds when no ``dataflows`` are given (None: its defaults).
@@ -374,6 +378,7 @@ def map_layers(
                             architecture,
                             _dataflows(entry, dataflows, arch),
                             entry.params,
+                            None if aligned is None else TilingSpace(aligned=aligned),
                             objective=objective,
                             execution=run,
                             constraints=constraints,

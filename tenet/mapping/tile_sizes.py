@@ -15,7 +15,7 @@ from math import ceil
 
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 
-__all__ = ["tiled_nest", "tiling_key", "divisors", "nested_sizes"]
+__all__ = ["tiled_nest", "tiling_key", "divisors", "size_pool", "nests_in", "nested_sizes"]
 
 
 def tiled_nest(
@@ -73,6 +73,38 @@ def divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
+def nests_in(size: int, outer: int, aligned: int | None = None) -> bool:
+    """Whether a tile of ``size`` may lie inside one of ``outer`` (iterations): it divides it,
+    or with ``aligned`` it is a multiple of ``aligned`` no larger (the last tile is partial).
+
+    Examples
+    --------
+    >>> nests_in(4, 10), nests_in(4, 10, aligned=4), nests_in(5, 10, aligned=4)
+    (False, True, True)
+    """
+    return size <= outer and (outer % size == 0 or (aligned is not None and size % aligned == 0))
+
+
+def size_pool(
+    extent: int, choices: Sequence[int] | None = None, aligned: int | None = None
+) -> list[int]:
+    """Return the tile sizes a loop of ``extent`` may take at any level: its divisors and,
+    with ``aligned``, the multiples of ``aligned`` below it, increasing; or the ``choices``
+    that :func:`nests_in` the extent, in their order (the whole extent when none does).
+
+    Examples
+    --------
+    >>> size_pool(10), size_pool(10, aligned=4), size_pool(10, [3, 4, 5])
+    ([1, 2, 5, 10], [1, 2, 4, 5, 8, 10], [5])
+    """
+    if choices is not None:
+        pool = [c for c in choices if nests_in(c, extent, aligned)]
+        return pool or [extent]
+    if aligned is None:
+        return divisors(extent)
+    return sorted(set(divisors(extent)) | set(range(aligned, extent, aligned)))
+
+
 def nested_sizes(
     extents: Sequence[int],
     levels: int,
@@ -83,7 +115,8 @@ def nested_sizes(
     it (the extent for the first). ``tiled`` restricts the sizes of some dimensions to a list
     (others take every divisor); a dimension with an empty list stays whole. With
     ``aligned``, the multiples of ``aligned`` below a size are tile sizes too, whether they
-    divide it or not (the last tile is then partial).
+    divide it or not (the last tile is then partial): each level takes the sizes of
+    :func:`size_pool` that :func:`nests_in` the one outside it.
 
     Examples
     --------
@@ -94,20 +127,16 @@ def nested_sizes(
     """
     tiled = tiled or {}
 
-    def fits(size: int, outer: int) -> bool:
-        return size <= outer and (
-            outer % size == 0 or (aligned is not None and size % aligned == 0)
-        )
-
     def chains(extent: int, choices: Sequence[int] | None) -> list[tuple[int, ...]]:
-        pool = divisors(extent) if choices is None else [c for c in choices if fits(c, extent)]
-        if choices is None and aligned is not None:
-            pool = sorted(set(pool) | set(range(aligned, extent, aligned)))
-        if choices is not None and not pool:
-            pool = [extent]
+        pool = size_pool(extent, choices, aligned)
         result: list[tuple[int, ...]] = [()]
         for _ in range(levels):
-            result = [c + (s,) for c in result for s in pool if fits(s, c[-1] if c else extent)]
+            result = [
+                c + (s,)
+                for c in result
+                for s in pool
+                if nests_in(s, c[-1] if c else extent, aligned)
+            ]
         return result
 
     per_dim = [chains(e, tiled.get(d)) for d, e in enumerate(extents)]

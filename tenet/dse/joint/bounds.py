@@ -520,17 +520,22 @@ def lower_bound(
     loops: list[list[tuple[int, int]]] = [[] for _ in levels]
     free: list[tuple[int, int]] = []
     perfect = [True for _ in levels]
+    # rule 3's runs hold when every fixed band of a level's sequence but its innermost is
+    # perfect: that one's tiles, partial or not, are at least ceil(outside / size) a tile
+    # outside it (docs/dse.md, "Partial tiles")
+    grid = [True for _ in levels]
     outside = context.extents
     running: list[tuple[int, int]] = []
-    ok, complete = True, True
+    ok, outer, complete = True, True, True
     last = position[bands[-1][0]] if bands else 0
     for k in range(1, len(levels)):
         band = fixed.get(k) if complete else None
         complete = band is not None
         if band is not None:
             _, sizes, order = band
+            outer = ok
             ok = ok and all(o % s == 0 for o, s in zip(outside, sizes, strict=True))
-            trips = [(d, outside[d] // sizes[d]) for d in range(len(sizes))]
+            trips = [(d, -(-outside[d] // sizes[d])) for d in range(len(sizes))]
             if unordered and k == last:
                 free = trips
             else:
@@ -538,6 +543,7 @@ def lower_bound(
             outside = sizes
         loops[k] = list(running)
         perfect[k] = ok and (context.short_links or not levels[k].per_pe)
+        grid[k] = outer and (context.short_links or not levels[k].per_pe)
     inner: list[int | None] = [d for d, n in free if n > 1] or [None]
     own = {
         tensor: loops[last][: len(loops[last]) - spans]
@@ -545,7 +551,7 @@ def lower_bound(
         if spans
     }
     found = [
-        _bound(context, compute, keeps, loops, perfect, free, last, choice, own, outside)
+        _bound(context, compute, keeps, loops, perfect, free, last, choice, own, outside, grid)
         for choice in inner
     ]
     slowest = min(found, key=lambda b: b.latency)
@@ -577,11 +583,13 @@ def _bound(
     innermost: int | None,
     own: Mapping[str, Sequence[tuple[int, int]]],
     tile: Sequence[int],
+    grid: Sequence[bool] = (),
 ) -> Bound:
     """Return the bounds of :func:`lower_bound` for the tile sequences ``loops`` per level,
     the unordered band's loops ``free`` (at level ``last`` and inside) with ``innermost``,
     the tile sequences ``own`` of the tensors stored at level ``last`` above some of its
-    band's loops, and ``tile`` the sizes of the last fixed band's tiles."""
+    band's loops, ``tile`` the sizes of the last fixed band's tiles, and ``grid`` per level
+    whether rule 3's runs hold on its sequence though it is not ``perfect``."""
     levels = context.levels
     reads_in = [0] * len(levels)
     writes_in = [0] * len(levels)
@@ -605,7 +613,8 @@ def _bound(
             sequence = own.get(facts.tensor, loops[child]) if child == last else loops[child]
             below = child > last and _overflows(context, facts, levels[child], tile)
             step = (context, facts, levels, parent, child, sequence, perfect[child], inside)
-            hop = _hop(*step, innermost, below, tile, child > last)
+            runs = bool(grid) and grid[child]  # (rule 3 on a partial innermost band)
+            hop = _hop(*step, innermost, below, tile, child > last, runs)
             reads_in[parent] += hop[2]
             writes_in[parent] += hop[3]
             energy += hop[0]
@@ -614,7 +623,7 @@ def _bound(
                 transfers[child] += _transfers(context, t, levels[parent], levels[child], hop)
             need = _resident_need(context, facts, levels[child], tile)
             if child > last and not below and need is not None and extra is None:
-                moved = _hop(*step, innermost, True, tile, True)  # refilled as if it overflowed
+                moved = _hop(*step, innermost, True, tile, True, runs)  # as if it overflowed
                 extra = Fraction(max(0, moved[0] - hop[0]))
                 choices.append((need, extra))
         shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
@@ -651,12 +660,14 @@ def _hop(
     below: bool,
     tile: Sequence[int],
     unfixed: bool = False,
+    grid: bool = False,
 ) -> tuple[int | Fraction, int | Fraction, int, int, int, int]:
     """Return the bounded energy and estimate of ``facts``' traffic from level ``parent`` into
-    level ``child`` over the tile ``sequence`` (see :func:`_bound`), the elements read out of
+    level ``child`` over the tile ``sequence`` (see :func:`_bound`; with ``grid``, the runs
+    of a sequence whose innermost band only is not ``perfect``), the elements read out of
     and written into the parent, and the child's bounded fills and writebacks (summed over
     its PEs)."""
-    visits = _visits(facts, sequence, perfect, inside, innermost, below)
+    visits = _visits(facts, sequence, perfect or grid, inside, innermost, below and perfect)
     into = visits * facts.read_only + (visits - 1) * facts.written
     new = 0
     if facts.halo and facts.read_only and perfect:

@@ -14,7 +14,7 @@ from math import factorial, prod
 from tenet.counting import count
 from tenet.dse.joint.bounds import Band, BoundContext, lower_bound
 from tenet.dse.space.mapping import AffineMapping
-from tenet.mapping.tile_sizes import divisors
+from tenet.mapping.tile_sizes import nests_in, size_pool
 from tenet.model.hierarchy import MemoryLevel
 from tenet.model.problem import Problem
 from tenet.spec.architecture import LevelSpec
@@ -104,9 +104,13 @@ def space_size(
     placed: int = 0,
     allowed: Callable[[int, int, int], bool] | None = None,
     fixed: Collection[int] = (),
+    aligned: int | None = None,
+    sizes: Mapping[int, Sequence[int]] | None = None,
 ) -> int:
     """Return the number of leaves of one subtree: tilings of ``levels`` nested levels over
-    loops of ``extents`` (``tiled``: the positions of the tiled loops; None: all), each band
+    loops of ``extents`` (``tiled``: the positions of the tiled loops; None: all; nested
+    divisors, with ``aligned`` also its multiples, ``sizes`` restricting some loops' sizes by
+    position, as :func:`tenet.mapping.tile_sizes.nested_sizes`), each band
     with every order of its loops of more than one trip; with ``placed`` tensors, each also
     placed above any of the innermost band's running loops when its tiles are single
     instances (:func:`place_choices`). With constraints, ``allowed(level, loop, size)`` says
@@ -121,22 +125,28 @@ def space_size(
     5
     >>> space_size([2, 2], 1, placed=1)  # (1,1): each order with 3 places of the tensor
     9
+    >>> space_size([6], 2, aligned=4)  # 1, 2, 3, 4, 6; inside 6: 5 of them, 4: 1 2 4, 3: 1 3, ...
+    13
     """
     tiled_set = set(range(len(extents)) if tiled is None else tiled)
+    given: dict[int, Sequence[int]] = {d: [] for d in range(len(extents)) if d not in tiled_set}
+    given.update(sizes or {})
     counts: dict[tuple[int, ...], int] = {(0,) * levels + (1,): 1}
     for d, extent in enumerate(extents):
+        pool = size_pool(extent, given.get(d), aligned)
         chains: list[tuple[int, ...]] = [()]
         for _ in range(levels):
             chains = [
                 c + (s,)
                 for c in chains
-                for s in (divisors(c[-1] if c else extent) if d in tiled_set else [extent])
-                if allowed is None or allowed(len(c), d, s)
+                for s in pool
+                if nests_in(s, c[-1] if c else extent, aligned)
+                and (allowed is None or allowed(len(c), d, s))
             ]
         step: dict[tuple[int, ...], int] = {}
         for chain in chains:
             outside = (extent, *chain[:-1])
-            running = tuple(int(o // s > 1) for o, s in zip(outside, chain, strict=True))
+            running = tuple(int(-(-o // s) > 1) for o, s in zip(outside, chain, strict=True))
             points = int(not chain or chain[-1] == 1)
             for state, n in counts.items():
                 key = (

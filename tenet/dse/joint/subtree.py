@@ -4,14 +4,15 @@ leaf a loop nest with its kept tensors counted exactly by
 :func:`tenet.metrics.assessment.assess_problem`.
 
 Below the subtree's root (its bound: the mapping's compute latency and the compulsory traffic)
-comes one band per tiled level from the outermost inward (its tile sizes, nested divisors of the
-band outside, and the order of its loops that run more than once: orders of loops of one trip
-cannot change a figure). Children are visited best bound first; a node whose bounds of the
-objective and of the other one (the energy by latency, else the latency), compared in that
-order, are not below the best leaf's figures is pruned with its subtree. The first level's
-children, in that order, may be searched in parts (:meth:`Subtree.search`): the parts of a
-subtree searched one after the other, each below the best of those before, visit, prune and
-count exactly what the whole subtree does.
+comes one band per tiled level from the outermost inward (its tile sizes, those of the space's
+pool that nest in the band outside, :func:`tenet.mapping.tile_sizes.nested_sizes`: nested
+divisors, and with an alignment its multiples, the last tile partial; and the order of its
+loops that run more than once: orders of loops of one trip cannot change a figure). Children
+are visited best bound first; a node whose bounds of the objective and of the other one (the
+energy by latency, else the latency), compared in that order, are not below the best leaf's
+figures is pruned with its subtree. The first level's children, in that order, may be searched
+in parts (:meth:`Subtree.search`): the parts of a subtree searched one after the other, each
+below the best of those before, visit, prune and count exactly what the whole subtree does.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from tenet.dse.joint.bounds import Band, Bound, BoundContext, Share, kept_levels
 from tenet.dse.joint.declared import place_choices, places_apply
 from tenet.dse.tiling.sizes import TilingSpace
 from tenet.mapping import array_blocks, cuts_array, tiled_nest, to_stamps
-from tenet.mapping.tile_sizes import divisors
+from tenet.mapping.tile_sizes import nests_in, size_pool
 from tenet.metrics.assessment import Evaluated, assess_problem
 from tenet.metrics.latency import occupancy
 from tenet.model.problem import Problem
@@ -165,6 +166,16 @@ class Subtree:
             if space.dims is None
             else (context.dims.index(d) for d in space.dims)
         )
+        self.aligned = space.aligned
+        # the sizes each loop takes (the untiled ones whole), as the tiling search's
+        given: dict[str, Sequence[int]] = {
+            d: [] for k, d in enumerate(context.dims) if k not in self.tiled
+        }
+        given.update(space.sizes or {})
+        self.pools = [
+            size_pool(e, given.get(d), space.aligned)
+            for d, e in zip(context.dims, context.extents, strict=True)
+        ]
         self.keeps = dict(keep)
         self.held = kept_levels(context.levels, self.keeps)
         self.root_key = bound_key(lower_bound(context, self.compute, [], self.keeps), objective)
@@ -256,7 +267,7 @@ class Subtree:
         blocks = self.blocks if shared else None
         sized: list[Child] = []
         constraints = self.constraints
-        for sizes in _sizes(outside, self.tiled, blocks, context.extents):
+        for sizes in _sizes(outside, self.pools, self.aligned, blocks, context.extents):
             if constraints is not None and not constraints.allows_sizes(level, context.dims, sizes):
                 continue
             need = _need_bound(context, where, sizes, self.held[where], context.spread)
@@ -501,21 +512,24 @@ def search_subtree(
 
 def _sizes(
     outside: Sequence[int],
-    tiled: frozenset[int],
+    pools: Sequence[Sequence[int]],
+    aligned: int | None = None,
     blocks: Sequence[int] | None = None,
     extents: Sequence[int] = (),
 ) -> Iterator[tuple[int, ...]]:
-    """Yield the tile sizes inside a tile of sizes ``outside``: every nested divisor of the
-    tiled dimensions (the others whole); with ``blocks`` (a level shared by the PEs) only
-    those that do not cut the array's digits of a loop of ``extents``
+    """Yield the tile sizes inside a tile of sizes ``outside``: per dimension, those of its
+    ``pools`` (:func:`tenet.mapping.tile_sizes.size_pool`) that nest in it
+    (:func:`tenet.mapping.tile_sizes.nests_in`, with ``aligned``); with ``blocks`` (a level
+    shared by the PEs) only those that do not cut the array's digits of a loop of ``extents``
     (:func:`tenet.mapping.cuts_array`)."""
     per_dim = [
         [
             size
-            for size in (divisors(o) if d in tiled else [o])
-            if blocks is None or not cuts_array(blocks[d], size, extents[d])
+            for size in pool
+            if nests_in(size, o, aligned)
+            and (blocks is None or not cuts_array(blocks[d], size, extents[d]))
         ]
-        for d, o in enumerate(outside)
+        for d, (o, pool) in enumerate(zip(outside, pools, strict=True))
     ]
     yield from product(*per_dim)
 
@@ -525,7 +539,7 @@ def _orders(
 ) -> Iterator[tuple[int, ...]]:
     """Yield every order of the band's loops of more than one trip (the others after them,
     in dimension order); with a ``fixed`` order of the loops, that one only."""
-    running = [d for d in range(len(outside)) if outside[d] // sizes[d] > 1]
+    running = [d for d in range(len(outside)) if -(-outside[d] // sizes[d]) > 1]
     rest = tuple(d for d in range(len(outside)) if d not in running)
     if fixed is not None:
         yield tuple(d for d in fixed if d in running) + rest
@@ -623,7 +637,7 @@ def _placing_bound(
         if len(least) < len(tensors):
             return None
     else:
-        running = [d for d in range(len(sizes)) if outside[d] // sizes[d] > 1]
+        running = [d for d in range(len(sizes)) if -(-outside[d] // sizes[d]) > 1]
         rest = [d for d in range(len(sizes)) if d not in running]
         for tensor in tensors:
             if fits(tensor, outside):

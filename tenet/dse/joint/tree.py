@@ -354,20 +354,22 @@ def declare(
     design: SpaceOptions | None = None,
 ) -> Declared:
     """Return the space of a joint search and its subtrees, best root bound first: the array
-    ``mappings`` (dataflow files, zoo names or specs; None: every mapping of the design
-    space), the tiled levels and loops of ``space`` (nested divisors; its ``sizes`` and
-    ``aligned`` are not used), the choices of the tensors the levels between the outermost
-    and the innermost keep (with ``bypass``: any non-empty subset; else the architecture's),
-    and with ``places`` each tensor's copy at a per-PE innermost level of single-instance
-    tiles also above any of the level's loops
-    (:func:`tenet.dse.joint.declared.place_choices`); ``constraints`` (or those of
-    ``space``) narrow each choice; with ``dominance``, the subtrees an earlier one stands for by
-    a symmetry of the problem are marked (:func:`_dominated`); ``design``: what the design
+    ``mappings`` (dataflow files, zoo names or specs; None: every mapping of the design space),
+    the tiled levels, loops and tile sizes of ``space`` (as the tiling search's,
+    :func:`tenet.dse.tiling.sizes.size_choices`: nested divisors, its ``sizes`` where given,
+    with ``aligned`` also the multiples of it, the last tile partial), the choices of the
+    tensors the levels between the outermost and the innermost keep (with ``bypass``: any
+    non-empty subset; else the architecture's), and with ``places`` each tensor's copy at a
+    per-PE innermost level of single-instance tiles also above any of the level's loops
+    (:func:`tenet.dse.joint.declared.place_choices`); ``constraints`` (or those of ``space``)
+    narrow each choice; with ``dominance``, the subtrees an earlier one stands for by a
+    symmetry of the problem are marked (:func:`_dominated`); ``design``: what the design
     space holds (None: its defaults)."""
     w, a, bound = given.workload, given.architecture, given.bound
     space = space or TilingSpace()
     if constraints is not None:
-        resolved = MappingConstraints.of(constraints, Workload.from_spec(w, bound), a.levels)
+        workload = Workload.from_spec(w, bound)
+        resolved = MappingConstraints.of(constraints, workload, a.levels, space.aligned)
         space = replace(space, constraints=resolved)
     specs, computes, ranked = _mappings_and_floors(given, mappings, space.constraints, design)
     first = load_problem(w, a, specs[0], bound)
@@ -393,6 +395,8 @@ def declare(
         len(w.accesses) if placing else 0,
         allowed,
         [k for k, level in enumerate(tiled) if limits is not None and level in limits.orders],
+        checked.aligned,
+        {facts.dims.index(d): v for d, v in (checked.sizes or {}).items()},
     )
     if leaves == 0 and limits is not None:
         raise limits.nothing_left(NO_TILING)
@@ -406,7 +410,8 @@ def declare(
     if mappings is None and design is not None and design != SpaceOptions():
         context["design"] = design.model_dump(mode="json")
     dominated: dict[int, int] = {}
-    symmetric = limits is None and Policy.of(objective).one_per_placement
+    # (given sizes may differ between loops that a symmetry swaps)
+    symmetric = limits is None and checked.sizes is None and Policy.of(objective).one_per_placement
     if dominance and symmetric:
         dims = None if checked.dims is None else [facts.dims.index(d) for d in checked.dims]
         dominated = _dominated(given, specs, subtrees, facts.extents, dims)
