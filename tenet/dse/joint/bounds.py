@@ -222,14 +222,7 @@ class BoundContext:
         assert level.capacity is not None
         n, dims = len(self.tensors), range(len(extents))
         held, cut = self.pes * level.capacity, 1 << len(self.tensors)
-        sizes = [divisors(e) for e in extents]
-        # per loop and size: the least, over the sizes dividing it, of the trips times the
-        # fewest PE coordinates a range of that size takes (at most the size's own, and
-        # non-increasing in the size)
-        spreads = [
-            {s: min(e // m * self.coverage[d][m] for m in sizes[d] if s % m == 0) for s in sizes[d]}
-            for d, e in enumerate(extents)
-        ]
+        sizes, spreads, bigger = _size_tables(extents, self.coverage)
         serving = [
             [j for j in range(k) if j == 0 or self.levels[j].holds(f.tensor)] for f in self.tensors
         ]
@@ -253,21 +246,6 @@ class BoundContext:
 
         def shares(tile: Sequence[int], t: int) -> int:
             return known[t][tuple([tile[d] for d in own[t]])]
-
-        # the next sizes of each size: its multiples among the sizes with none between
-        bigger = [
-            {
-                s: [
-                    m
-                    for m in sizes[d]
-                    if m > s
-                    and m % s == 0
-                    and not any(s < x < m and x % s == 0 and m % x == 0 for x in sizes[d])
-                ]
-                for s in sizes[d]
-            }
-            for d in dims
-        ]
 
         out = []
         for mask in range(1, cut):
@@ -914,6 +892,34 @@ class _Candidate(NamedTuple):
 
     ways: list[list[tuple[int, int]]]
     costs: list[dict[tuple[int, int], int | Fraction]]
+
+
+def _size_tables(
+    extents: Sequence[int], coverage: Sequence[Mapping[int, int]]
+) -> tuple[list[list[int]], list[dict[int, int]], list[dict[int, list[int]]]]:
+    """Return per loop its tile sizes (the divisors of its extent), per size the least, over
+    the sizes dividing it, of the trips times the fewest PE coordinates a range of that size
+    takes (at most the size's own, and non-increasing in the size), and per size the next
+    sizes (its multiples with none between)."""
+    sizes = [divisors(e) for e in extents]
+    spreads = [
+        {s: min(e // m * coverage[d][m] for m in sizes[d] if s % m == 0) for s in sizes[d]}
+        for d, e in enumerate(extents)
+    ]
+    bigger = [
+        {
+            s: [
+                m
+                for m in options
+                if m > s
+                and m % s == 0
+                and not any(s < x < m and x % s == 0 and m % x == 0 for x in options)
+            ]
+            for s in options
+        }
+        for options in sizes
+    ]
+    return sizes, spreads, bigger
 
 
 def _register_level(context: BoundContext) -> int | None:
