@@ -12,7 +12,8 @@ ends by sending back (written tensor) the block's whole data; otherwise (halos, 
 every element still crosses once (compulsory traffic). The bands not yet fixed only refine the
 tiles, so the bound over the fixed bands holds below the node. A level's capacity also
 forces fills and writebacks whatever the tiling (:mod:`tenet.dse.joint.pebbles`), added at
-every node. The derivation is in ``docs/dse.md``.
+every node; by energy, the register file's traffic is at least its least over every tile and
+single order of the loops above it (rule 14). The derivation is in ``docs/dse.md``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from itertools import permutations, product
 from math import prod
 from typing import NamedTuple
 
@@ -30,6 +32,7 @@ from tenet.counting import count
 from tenet.dse.joint.pebbles import capacity_traffic, slice_factor
 from tenet.dse.tiling.rtile import box_extents
 from tenet.mapping import LoopNest, array_coverage, array_spread
+from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.memory import tensor_relations
 from tenet.model.hierarchy import MemoryLevel
 from tenet.model.problem import Problem
@@ -177,6 +180,10 @@ class BoundContext:
     slicing: int | None = None
     """The Loomis–Whitney factor of the three tensors' subscripts
     (:func:`tenet.dse.joint.pebbles.slice_factor`; None: not derived)."""
+    refills: bool = False
+    """Bound the register file's traffic over every tile and order of the loops above it
+    (rule 14, :func:`_register_floor`: a search by energy or EDP, where it pays for its
+    cost)."""
 
     @cached_property
     def forced(self) -> dict[int, int]:
@@ -201,6 +208,95 @@ class BoundContext:
         return out
 
     @cached_property
+    def register_candidates(self) -> tuple[_Candidate, ...]:
+        """What rule 14 (:func:`_register_floor`) takes the least of, counted once: per set
+        of whole tensors, each tile maximal among those whose first PE holds their shares
+        (and an element of every other tensor) within the innermost level's capacity, with
+        its single orders and each tensor's energy per level that may serve it (empty: the
+        rule does not apply)."""
+        k = _register_level(self)
+        if k is None:
+            return ()
+        assert self.spread is not None and self.coverage is not None
+        level, spread, extents = self.levels[k], self.spread, self.extents
+        assert level.capacity is not None
+        n, dims = len(self.tensors), range(len(extents))
+        held, cut = self.pes * level.capacity, 1 << len(self.tensors)
+        sizes, spreads, bigger = _size_tables(extents, self.coverage)
+        serving = [
+            [j for j in range(k) if j == 0 or self.levels[j].holds(f.tensor)] for f in self.tensors
+        ]
+        loops = [f.loops for f in self.tensors]
+
+        # per tensor, its loops and the first PE's share of a tile by their sizes
+        own = [sorted(x) for x in loops]
+        known = [
+            {
+                chosen: prod(
+                    sum(
+                        -(-dict(zip(own[t], chosen, strict=True))[d] // spread[d]) for d, _ in terms
+                    )
+                    - max(0, len(terms) - 1)
+                    for terms in f.subscripts
+                )
+                for chosen in product(*[sizes[d] for d in own[t]])
+            }
+            for t, f in enumerate(self.tensors)
+        ]
+
+        def shares(tile: Sequence[int], t: int) -> int:
+            return known[t][tuple([tile[d] for d in own[t]])]
+
+        out = []
+        for mask in range(1, cut):
+            whole = [t for t in range(n) if mask >> t & 1]
+            room = level.capacity - (n - len(whole))
+            mine = sorted(frozenset().union(*(loops[t] for t in whole)))
+
+            def fits(tile: list[int], whole: list[int] = whole, room: int = room) -> bool:
+                return sum(shares(tile, t) for t in whole) <= room
+
+            ways = [
+                [(t, sum(1 << u for u in order[:i])) for i, t in enumerate(order)]
+                + [(t, cut) for t in range(n) if not mask >> t & 1]
+                for order in permutations(whole)
+            ]
+            for chosen in product(*[sizes[d] for d in mine]):
+                tile = list(extents)
+                for d, size in zip(mine, chosen, strict=True):
+                    tile[d] = size
+                if not fits(tile) or any(
+                    fits([m if e == d else tile[e] for e in dims])
+                    for d in mine
+                    for m in bigger[d][tile[d]]
+                ):
+                    continue
+                costs: list[dict[tuple[int, int], int | Fraction]] = [{} for _ in range(n)]
+                for way in ways:
+                    for t, key in way:
+                        others = every = frozenset(dims) - loops[t]
+                        if key != cut:
+                            others = (
+                                frozenset().union(*(loops[u] for u in range(n) if key >> u & 1))
+                                & every
+                            )
+                        visits = prod(extents[d] // tile[d] for d in others)
+                        taking = prod(spreads[d][tile[d]] for d in others)
+                        for j in serving[t]:
+                            if (j, key) not in costs[t]:
+                                costs[t][j, key] = _refill_energy(
+                                    self.tensors[t], self.levels[j], level, visits, taking, held
+                                )
+                out.append(_Candidate(ways, costs))
+        return tuple(out)
+
+    @cached_property
+    def floors(self) -> dict[tuple[frozenset[str] | None, ...], Fraction | None]:
+        """The register-file floor (:func:`_register_floor`) per choice of kept tensors,
+        counted once."""
+        return {}
+
+    @cached_property
     def degrees(self) -> tuple[int, ...]:
         """Per tensor, the most PEs that take one element of its data: its loops alone in a
         subscript are fixed by the element, every other loop spreads it over its coordinates
@@ -216,12 +312,14 @@ class BoundContext:
         return tuple(out)
 
     @classmethod
-    def from_problem(cls, problem: Problem, per_pe: bool = True) -> BoundContext:
+    def from_problem(
+        cls, problem: Problem, per_pe: bool = True, refills: bool = False
+    ) -> BoundContext:
         """Count the facts of ``problem`` (a box domain from 0, see
         :func:`tenet.dse.tiling.rtile.box_extents`); with ``per_pe``, also the (PE, element)
         pairs of its array mapping: every PE fills each element it reads at least once into
         a per-PE level, and writes back each it writes (without, the bounds hold for every
-        array mapping)."""
+        array mapping); with ``refills``, rule 14 (:attr:`refills`)."""
         dims, extents = box_extents(problem.workload)
         indices = loop_indices(problem)
         facts = []
@@ -274,6 +372,7 @@ class BoundContext:
             coverage,
             bool(links),
             slicing,
+            refills,
         )
 
 
@@ -601,6 +700,8 @@ def _bound(
     # per level, the bounded fills and writebacks of each tensor it holds (rule 13)
     transfers: list[list[_Transfer]] = [[] for _ in levels]
     forced = context.forced
+    register = _register_level(context)
+    refills = Fraction(0)  # the tensors' bounded traffic into and out of the register file
     for t, facts in enumerate(context.tensors):
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
         nearest = levels[holders[-1]]
@@ -619,6 +720,8 @@ def _bound(
             writes_in[parent] += hop[3]
             energy += hop[0]
             estimate += hop[1]
+            if child == register:
+                refills += hop[0]
             if child in forced:
                 transfers[child] += _transfers(context, t, levels[parent], levels[child], hop)
             need = _resident_need(context, facts, levels[child], tile)
@@ -630,9 +733,11 @@ def _bound(
     inner = [k for k, lv in enumerate(levels) if k > last and lv.per_pe]
     held = sum(1 for f in context.tensors if inner and _holds(keeps[inner[0]], f.tensor))
     resident = _least_extra(choices, _capacity(context, last), held)
-    coupled = sum((x.energy for x in shares), Fraction(0)) + max(
-        resident, _forced(context, transfers) if forced else Fraction(0)
-    )
+    extra = max(resident, _forced(context, transfers) if forced else Fraction(0))
+    separate = sum((x.energy for x in shares), Fraction(0))
+    # rule 14 holds over nested divisor tiles (the declared space)
+    floor = _floor(context, keeps) if register is not None and all(perfect) else None
+    coupled = separate + max(extra, Fraction(0) if floor is None else floor - refills)
     latency, bottleneck = Fraction(compute), "compute"
     for k, level in enumerate(levels):
         time = _time(reads_in[k], level.read_bandwidth) + _time(writes_in[k], level.write_bandwidth)
@@ -642,7 +747,7 @@ def _bound(
         latency,
         coupled,
         bottleneck,
-        max(coupled, sum((x.estimate for x in shares), Fraction(0))),
+        max(separate + extra, sum((x.estimate for x in shares), Fraction(0))),
         tuple(shares),
     )
 
@@ -788,6 +893,130 @@ def _forced(context: BoundContext, transfers: Sequence[Sequence[_Transfer]]) -> 
             total += take * cost
             need -= take
     return total
+
+
+class _Candidate(NamedTuple):
+    """One tile of rule 14 (:attr:`BoundContext.register_candidates`) for one set of whole
+    tensors: its single orders (per tensor, the bit mask of the tensors whose last own loop
+    comes before its own, or one past every mask when it is cut) and per tensor its energy
+    per (serving level, key)."""
+
+    ways: list[list[tuple[int, int]]]
+    costs: list[dict[tuple[int, int], int | Fraction]]
+
+
+def _size_tables(
+    extents: Sequence[int], coverage: Sequence[Mapping[int, int]]
+) -> tuple[list[list[int]], list[dict[int, int]], list[dict[int, list[int]]]]:
+    """Return per loop its tile sizes (the divisors of its extent), per size the least, over
+    the sizes dividing it, of the trips times the fewest PE coordinates a range of that size
+    takes (at most the size's own, and non-increasing in the size), and per size the next
+    sizes (its multiples with none between)."""
+    sizes = [divisors(e) for e in extents]
+    spreads = [
+        {s: min(e // m * coverage[d][m] for m in sizes[d] if s % m == 0) for s in sizes[d]}
+        for d, e in enumerate(extents)
+    ]
+    bigger = [
+        {
+            s: [
+                m
+                for m in options
+                if m > s
+                and m % s == 0
+                and not any(s < x < m and x % s == 0 and m % x == 0 for x in options)
+            ]
+            for s in options
+        }
+        for options in sizes
+    ]
+    return sizes, spreads, bigger
+
+
+def _register_level(context: BoundContext) -> int | None:
+    """Return the position of the level rule 14 bounds: the innermost, per PE, of a capacity
+    (not split), under a known grid of PEs without links, every tensor's subscripts known
+    (a written tensor without a window); None when it does not apply."""
+    k = len(context.levels) - 1
+    level = context.levels[k]
+    if not context.refills or k == 0 or not level.per_pe or level.capacity is None:
+        return None
+    if level.split:
+        return None
+    if context.spread is None or context.coverage is None or context.linked or not context.pes:
+        return None
+    if any(not f.subscripts or not f.disjoint or (f.halo and f.written) for f in context.tensors):
+        return None
+    return k
+
+
+def _refill_energy(
+    facts: TensorFacts,
+    parent: MemoryLevel,
+    level: MemoryLevel,
+    visits: int,
+    taking: int,
+    held: int,
+) -> int | Fraction:
+    """Return the least energy of ``facts``' traffic between the register file ``level``
+    and its ``parent`` when each of its blocks is visited ``visits`` times, the visits
+    filling at least ``taking`` PEs per element in all (a tensor with a window, whose tiles
+    overlap, reads at least all but the ``held`` elements the array holds from the parent
+    in every visit after the first)."""
+    write, read = _exact(level.energy_write), _exact(level.energy_read)
+    if facts.halo:
+        # every visit touches every element; an element read fills at least one PE
+        into = facts.read_only + (visits - 1) * max(0, facts.read_only - held)
+        return into * _exact(parent.energy_read) + max(into, facts.pe_read_only) * write
+    into = visits * facts.read_only + (visits - 1) * facts.written
+    out = visits * facts.written
+    energy = into * _exact(parent.energy_read) + out * _exact(parent.energy_write)
+    refilled = taking * facts.read_only + Fraction(taking * (visits - 1), visits) * facts.written
+    fills: Fraction = max(refilled, Fraction(max(into, facts.pe_read_only)))
+    writebacks = max(taking * facts.written, out, facts.pe_written)
+    return energy + fills * write + writebacks * read
+
+
+def _register_floor(
+    context: BoundContext, keeps: Sequence[frozenset[str] | None]
+) -> Fraction | None:
+    """Return rule 14's bound on the energy of the traffic between the register file and
+    its parents, over every tiling and place of the tensors (None: the rule does not apply).
+
+    For a tiling, let τ be the tile below the outermost copy of a tensor in the register
+    file (its tile; with places, the copy above the most loops), the *loops above* all
+    bands' loops over it. A tensor kept *whole* holds τ's share; one *cut* (a place under a
+    loop of its own inside τ) holds at least one element. Each tensor's blocks are visited
+    at least the product of the trips of the loops it does not index that run above the
+    last loop above of its own; order the loops above by their last occurrence: no tensor
+    is visited more, so the least over single orders bounds every nest of bands. In a
+    single order, the tensors come in order of their last own loop, each visited by the
+    loops of those before it it does not index; a cut tensor's last own loop is inside τ,
+    below every loop above. Each visit reads its block from the parent and fills every PE
+    that takes it in τ; a tensor with a window brings all but what the array holds. The
+    first PE holds the share of every whole tensor and an element of every other at the
+    first instance: within the capacity."""
+    k = _register_level(context)
+    if k is None or any(not _holds(keeps[k], f.tensor) for f in context.tensors):
+        return None
+    parents = [
+        max(j for j in range(k) if j == 0 or _holds(keeps[j], f.tensor)) for f in context.tensors
+    ]
+    least: int | Fraction | None = None
+    for ways, costs in context.register_candidates:
+        for way in ways:
+            energy = sum((costs[t][parents[t], key] for t, key in way), Fraction(0))
+            if least is None or energy < least:
+                least = energy
+    return None if least is None else Fraction(least)
+
+
+def _floor(context: BoundContext, keeps: Sequence[frozenset[str] | None]) -> Fraction | None:
+    """Return :func:`_register_floor` of ``context`` and ``keeps``, counted once."""
+    key = tuple(keeps)
+    if key not in context.floors:
+        context.floors[key] = _register_floor(context, keeps)
+    return context.floors[key]
 
 
 def _pes_of(context: BoundContext, facts: TensorFacts, sizes: Sequence[int]) -> int:

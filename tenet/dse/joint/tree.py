@@ -456,7 +456,7 @@ def _roots(
         w, a, bound = given.workload, given.architecture, given.bound
         for stamp in runner.shown(placements, len(placements), "bounds: placements"):
             spec = next(d for d in specs if d.space_stamp == stamp)
-            per_pe.append(BoundContext.from_problem(load_problem(w, a, spec, bound)))
+            per_pe.append(BoundContext.from_problem(load_problem(w, a, spec, bound), refills=True))
     roots: dict[tuple[int, int, int], Key] = {}
 
     def root(m: int, k: int) -> Key:
@@ -990,14 +990,17 @@ def _keep_of(text: str) -> dict[str, frozenset[str]]:
 
 @lru_cache(maxsize=16)
 def _problem(context: str, mapping: str) -> tuple[Problem, int, BoundContext]:
-    specs = Specs.from_json(json.loads(context)["specs"])
+    c = json.loads(context)
+    specs = Specs.from_json(c["specs"])
     problem = load_problem(
         specs.workload,
         specs.architecture,
         DataflowSpec.model_validate_json(mapping),
         specs.bound,
     )
-    return problem, occupancy(problem).latency_compute, BoundContext.from_problem(problem)
+    refills = c["objective"] != "latency"
+    bounds = BoundContext.from_problem(problem, refills=refills)
+    return problem, occupancy(problem).latency_compute, bounds
 
 
 @lru_cache(maxsize=32)

@@ -398,3 +398,67 @@ def test_forced_refills_never_exceed_exact(case: tuple[Any, ...]) -> None:
             assert bound.energy <= exact
             kw = {"unordered": unordered, "places": placed}
             assert lower_bound(blind, compute, bands, **kw).energy <= bound.energy
+
+
+def test_a_register_file_of_three_orders_the_loops_above() -> None:
+    # Rule 14 on the GEMM 4³ of the test above (one PE, a 3-element register file, DRAM 100
+    # pJ, the register file 1). A, B and C (16 elements each) kept whole fit only in tiles
+    # of one instance; the loops above in one order: the first tensor's last own loop comes
+    # first (visited once), the second is visited by the first's loop it does not index
+    # (4 trips), the third by the one loop it does not index (4). A read tensor costs 101
+    # pJ an element per visit (a DRAM read, a register-file write), C 101 per writeback and
+    # per fill after the first: C first (1,616), A and B 4 times (6,464 each): 14,544 pJ.
+    # With places, a tensor cut under a loop of its own inside the tile holds one element
+    # and is visited by every loop it does not index (4 again): no cheaper. With the
+    # operands (192) and the DRAM side of nothing else: 14,736, against rule 13's 5,444;
+    # the loop order (i, j, k) over single instances attains it.
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "a",
+            "pe": "{PE[p]: p = 0}",
+            "levels": [
+                {"name": "dram", "energy_read": 100, "energy_write": 100},
+                {"name": "rf", "per_pe": True, "capacity": 3, "energy_read": 1, "energy_write": 1},
+            ],
+        }
+    )
+    dataflow = DataflowSpec(
+        name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
+    )
+    problem = load_problem("gemm", arch, dataflow, {"M": 4, "N": 4, "K": 4})
+    context = BoundContext.from_problem(problem, refills=True)
+    assert lower_bound(replace(context, refills=False), 0, []).energy == 5444 * (1 - ENERGY_SLACK)
+    bound = lower_bound(context, 0, []).energy
+    assert bound == 14736 * (1 - ENERGY_SLACK)
+    nest = tiled_nest(("i", "j", "k"), (4, 4, 4), "dram", [("rf", (1, 1, 1), (0, 1, 2))], (0, 1, 2))
+    exact = evaluate_memory(problem, 64, tile_maps(nest))
+    assert exact.fits and Fraction(exact.energy) == 14736
+    for order in permutations(range(3)):
+        nest = tiled_nest(("i", "j", "k"), (4, 4, 4), "dram", [("rf", (1, 1, 1), order)], order)
+        assert bound <= Fraction(evaluate_memory(problem, 64, tile_maps(nest)).energy)
+
+
+@settings(max_examples=40, deadline=None)
+@given(forced_cases())
+def test_register_floor_never_exceeds_exact(case: tuple[Any, ...]) -> None:
+    # rule 14 (every tile and single order of the loops above the register file, places
+    # cut inside it) against the exact count of tilings that fit: the root, every prefix
+    # of the bands (ordered or not) and the leaf, never below the bound without it
+    problem, nest, prefix, spans = case
+    compute = occupancy(problem).latency_compute
+    stamps, places = tile_maps(nest), place_maps(nest)
+    assume(level_needs(problem, stamps, places)[1])
+    exact = Fraction(evaluate_memory(problem, compute, stamps, places).energy)
+    context = BoundContext.from_problem(problem, refills=True)
+    blind = replace(context, refills=False)
+    whole = bands_of(nest)
+    nodes = [([], False, {}), (whole, False, spans)] + [
+        (whole[: max(prefix, 1) if unordered else prefix], unordered, {})
+        for unordered in (False, True)
+    ]
+    for bands, unordered, placed in nodes:
+        if placed or len(bands) < len(whole) or not spans:
+            bound = lower_bound(context, compute, bands, unordered=unordered, places=placed)
+            assert bound.energy <= exact
+            kw = {"unordered": unordered, "places": placed}
+            assert lower_bound(blind, compute, bands, **kw).energy <= bound.energy
