@@ -381,7 +381,8 @@ def declare(
         if not choices:
             raise limits.nothing_left("no choice of the tensors the levels keep")
     facts = BoundContext.from_problem(first, per_pe=False)
-    subtrees = _roots(given, specs, computes, choices, facts, objective, runner)
+    refills = checked.aligned is None
+    subtrees = _roots(given, specs, computes, choices, facts, objective, runner, refills)
     declared = len(specs) * len(choices)
     tiled = list(checked.levels or ())
     placing = places and places_apply([(lv.name, lv.per_pe) for lv in a.levels], tiled)
@@ -443,11 +444,13 @@ def _roots(
     facts: BoundContext,
     objective: MemoryObjective,
     runner: Runner,
+    refills: bool,
 ) -> list[JointRoot]:
     """The subtrees of every array mapping and choice of kept tensors in order of root bound
     (ties: less compute, then the mapping's position); by energy, the first of each placement
     and choice only (:class:`Policy`). The energy depends on each PE's own fills: by energy
-    and EDP, each placement's roots are bounded with its own (PE, element) pairs."""
+    and EDP, each placement's roots are bounded with its own (PE, element) pairs, and with
+    ``refills`` (nested divisor tiles only) with rule 14."""
     policy = Policy.of(objective)
     placements = list(dict.fromkeys(d.space_stamp for d in specs))
     placement = {d.space_stamp: placements.index(d.space_stamp) for d in specs}
@@ -456,7 +459,8 @@ def _roots(
         w, a, bound = given.workload, given.architecture, given.bound
         for stamp in runner.shown(placements, len(placements), "bounds: placements"):
             spec = next(d for d in specs if d.space_stamp == stamp)
-            per_pe.append(BoundContext.from_problem(load_problem(w, a, spec, bound), refills=True))
+            problem = load_problem(w, a, spec, bound)
+            per_pe.append(BoundContext.from_problem(problem, refills=refills))
     roots: dict[tuple[int, int, int], Key] = {}
 
     def root(m: int, k: int) -> Key:
@@ -998,7 +1002,8 @@ def _problem(context: str, mapping: str) -> tuple[Problem, int, BoundContext]:
         DataflowSpec.model_validate_json(mapping),
         specs.bound,
     )
-    refills = c["objective"] != "latency"
+    # rule 14 ranges over nested divisor tiles: not with partial tiles (aligned sizes)
+    refills = c["objective"] != "latency" and c["space"].get("aligned") is None
     bounds = BoundContext.from_problem(problem, refills=refills)
     return problem, occupancy(problem).latency_compute, bounds
 
