@@ -9,11 +9,10 @@ seconds.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import cast
 
-from benchmarks.cputime import cpu_seconds
+from benchmarks.cputime import cpu_seconds, load_text
 from tenet.dse.joint.tree import joint_search
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.tiling.sizes import TilingSpace
@@ -27,10 +26,6 @@ LAYERS = {
 MAPPING = "conv2d-kcp"
 BUDGET = 60.0
 """Seconds of each search."""
-
-
-def _load() -> str:
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main(argv: list[str]) -> None:
@@ -58,7 +53,7 @@ def main(argv: list[str]) -> None:
                 f"{name} {objective}, {sizes}: best {float(found.best.value):,.0f}, bound "
                 f"{float(found.bound or 0):,.0f}, gap {float(found.relative_gap):.2%}, complete "
                 f"{found.complete}; leaves {found.space:,}, {found.evaluated} exact "
-                f"evaluations, {found.pruned:,} pruned; {seconds:.1f} CPU-s; {_load()}"
+                f"evaluations, {found.pruned:,} pruned; {seconds:.1f} CPU-s; {load_text()}"
             )
             print(f"  tiling {row['tiling']}")
 

@@ -9,10 +9,9 @@ benchmarks/bench_blocks.py [--budget SECONDS] [--only gemm|res2] [--objective en
 
 from __future__ import annotations
 
-import os
 import sys
 
-from benchmarks.cputime import cpu_seconds
+from benchmarks.cputime import cpu_seconds, load_text
 from tenet.dse.joint.declared import kept_choices
 from tenet.dse.joint.tree import joint_search
 from tenet.dse.run.execution import ExecutionOptions
@@ -31,10 +30,6 @@ CASES = {
 }
 BUDGET = 120.0
 """Seconds of each search."""
-
-
-def _load() -> str:
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _case(
@@ -68,7 +63,7 @@ def _case(
             f"{row['energy']:,.0f}), bound {float(found.bound or 0):,.0f}, gap "
             f"{float(found.gap or 0):,.0f} ({float(found.relative_gap):.1%}), complete "
             f"{found.complete}; {found.evaluated} exact evaluations, {found.pruned:,} pruned; "
-            f"{seconds:.1f} CPU-s; {_load()}"
+            f"{seconds:.1f} CPU-s; {load_text()}"
         )
         print(f"  mapping {row['space_stamp']} {row['time_stamp']}; tiling {row['tiling']}")
 

@@ -10,10 +10,9 @@ each timing. ``--only gemm|resnet`` runs one part.
 
 from __future__ import annotations
 
-import os
 import sys
 
-from benchmarks.cputime import cpu_seconds
+from benchmarks.cputime import cpu_seconds, load_text
 from tenet.dse.joint.seeds import constructive_certificate
 from tenet.dse.joint.tree import joint_search
 from tenet.dse.ranking.certificate import Certificate
@@ -24,10 +23,6 @@ ARCH = "systolic-levels-16x16"
 GEMM = {"M": 256, "N": 256, "K": 256}
 ENERGY_BUDGET = 300.0
 """Seconds of the search by energy."""
-
-
-def _load() -> str:
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _gap(found: Certificate) -> str:
@@ -47,7 +42,7 @@ def _gemm() -> None:
             f"GEMM 256³ joint ({label}): best {row['latency_cycles']:,} cycles "
             f"({row['bottleneck']}), bound {row['bound_latency_cycles']:,}, gap {_gap(found)}, "
             f"complete {found.complete}; {found.evaluated} exact evaluations of a space of "
-            f"{found.space:,}, {found.pruned:,} nodes pruned; {seconds:.1f} CPU-s; {_load()}"
+            f"{found.space:,}, {found.pruned:,} nodes pruned; {seconds:.1f} CPU-s; {load_text()}"
         )
         print(f"  mapping {row['space_stamp']} {row['time_stamp']}")
         print(f"  tiling {row['tiling']}, kept {row.get('keep', {})}")
@@ -66,7 +61,7 @@ def _gemm() -> None:
         f"{float(found.best.value):,.0f} {found.energy_unit}, bound {float(found.bound):,.0f}, "
         f"gap {_gap(found)}, complete {found.complete}; best after {found.cpu_to_best:.1f} "
         f"CPU-s; {found.evaluated} exact evaluations, {found.pruned:,} nodes pruned; "
-        f"{seconds:.1f} CPU-s; {_load()}"
+        f"{seconds:.1f} CPU-s; {load_text()}"
     )
 
 
@@ -94,7 +89,7 @@ def _resnet() -> None:
     seconds = cpu_seconds() - start
     print(
         f"ResNet-50, {layers} layers ({len(seen)} distinct) on {ARCH}: constructive search and "
-        f"tiling with every gap in {seconds:.1f} CPU-s; {_load()}"
+        f"tiling with every gap in {seconds:.1f} CPU-s; {load_text()}"
     )
 
 

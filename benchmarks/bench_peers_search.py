@@ -28,7 +28,6 @@ layers, ``--objective`` the objective, ``--budget`` a peer's CPU seconds per sea
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import cast
 
-from benchmarks.cputime import cpu_seconds
+from benchmarks.cputime import cpu_seconds, load_text
 from tenet.dse.joint.tree import joint_search
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.peers import (
@@ -107,10 +106,6 @@ class Best:
         assert self.latency is not None and self.energy is not None
         pair = (float(self.latency), self.energy)
         return pair if objective == "latency" else (pair[1], pair[0])
-
-
-def _load() -> str:
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def search_tenet(
@@ -237,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for layer in layers:
             workload = load_workload(layer.workload)
             sizes = " ".join(f"{k}={v}" for k, v in layer.params.items())
-            print(f"\n{layer.name} ({layer.workload} {sizes}), by {objective}; {_load()}")
+            print(f"\n{layer.name} ({layer.workload} {sizes}), by {objective}; {load_text()}")
             print(header)
             tenet = search_tenet(workload, architecture, layer.params, objective, args.tenet_budget)
             print(_row(tenet), flush=True)
@@ -258,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 peers.append(best)
                 print(_row(best), flush=True)
             if peers:
-                print(f"  {_verdict(tenet, peers, objective)}; {_load()}")
+                print(f"  {_verdict(tenet, peers, objective)}; {load_text()}")
     return 0
 
 

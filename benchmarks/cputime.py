@@ -4,12 +4,13 @@ as much as the program."""
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import time
 from collections.abc import Callable
 
-__all__ = ["cpu_seconds", "median_cpu_ms"]
+__all__ = ["cpu_seconds", "median_cpu_ms", "load_text"]
 
 
 def cpu_seconds() -> float:
@@ -26,3 +27,8 @@ def median_cpu_ms(run: Callable[[], object], repeats: int) -> float:
         run()
         times.append((cpu_seconds() - start) * 1000)
     return statistics.median(times)
+
+
+def load_text() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes, to print beside a CPU time."""
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -9,13 +9,21 @@ the level outside ``l``. The point loops inside the innermost tile come last.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import product
 from math import ceil
 
 from tenet.mapping.nest import LevelLoops, Loop, LoopNest
 
-__all__ = ["tiled_nest", "tiling_key", "divisors", "size_pool", "nests_in", "nested_sizes"]
+__all__ = [
+    "tiled_nest",
+    "tiling_key",
+    "divisors",
+    "size_pool",
+    "nests_in",
+    "size_chains",
+    "nested_sizes",
+]
 
 
 def tiled_nest(
@@ -105,6 +113,37 @@ def size_pool(
     return sorted(set(divisors(extent)) | set(range(aligned, extent, aligned)))
 
 
+def size_chains(
+    extent: int,
+    levels: int,
+    choices: Sequence[int] | None = None,
+    aligned: int | None = None,
+    allowed: Callable[[int, int], bool] | None = None,
+) -> list[tuple[int, ...]]:
+    """Return the chains of one loop's tile sizes over ``levels`` nested levels, outermost
+    first: each size of :func:`size_pool` that :func:`nests_in` the one outside it (the
+    ``extent`` for the first), and with ``allowed(level, size)`` one it allows.
+
+    Examples
+    --------
+    >>> size_chains(4, 2)
+    [(1, 1), (2, 1), (2, 2), (4, 1), (4, 2), (4, 4)]
+    >>> size_chains(6, 1, aligned=4)
+    [(1,), (2,), (3,), (4,), (6,)]
+    """
+    pool = size_pool(extent, choices, aligned)
+    chains: list[tuple[int, ...]] = [()]
+    for _ in range(levels):
+        chains = [
+            c + (s,)
+            for c in chains
+            for s in pool
+            if nests_in(s, c[-1] if c else extent, aligned)
+            and (allowed is None or allowed(len(c), s))
+        ]
+    return chains
+
+
 def nested_sizes(
     extents: Sequence[int],
     levels: int,
@@ -126,19 +165,6 @@ def nested_sizes(
     [1, 2, 4, 5, 8, 10]
     """
     tiled = tiled or {}
-
-    def chains(extent: int, choices: Sequence[int] | None) -> list[tuple[int, ...]]:
-        pool = size_pool(extent, choices, aligned)
-        result: list[tuple[int, ...]] = [()]
-        for _ in range(levels):
-            result = [
-                c + (s,)
-                for c in result
-                for s in pool
-                if nests_in(s, c[-1] if c else extent, aligned)
-            ]
-        return result
-
-    per_dim = [chains(e, tiled.get(d)) for d, e in enumerate(extents)]
+    per_dim = [size_chains(e, levels, tiled.get(d), aligned) for d, e in enumerate(extents)]
     for combo in product(*per_dim):
         yield tuple(tuple(chain[level] for chain in combo) for level in range(levels))

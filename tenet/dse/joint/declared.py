@@ -14,7 +14,7 @@ from math import factorial, prod
 from tenet.counting import count
 from tenet.dse.joint.bounds import Band, BoundContext, lower_bound
 from tenet.dse.space.mapping import AffineMapping
-from tenet.mapping.tile_sizes import nests_in, size_pool
+from tenet.mapping.tile_sizes import size_chains
 from tenet.model.hierarchy import MemoryLevel
 from tenet.model.problem import Problem
 from tenet.spec.architecture import LevelSpec
@@ -133,16 +133,8 @@ def space_size(
     given.update(sizes or {})
     counts: dict[tuple[int, ...], int] = {(0,) * levels + (1,): 1}
     for d, extent in enumerate(extents):
-        pool = size_pool(extent, given.get(d), aligned)
-        chains: list[tuple[int, ...]] = [()]
-        for _ in range(levels):
-            chains = [
-                c + (s,)
-                for c in chains
-                for s in pool
-                if nests_in(s, c[-1] if c else extent, aligned)
-                and (allowed is None or allowed(len(c), d, s))
-            ]
+        at = None if allowed is None else lambda k, s, d=d: allowed(k, d, s)
+        chains = size_chains(extent, levels, given.get(d), aligned, at)
         step: dict[tuple[int, ...], int] = {}
         for chain in chains:
             outside = (extent, *chain[:-1])

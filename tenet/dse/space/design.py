@@ -38,7 +38,14 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 import islpy as isl
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from tenet.api import load_specs
 from tenet.dse.space.mapping import AffineMapping, Digit, Term
@@ -104,18 +111,12 @@ class SpaceOptions(BaseModel):
             raise ValueError("skew coefficients are a subset of (-1, 0, 1) holding 0")
         return tuple(sorted(set(value)))
 
-    @field_validator("temporal_tiles")
+    @field_validator("temporal_tiles", "blocks")
     @classmethod
-    def _tiles(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+    def _sizes(cls, value: tuple[int, ...], info: ValidationInfo) -> tuple[int, ...]:
         if any(t < 2 for t in value):
-            raise ValueError("temporal tile sizes are at least 2")
-        return tuple(sorted(set(value)))
-
-    @field_validator("blocks")
-    @classmethod
-    def _blocks(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if any(b < 2 for b in value):
-            raise ValueError("block sizes are at least 2")
+            what = "block sizes" if info.field_name == "blocks" else "temporal tile sizes"
+            raise ValueError(f"{what} are at least 2")
         return tuple(sorted(set(value)))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tenet.api import load_problem
@@ -24,15 +24,13 @@ from tenet.dse.joint.tree import joint_search
 from tenet.dse.tiling.exhaustive import search_tiling
 from tenet.dse.tiling.rtile import box_extents
 from tenet.dse.tiling.sizes import TilingSpace
-from tenet.mapping import place_maps, tile_maps, tiled_nest
+from tenet.mapping import tiled_nest
 from tenet.mapping.tile_sizes import nested_sizes, nests_in, size_pool
-from tenet.metrics.latency import occupancy
-from tenet.metrics.memory import evaluate_memory, level_needs
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
 from tenet.vocab import MemoryObjective
 from tests.conftest import run
 
-from .test_bounds import _grid, bands_of
+from .test_bounds import _grid, fitting_nodes
 from .test_search import ARCH, CONV, GEMM
 
 
@@ -135,22 +133,12 @@ def test_bounds_never_exceed_exact_with_partial_tiles(case: tuple[Any, ...]) -> 
     # every node above a tiling that fits (the root, each prefix of its bands with its last
     # band's order fixed or not, the leaf with its places) bounds its exact latency and
     # energy from below, whether its tiles divide their loops or not
-    problem, nest, prefix, spans = case
-    compute = occupancy(problem).latency_compute
-    stamps, places = tile_maps(nest), place_maps(nest)
-    assume(level_needs(problem, stamps, places)[1])
-    exact = evaluate_memory(problem, compute, stamps, places)
-    context = BoundContext.from_problem(problem)
-    whole = bands_of(nest)
-    nodes = [(whole, False, spans)] + [
-        (whole[: max(prefix, 1) if unordered else prefix], unordered, {})
-        for unordered in (False, True)
-    ]
+    compute, exact, nodes = fitting_nodes(case)
+    context = BoundContext.from_problem(case[0])
     for bands, unordered, placed in nodes:
-        if placed or len(bands) < len(whole) or not spans:
-            bound = lower_bound(context, compute, bands, unordered=unordered, places=placed)
-            assert bound.latency <= exact.latency
-            assert bound.energy <= Fraction(exact.energy)
+        bound = lower_bound(context, compute, bands, unordered=unordered, places=placed)
+        assert bound.latency <= exact.latency
+        assert bound.energy <= Fraction(exact.energy)
 
 
 def brute_force(case: tuple[Any, ...], space: TilingSpace, objective: MemoryObjective) -> Any:

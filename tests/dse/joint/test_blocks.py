@@ -24,7 +24,7 @@ from tenet.metrics.latency import occupancy
 from tenet.spec import ArchitectureSpec, Specs, WorkloadSpec, load_workload
 from tenet.vocab import MemoryObjective
 from tests.conftest import run
-from tests.dse.joint.test_search import ARCH
+from tests.dse.joint.test_search import ARCH, LEVELS
 
 # two PEs without links, a shared buffer and a buffer per PE
 LINE = ArchitectureSpec.from_mapping(
@@ -32,21 +32,7 @@ LINE = ArchitectureSpec.from_mapping(
         "name": "line-levels",
         "pe": "{PE[p]: 0 <= p < 2}",
         "levels": [
-            {
-                "name": "dram",
-                "read_bandwidth": 1,
-                "write_bandwidth": 1,
-                "energy_read": 100,
-                "energy_write": 100,
-            },
-            {
-                "name": "glb",
-                "capacity": 64,
-                "read_bandwidth": 4,
-                "write_bandwidth": 4,
-                "energy_read": 6,
-                "energy_write": 6,
-            },
+            *LEVELS,
             {"name": "rf", "capacity": 16, "per_pe": True, "energy_read": 1, "energy_write": 1},
         ],
     }

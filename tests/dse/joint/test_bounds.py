@@ -21,6 +21,7 @@ from tenet.mapping import LoopNest, place_maps, tile_maps, tiled_nest, to_stamps
 from tenet.mapping.tile_sizes import divisors
 from tenet.metrics.latency import occupancy
 from tenet.metrics.memory import evaluate_memory, level_needs
+from tenet.model.problem import Problem
 from tenet.oracle.tiles import reference_memory
 from tenet.spec import ArchitectureSpec, DataflowSpec, load_workload
 
@@ -32,6 +33,29 @@ def bands_of(nest: LoopNest) -> list[Band]:
         order = tuple(nest.dims.index(loop.dim) for loop in outside.loops)
         out.append(Band(level.level, nest.tile_sizes(level.level), order))
     return out
+
+
+Node = tuple[list[Band], bool, dict[str, int]]
+"""A node of the search above a tiling: its fixed bands, whether the last one's order is
+still free, and the tensors' places."""
+
+
+def fitting_nodes(case: tuple[Any, ...]) -> tuple[int, Any, list[Node]]:
+    """Return a drawn case's compute latency, its tiling's exact figures (the draw is
+    rejected when the tiling does not fit) and the nodes above that tiling: the leaf with
+    its places, and each prefix of its bands with the last band's order fixed or free
+    (a leaf with places is a node only with them)."""
+    problem, nest, prefix, spans = case
+    compute = occupancy(problem).latency_compute
+    stamps, places = tile_maps(nest), place_maps(nest)
+    assume(level_needs(problem, stamps, places)[1])
+    exact = evaluate_memory(problem, compute, stamps, places)
+    whole = bands_of(nest)
+    nodes: list[Node] = [(whole, False, spans)] + [
+        (whole[: max(prefix, 1) if unordered else prefix], unordered, {})
+        for unordered in (False, True)
+    ]
+    return compute, exact, [n for n in nodes if n[2] or len(n[0]) < len(whole) or not spans]
 
 
 def one_buffer(pes: int = 1) -> ArchitectureSpec:
@@ -299,14 +323,9 @@ def test_energy_bound_never_exceeds_exact_on_a_grid(case: tuple[Any, ...]) -> No
         assert bound.energy <= Fraction(exact.energy)
 
 
-def test_a_register_file_of_three_forces_refills() -> None:
-    # GEMM 4³ on one PE; DRAM 100 pJ an access, the register file 1 and 3 elements. Before
-    # rule 13 the root sees the compulsory traffic only: operands 64 + 64 reads and 64 writes
-    # (192), A and B filled once (32 DRAM reads and register-file writes: 3,232), C written
-    # back once (16: 1,616): 5,040. Rule 13, steps of 13 transfers: a step touches at most
-    # 2·3 + 13 = 19 elements, so runs at most floor(sqrt(19³/27)) = 15 instances; 64 need
-    # 5 steps, 4 of them full: 52 transfers, 4 beyond the compulsory 48, each a DRAM and a
-    # register-file access (101): 5,444.
+def one_pe_gemm() -> Problem:
+    """GEMM 4³ on one PE under DRAM (100 pJ an access) and a register file of 3 elements
+    (1 pJ an access), in the order (i, j, k)."""
     arch = ArchitectureSpec.from_mapping(
         {
             "name": "a",
@@ -320,7 +339,18 @@ def test_a_register_file_of_three_forces_refills() -> None:
     dataflow = DataflowSpec(
         name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
     )
-    problem = load_problem("gemm", arch, dataflow, {"M": 4, "N": 4, "K": 4})
+    return load_problem("gemm", arch, dataflow, {"M": 4, "N": 4, "K": 4})
+
+
+def test_a_register_file_of_three_forces_refills() -> None:
+    # GEMM 4³ on one PE; DRAM 100 pJ an access, the register file 1 and 3 elements. Before
+    # rule 13 the root sees the compulsory traffic only: operands 64 + 64 reads and 64 writes
+    # (192), A and B filled once (32 DRAM reads and register-file writes: 3,232), C written
+    # back once (16: 1,616): 5,040. Rule 13, steps of 13 transfers: a step touches at most
+    # 2·3 + 13 = 19 elements, so runs at most floor(sqrt(19³/27)) = 15 instances; 64 need
+    # 5 steps, 4 of them full: 52 transfers, 4 beyond the compulsory 48, each a DRAM and a
+    # register-file access (101): 5,444.
+    problem = one_pe_gemm()
     context = BoundContext.from_problem(problem)
     assert context.slicing == 1
     before = lower_bound(replace(context, slicing=None), 0, []).energy
@@ -380,24 +410,14 @@ def forced_cases(draw: st.DrawFn) -> tuple[Any, ...]:
 def test_forced_refills_never_exceed_exact(case: tuple[Any, ...]) -> None:
     # rule 13 against the exact count of tilings that fit: the root, every prefix of the
     # bands (ordered or not) and the leaf, never below the bound without it
-    problem, nest, prefix, spans = case
-    compute = occupancy(problem).latency_compute
-    stamps, places = tile_maps(nest), place_maps(nest)
-    assume(level_needs(problem, stamps, places)[1])
-    exact = Fraction(evaluate_memory(problem, compute, stamps, places).energy)
-    context = BoundContext.from_problem(problem)
+    compute, exact, nodes = fitting_nodes(case)
+    context = BoundContext.from_problem(case[0])
     blind = replace(context, slicing=None)
-    whole = bands_of(nest)
-    nodes = [(whole, False, spans)] + [
-        (whole[: max(prefix, 1) if unordered else prefix], unordered, {})
-        for unordered in (False, True)
-    ]
     for bands, unordered, placed in nodes:
-        if placed or len(bands) < len(whole) or not spans:
-            bound = lower_bound(context, compute, bands, unordered=unordered, places=placed)
-            assert bound.energy <= exact
-            kw = {"unordered": unordered, "places": placed}
-            assert lower_bound(blind, compute, bands, **kw).energy <= bound.energy
+        bound = lower_bound(context, compute, bands, unordered=unordered, places=placed)
+        assert bound.energy <= Fraction(exact.energy)
+        before = lower_bound(blind, compute, bands, unordered=unordered, places=placed)
+        assert before.energy <= bound.energy
 
 
 def test_a_register_file_of_three_orders_the_loops_above() -> None:
@@ -412,20 +432,7 @@ def test_a_register_file_of_three_orders_the_loops_above() -> None:
     # and is visited by every loop it does not index (4 again): no cheaper. With the
     # operands (192) and the DRAM side of nothing else: 14,736, against rule 13's 5,444;
     # the loop order (i, j, k) over single instances attains it.
-    arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "a",
-            "pe": "{PE[p]: p = 0}",
-            "levels": [
-                {"name": "dram", "energy_read": 100, "energy_write": 100},
-                {"name": "rf", "per_pe": True, "capacity": 3, "energy_read": 1, "energy_write": 1},
-            ],
-        }
-    )
-    dataflow = DataflowSpec(
-        name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
-    )
-    problem = load_problem("gemm", arch, dataflow, {"M": 4, "N": 4, "K": 4})
+    problem = one_pe_gemm()
     context = BoundContext.from_problem(problem, refills=True)
     assert lower_bound(replace(context, refills=False), 0, []).energy == 5444 * (1 - ENERGY_SLACK)
     bound = lower_bound(context, 0, []).energy
@@ -444,21 +451,11 @@ def test_register_floor_never_exceeds_exact(case: tuple[Any, ...]) -> None:
     # rule 14 (every tile and single order of the loops above the register file, places
     # cut inside it) against the exact count of tilings that fit: the root, every prefix
     # of the bands (ordered or not) and the leaf, never below the bound without it
-    problem, nest, prefix, spans = case
-    compute = occupancy(problem).latency_compute
-    stamps, places = tile_maps(nest), place_maps(nest)
-    assume(level_needs(problem, stamps, places)[1])
-    exact = Fraction(evaluate_memory(problem, compute, stamps, places).energy)
-    context = BoundContext.from_problem(problem, refills=True)
+    compute, exact, nodes = fitting_nodes(case)
+    context = BoundContext.from_problem(case[0], refills=True)
     blind = replace(context, refills=False)
-    whole = bands_of(nest)
-    nodes = [([], False, {}), (whole, False, spans)] + [
-        (whole[: max(prefix, 1) if unordered else prefix], unordered, {})
-        for unordered in (False, True)
-    ]
-    for bands, unordered, placed in nodes:
-        if placed or len(bands) < len(whole) or not spans:
-            bound = lower_bound(context, compute, bands, unordered=unordered, places=placed)
-            assert bound.energy <= exact
-            kw = {"unordered": unordered, "places": placed}
-            assert lower_bound(blind, compute, bands, **kw).energy <= bound.energy
+    for bands, unordered, placed in [([], False, {}), *nodes]:
+        bound = lower_bound(context, compute, bands, unordered=unordered, places=placed)
+        assert bound.energy <= Fraction(exact.energy)
+        before = lower_bound(blind, compute, bands, unordered=unordered, places=placed)
+        assert before.energy <= bound.energy

@@ -24,6 +24,25 @@ from tenet.metrics.latency import occupancy
 from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, load_architecture, load_workload
 from tenet.vocab import MemoryObjective
 
+LEVELS = [
+    {
+        "name": "dram",
+        "read_bandwidth": 1,
+        "write_bandwidth": 1,
+        "energy_read": 100,
+        "energy_write": 100,
+    },
+    {
+        "name": "glb",
+        "capacity": 64,
+        "read_bandwidth": 4,
+        "write_bandwidth": 4,
+        "energy_read": 6,
+        "energy_write": 6,
+    },
+]
+"""DRAM and a shared buffer of 64 elements (bandwidths in elements a cycle, energies per
+access)."""
 ARCH = ArchitectureSpec.from_mapping(
     {
         "name": "two-levels",
@@ -32,23 +51,7 @@ ARCH = ArchitectureSpec.from_mapping(
             {"link": "{PE[i, j] -> PE[i + 1, j]}", "delay": 1},
             {"link": "{PE[i, j] -> PE[i, j + 1]}", "delay": 1},
         ],
-        "levels": [
-            {
-                "name": "dram",
-                "read_bandwidth": 1,
-                "write_bandwidth": 1,
-                "energy_read": 100,
-                "energy_write": 100,
-            },
-            {
-                "name": "glb",
-                "capacity": 64,
-                "read_bandwidth": 4,
-                "write_bandwidth": 4,
-                "energy_read": 6,
-                "energy_write": 6,
-            },
-        ],
+        "levels": LEVELS,
     }
 )
 
