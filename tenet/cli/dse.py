@@ -25,6 +25,7 @@ from tenet.cli.options import (
     OutputOptions,
     P,
     R,
+    blocks_option,
     checked_execution,
     constraints_option,
     engine_options,
@@ -74,13 +75,7 @@ if TYPE_CHECKING:
 
     from tenet.dse import Exploration, Sweep
 
-__all__ = ["dse_command", "sweep_command", "SearchRequest", "BLOCKS_HELP", "blocked_space"]
-
-BLOCKS_HELP = (
-    "Block sizes B of blocked spatial digits, e.g. 2,4: a PE axis may take floor(x/B) % P of "
-    "a loop x (each PE B consecutive values, x % B in time) when B divides the loop and P "
-    "the number of blocks."
-)
+__all__ = ["dse_command", "sweep_command", "SearchRequest", "blocked_space"]
 
 
 def _integers(text: str, option: str) -> tuple[int, ...]:
@@ -238,7 +233,7 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
             help="Innermost time digits whose order is searched, or 'all'.",
         ),
         kept_option("--temporal-tiles", default="", help="Extra temporal tile sizes, e.g. 2,4."),
-        kept_option("--blocks", default="", help=BLOCKS_HELP),
+        blocks_option(kept=True),
         kept_option("--instances-per-step", type=click.IntRange(min=1), help="Per PE and step."),
         kept_option("--prune-scratchpad", is_flag=True, help="Drop scratchpad-fed points."),
         kept_option(

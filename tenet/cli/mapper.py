@@ -11,10 +11,11 @@ import click
 
 from tenet.cli.app import choice_option, cli, parse_params, tell
 from tenet.cli.checks import Refusal, check_before_work, check_folder, check_writable, refuses
-from tenet.cli.dse import BLOCKS_HELP, blocked_space
+from tenet.cli.dse import blocked_space
 from tenet.cli.options import (
     OutputOptions,
     aligned_option,
+    blocks_option,
     constraints_option,
     dataflows_option,
     execution_options,
@@ -72,7 +73,7 @@ __all__ = ["map_command"]
     "folder: one file per layer entry).",
 )
 @residency_option()
-@click.option("--blocks", default="", help=BLOCKS_HELP)
+@blocks_option()
 @written_file("--report", help="Also write the HTML report (table, plot, mappings) to this file.")
 @execution_options(workers=1)  # as `tenet tile`: this process by default
 @output_options()

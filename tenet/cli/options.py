@@ -71,6 +71,7 @@ __all__ = [
     "residency_option",
     "time_budget_option",
     "aligned_option",
+    "blocks_option",
 ]
 
 P = ParamSpec("P")
@@ -387,6 +388,19 @@ def time_budget_option(help: str, *, kept: bool = False) -> Decorator:
     search starts after its first answer); ``kept`` for a record's option."""
     make: Callable[..., Decorator] = kept_option if kept else click.option
     return make("--time-budget", type=click.FloatRange(min=0), help=help)
+
+
+def blocks_option(*, kept: bool = False) -> Decorator:
+    """The ``--blocks B,...`` option of a design-space search: block sizes of blocked spatial
+    digits (:attr:`tenet.dse.SpaceOptions.blocks`); ``kept`` for a record's option."""
+    make: Callable[..., Decorator] = kept_option if kept else click.option
+    return make(
+        "--blocks",
+        default="",
+        help="Block sizes B of blocked spatial digits, e.g. 2,4: a PE axis may take "
+        "floor(x/B) % P of a loop x (each PE B consecutive values, x % B in time) when B "
+        "divides the loop and P the number of blocks.",
+    )
 
 
 def aligned_option(help: str) -> Decorator:

@@ -10,6 +10,7 @@ import json
 from fractions import Fraction
 
 import pytest
+import yaml
 
 from tenet.api import load_problem
 from tenet.counting import count
@@ -39,16 +40,17 @@ LINE = ArchitectureSpec.from_mapping(
 )
 # O[x] += I[x + r] * W[r]: a sliding window of 3 over 8 outputs
 CONV1D = WorkloadSpec.from_mapping(
-    {
-        "name": "conv1d",
-        "domain": "{S[x, r]: 0 <= x < 8 and 0 <= r < 3}",
-        "accesses": {
-            "I": {"read": "{S[x, r] -> I[x + r]}"},
-            "W": {"read": "{S[x, r] -> W[r]}"},
-            "O": {"write": "{S[x, r] -> O[x]}"},
-        },
-        "reductions": ["O"],
-    }
+    yaml.safe_load(
+        """
+        name: conv1d
+        domain: "{S[x, r]: 0 <= x < 8 and 0 <= r < 3}"
+        accesses:
+          I: {read: "{S[x, r] -> I[x + r]}"}
+          W: {read: "{S[x, r] -> W[r]}"}
+          O: {write: "{S[x, r] -> O[x]}"}
+        reductions: [O]
+        """
+    )
 )
 GEMM = (load_workload("gemm"), ARCH, {"M": 4, "N": 4, "K": 8}, TilingSpace(["glb"]))
 CONV = (CONV1D, LINE, {}, TilingSpace(["glb", "rf"]))
