@@ -186,7 +186,7 @@ def _best_group(
             continue
         fitting += 1
         figures = ChainFigures(part, FusedGroups((choice,), *buffer), (counts,), costs)
-        key = (figures.value(objective), figures.dram, k)
+        key = (figures.value(objective), figures.totals.dram, k)
         if best is None or key < best:
             best, chosen = key, choice
     return _Best(chosen, best[0] if best else float("inf"), len(choices), fitting)

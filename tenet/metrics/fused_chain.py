@@ -12,6 +12,7 @@ array's PEs (rounded up), summed in cycles: no memory stalls, every PE busy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from tenet.counting import count
@@ -23,7 +24,7 @@ from tenet.model.chain import Chain
 from tenet.model.hierarchy import memory_levels
 from tenet.spec.architecture import ArchitectureSpec
 
-__all__ = ["FusionCosts", "ChainFigures", "fusion_costs", "assess_groups"]
+__all__ = ["FusionCosts", "ChainTotals", "ChainFigures", "fusion_costs", "assess_groups"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,24 @@ def fusion_costs(architecture: ArchitectureSpec, level: str | None = None) -> Fu
 
 
 @dataclass(frozen=True)
+class ChainTotals:
+    """A chain's totals over its groups: elements read from DRAM (``dram_reads``), written to
+    it (``dram_writes``) and written into the buffer (``fills``); MACs run, recomputed ones
+    included (``macs``), and of those the ones run more than once (``recomputed``)."""
+
+    dram_reads: int
+    dram_writes: int
+    fills: int
+    macs: int
+    recomputed: int
+
+    @property
+    def dram(self) -> int:
+        """Elements moved to and from DRAM."""
+        return self.dram_reads + self.dram_writes
+
+
+@dataclass(frozen=True)
 class ChainFigures:
     """The figures of a chain under its groups: each group's exact counts, in order, and the
     costs (None: no architecture given)."""
@@ -138,47 +157,30 @@ class ChainFigures:
             for name, s in c.statements.items()
         }
 
-    @property
-    def dram_reads(self) -> int:
-        """Elements read from DRAM."""
-        return sum(t.dram_reads for c in self.counts for t in c.tensors.values())
-
-    @property
-    def dram_writes(self) -> int:
-        """Elements written to DRAM."""
-        return sum(t.dram_writes for c in self.counts for t in c.tensors.values())
-
-    @property
-    def dram(self) -> int:
-        """Elements moved to and from DRAM."""
-        return self.dram_reads + self.dram_writes
-
-    @property
-    def fills(self) -> int:
-        """Elements written into the buffer."""
-        return sum(t.fills for c in self.counts for t in c.tensors.values())
-
-    @property
-    def macs(self) -> int:
-        """MACs run, recomputed ones included."""
-        return sum(s.macs for c in self.counts for s in c.statements.values())
-
-    @property
-    def recomputed(self) -> int:
-        """MACs run more than once."""
-        return sum(s.recomputed for c in self.counts for s in c.statements.values())
+    @cached_property
+    def totals(self) -> ChainTotals:
+        """The chain's totals over its groups' tensors and statements."""
+        tensors = [t for c in self.counts for t in c.tensors.values()]
+        statements = [s for c in self.counts for s in c.statements.values()]
+        return ChainTotals(
+            sum(t.dram_reads for t in tensors),
+            sum(t.dram_writes for t in tensors),
+            sum(t.fills for t in tensors),
+            sum(s.macs for s in statements),
+            sum(s.recomputed for s in statements),
+        )
 
     @property
     def energy(self) -> float | None:
         """The energy in the costs' unit (module docstring), None without costs."""
         if self.costs is None:
             return None
-        c = self.costs
+        c, t = self.costs, self.totals
         return (
-            self.dram_reads * c.dram_read
-            + self.dram_writes * (c.dram_write + c.buffer_read)
-            + self.fills * c.buffer_write
-            + self.macs * c.mac
+            t.dram_reads * c.dram_read
+            + t.dram_writes * (c.dram_write + c.buffer_read)
+            + t.fills * c.buffer_write
+            + t.macs * c.mac
         )
 
     @property
@@ -192,7 +194,9 @@ class ChainFigures:
 
     def value(self, objective: str) -> float:
         """The value of ``objective``: ``dram`` (elements), ``energy`` or ``latency``."""
-        found = {"dram": self.dram, "energy": self.energy, "latency": self.latency}[objective]
+        found = {"dram": self.totals.dram, "energy": self.energy, "latency": self.latency}[
+            objective
+        ]
         if found is None:
             raise SpecError(f"objective {objective} needs an architecture's costs")
         return found
@@ -200,16 +204,17 @@ class ChainFigures:
     def headline(self) -> dict[str, Any]:
         """Fits first (as a single layer's headline), then the buffer's need and capacity,
         DRAM traffic, MACs, and energy and latency with costs."""
+        t = self.totals
         row: dict[str, Any] = {
             "fits": self.fits,
             "level": self.groups.level,
             "need": self.need,
             "capacity": self.groups.capacity,
-            "dram_reads": self.dram_reads,
-            "dram_writes": self.dram_writes,
-            "dram": self.dram,
-            "macs": self.macs,
-            "recomputed_macs": self.recomputed,
+            "dram_reads": t.dram_reads,
+            "dram_writes": t.dram_writes,
+            "dram": t.dram,
+            "macs": t.macs,
+            "recomputed_macs": t.recomputed,
         }
         if self.costs is not None:
             row |= {
@@ -235,6 +240,8 @@ def assess_groups(
     >>> figures = assess_groups(chain, FusedGroups.from_spec(spec, "glb", None))
     >>> figures.tensors()["C"]["dram_writes"], figures.tensors()["C"]["dram_reads"]
     (8, 8)
+    >>> figures.totals.dram, figures.totals.macs  # A, B, C twice, D, E; 4 * 2 * 3 + 4 * 2 * 2
+    (46, 40)
     """
     counts = tuple(assess_fusion(g.chain(chain), g.nest) for g in groups.groups)
     return ChainFigures(chain, groups, counts, costs)
