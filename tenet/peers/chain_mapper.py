@@ -27,7 +27,7 @@ from tenet.model.chain import Chain
 from tenet.peers.accelforge import ACCELFORGE_UNITS
 from tenet.peers.accelforge_chain import ImportedChain, accelforge_workload, read_accelforge_chain
 from tenet.peers.files import dump
-from tenet.peers.mappers import _ACCELFORGE_PRELUDE, PeerObjective, _search
+from tenet.peers.mappers import _ACCELFORGE_PRELUDE, PeerObjective, _search, accelforge_best
 
 __all__ = ["ChainSearch", "accelforge_chain_spec", "fused_form", "search_accelforge_chain"]
 
@@ -334,7 +334,7 @@ def search_accelforge_chain(
         )
         if answer is None:
             return ChainSearch(cpu, None, None, reason=reason)
-        best = {**document, "mapping": {"nodes": answer["nodes"]}}
+        best = accelforge_best(document, answer["nodes"])
         files = {"best.yaml": ACCELFORGE_UNITS + dump(best)}
         peer = (cpu, int(answer["evaluations"]), float(answer["value"]))
         try:

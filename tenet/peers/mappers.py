@@ -351,7 +351,8 @@ def search_peer(
     PeerError
         ``python`` is None (the peer is not installed).
     ValueError
-        ``peer`` is not ``"zigzag"`` or ``"accelforge"``.
+        ``peer`` is not ``"zigzag"`` or ``"accelforge"``, or ``objective`` is not
+        ``"latency"`` or ``"energy"``.
     """
     if peer not in ("zigzag", "accelforge"):
         raise ValueError(f"peer: expected 'zigzag' or 'accelforge', not {peer!r}")

@@ -278,6 +278,11 @@ def test_search_of_an_unknown_peer() -> None:
         search_peer("timeloop", None, load_workload("gemm"), SMALL, GEMM)  # type: ignore[arg-type]
 
 
+def test_search_by_an_unknown_objective() -> None:
+    with pytest.raises(ValueError, match="expected 'latency' or 'energy', not 'power'"):
+        search_peer("zigzag", None, load_workload("gemm"), SMALL, GEMM, objective="power")  # type: ignore[arg-type]
+
+
 def _specs_back(imported: Imported, directory: Path) -> Specs:
     """The specs of an imported best as tenet writes them (``tenet import``) and reads them."""
     write_specs(directory, imported.documents())
