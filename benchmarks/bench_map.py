@@ -3,7 +3,8 @@ mapping, with its certificate) and each entry's gap; then the same network on th
 with 1 and 2 workers, their wall speed-up and the same figures.
 
 Runs ``tenet map -n NETWORK -a ARCH --objective OBJECTIVE --format json`` (with
-``--time-budget SECONDS`` per layer when given, and ``--workers N``) in a child process; its CPU
+``--time-budget SECONDS`` of the clock and ``--cpu-budget SECONDS`` of CPU, workers included,
+per layer when given, and ``--workers N``) in a child process; its CPU
 time is user + system time of the finished child and of its workers (``os.times``), beside the
 load before and after. Then one line per distinct layer: its count, value, bound, gap, whether
 its search finished, and its CPU time (of the main process and the workers' tasks). Then the
@@ -13,9 +14,10 @@ workers; every entry's figures (latency, energy, DRAM traffic, value, bound) mus
 A network's entries keep their own figures (``--no-residency``: no output kept on chip between
 layers; ``benchmarks/bench_fusion.py`` measures that). Run from the repository root:
 ``python benchmarks/bench_map.py [NETWORK] [ARCH] [--objective energy] [--time-budget 60]
-[--workers 2] [--quick] [--no-dask]`` (default: resnet50 on systolic-levels-16x16 by latency;
-``--quick``: the two small layers of ``examples/network.yaml``); one layer instead of a
-network with ``-w WORKLOAD -p NAME=VALUE ...`` (e.g. ResNet-50's conv5_1b:
+[--cpu-budget 60] [--workers 2] [--quick] [--no-dask]`` (default: resnet50 on
+systolic-levels-16x16 by latency; ``--quick``: the two small layers of
+``examples/network.yaml``); one layer instead of a network with ``-w WORKLOAD -p NAME=VALUE
+...`` (e.g. ResNet-50's conv5_1b:
 ``-w conv2d -p K=512 -p C=512 -p OX=7 -p OY=7 -p RX=3 -p RY=3``).
 """
 
@@ -77,7 +79,8 @@ def main() -> int:
     parser.add_argument("network", nargs="?")
     parser.add_argument("arch", nargs="?", default="systolic-levels-16x16")
     parser.add_argument("--objective", default="latency")
-    parser.add_argument("--time-budget", type=float)
+    parser.add_argument("--time-budget", type=float, help="wall seconds per layer")
+    parser.add_argument("--cpu-budget", type=float, help="CPU-s per layer, workers included")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help=f"the network {QUICK}")
     parser.add_argument("--no-dask", action="store_true", help="no runs on the Dask engine")
@@ -92,8 +95,14 @@ def main() -> int:
         what = ["-w", given.workload, *(x for p in given.param for x in ("-p", p))]
     base = [sys.executable, "-m", "tenet", "map", *what, "-a", given.arch]
     base += ["--objective", given.objective, "--format", "json"]
-    if given.time_budget is not None:
-        base += ["--time-budget", str(given.time_budget)]
+    budgets: list[str] = []
+    for option, seconds in (
+        ("--time-budget", given.time_budget),
+        ("--cpu-budget", given.cpu_budget),
+    ):
+        if seconds is not None:
+            budgets += [option, f"{seconds:g}"]
+    base += budgets
     printed, cpu, wall, load = run_map([*base, "--workers", str(given.workers)])
     if given.json is not None:
         given.json.write_text(json.dumps(printed))
@@ -115,7 +124,7 @@ def main() -> int:
         print(f"total: {json.dumps(printed['total'])}")
     print(
         f"tenet map {' '.join(what)} -a {given.arch} --objective {given.objective}"
-        + (f" --time-budget {given.time_budget:g}" if given.time_budget is not None else "")
+        + "".join(f" {word}" for word in budgets)
         + f" --workers {given.workers}: {cpu:.1f} CPU-s (workers included), {wall:.1f} s wall"
     )
     print(f"load {load:.2f} (1 min) before, {os.getloadavg()[0]:.2f} after")

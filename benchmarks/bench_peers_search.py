@@ -7,14 +7,15 @@ MobileNet layers.
 For each layer and objective, each tool searches on its own: tenet by its joint search
 (:func:`tenet.dse.joint.tree.joint_search`: branch and bound over every array mapping of the
 design space, kept tensor, tile size and loop order, and for energy each tensor's place in the
-register file, seeded by constructive tilings; at most ``--tenet-budget`` seconds); ZigZag
-by its spatial mapping generator and LOMA; AccelForge by its mapper. The peers' best mappings
-are read back and every best is evaluated exactly in tenet, on the same accelerator. Per layer the
-benchmark prints each tool's search CPU time (the peers' processes and tenet's workers
-included) and evaluations, and each best's latency, energy and DRAM traffic under tenet's
-exact model, with tenet's proven bound of the objective over its declared space; the verdict
-says when tenet's search first reached a value at least as good as each peer's best
-("matched in", a multiple of the peer's CPU time) and when it found its own best.
+register file, seeded by constructive tilings; at most ``--tenet-budget`` CPU seconds, as the
+peers' ``--budget``); ZigZag by its spatial mapping generator and LOMA; AccelForge by its
+mapper. The peers' best mappings are read back and every best is evaluated exactly in tenet, on
+the same accelerator. Per layer the benchmark prints each tool's search CPU time (the peers'
+processes and tenet's workers included) and evaluations, and each best's latency, energy and
+DRAM traffic under tenet's exact model, with tenet's proven bound of the objective over its
+declared space; the verdict says when tenet's search first reached a value at least as good as
+each peer's best ("matched in", a multiple of the peer's CPU time) and when it found its own
+best.
 
 The peers run in their own virtual environment (``make peers``):
 
@@ -117,8 +118,8 @@ def search_tenet(
 ) -> Best:
     """tenet's search: the joint search over every array mapping of the design space, kept
     tensor, tile size and loop order (seeded by constructive tilings) and, for energy, each
-    tensor's place in the register file, for ``budget`` seconds at most; its certificate's
-    bound is proven over that whole space."""
+    tensor's place in the register file, for ``budget`` CPU seconds at most (in this process,
+    as a peer's search in its own); its certificate's bound is proven over that whole space."""
     start = cpu_seconds()
     found = joint_search(
         workload,
@@ -127,7 +128,7 @@ def search_tenet(
         params,
         objective=objective,
         places=objective != "latency",
-        execution=ExecutionOptions(None, time_budget=budget),
+        execution=ExecutionOptions(None, cpu_budget=budget),
     )
     row = found.row()
     return Best(
@@ -213,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--budget", type=float, default=600.0, help="Peer CPU-s per search.")
     parser.add_argument(
-        "--tenet-budget", type=float, default=60.0, help="tenet's seconds per search."
+        "--tenet-budget", type=float, default=60.0, help="tenet's CPU-s per search."
     )
     parser.add_argument("--save", type=Path, help="Write the peers' best mappings here.")
     args = parser.parse_args(argv)

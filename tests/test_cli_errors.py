@@ -135,6 +135,10 @@ CASES: list[tuple[tuple[str, ...], str]] = [
         (*DSE, "--time-budget", "-1"),
         "Invalid value for '--time-budget': -1.0 is not in the range x>=0",
     ),
+    (
+        (*DSE, "--cpu-budget", "-1"),
+        "Invalid value for '--cpu-budget': -1.0 is not in the range x>=0",
+    ),
     # sizes
     ((*EVAL, "-p", "M=0"), "error: --param: size M=0: sizes must be at least 1"),
     ((*EVAL, "-p", "M=-5"), "error: --param: size M=-5: sizes must be at least 1"),

@@ -131,8 +131,9 @@ def test_options_search_execution_runs_one_local_worker_in_process() -> None:
     from tenet.cli.options import search_execution
 
     given = ExecutionOptions(engine="local", workers=1, store="runs.sqlite")
-    run = search_execution(given, 2.5)
+    run = search_execution(given, 2.5, 30.0)
     assert (run.engine, run.workers, run.store, run.time_budget) == (None, 1, "runs.sqlite", 2.5)
+    assert run.cpu_budget == 30.0
     assert (run.progress, run.tell) == (progress, tell)
     # a pool, or a Dask cluster, is kept: the search runs on it
     assert search_execution(ExecutionOptions(workers=2), None).engine == "local"

@@ -88,6 +88,7 @@ REQUIRED = {
 VALUES = {
     "--aligned": "4",
     "--constraint": "latency<=10",
+    "--cpu-budget": "5",
     "--dataflow": "gemm-os",
     "--depth": "3",
     "--dim": "i",

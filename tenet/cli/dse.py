@@ -28,6 +28,7 @@ from tenet.cli.options import (
     blocks_option,
     checked_execution,
     constraints_option,
+    cpu_budget_option,
     engine_options,
     format_and_output,
     kept_output,
@@ -169,7 +170,7 @@ class SearchRequest:
 
 def _request() -> SearchRequest:
     """The search options of the running command, checked before any work starts."""
-    execution = checked_execution(kept("time_budget"), kept("cache"))
+    execution = checked_execution(kept("time_budget"), kept("cache"), kept("cpu_budget"))
     path = kept("mapping_constraints")
     out = kept_output()
     constraints = check_before_work(
@@ -224,6 +225,7 @@ def _space_options() -> Callable[[Callable[Concatenate[SearchRequest, P], R]], C
         ),
         *engine_options(workers=2),
         time_budget_option("Seconds after which no point starts.", kept=True),
+        cpu_budget_option("after which no point starts", kept=True),
         kept_option("--skew", default="0,1", show_default=True, help="Skew coefficients."),
         kept_option("--pe-digits", type=click.IntRange(1, 4), default=1, show_default=True),
         kept_option(
@@ -587,8 +589,7 @@ def _tile_best(
 
     execution = search_execution(
         request.execution,
-        None,
-        lambda items, total, desc: progress(items, total=total, desc=f"tiling: {desc}"),
+        shown=lambda items, total, desc: progress(items, total=total, desc=f"tiling: {desc}"),
     )
     objective = _tiling_objective(request.objective)
     space = TilingSpace(levels)
@@ -627,6 +628,7 @@ def _layers_of(spec: NetworkSpec) -> list[tuple[str, str, Mapping[str, int]]]:
             ("--workload", "it draws the network's layers only"),
             ("--store", "the per-layer search is not stored"),
             ("--time-budget", "every layer is searched whole"),
+            ("--cpu-budget", "every layer is searched whole"),
             ("--top", "one best mapping per layer is shown"),
             ("--constraint", "the best mapping of each layer is not filtered"),
             ("--pareto", "no front is drawn"),
@@ -681,7 +683,11 @@ def _layers(spec: NetworkSpec, archs: tuple[str, ...], plot: str, request: Searc
         options=request.space,
         neighbourhood=request.neighbourhood,
         execution=replace(
-            request.execution, store=None, time_budget=None, progress=_bars(items, archs)
+            request.execution,
+            store=None,
+            time_budget=None,
+            cpu_budget=None,
+            progress=_bars(items, archs),
         ),
         strategy=request.strategy,
         top_k=request.top_k,

@@ -17,6 +17,7 @@ from tenet.cli.options import (
     aligned_option,
     blocks_option,
     constraints_option,
+    cpu_budget_option,
     dataflows_option,
     execution_options,
     output_options,
@@ -57,6 +58,10 @@ __all__ = ["map_command"]
     "Seconds per layer after which no part of its search starts; what it could not prove "
     "stays in its bound and gap."
 )
+@cpu_budget_option(
+    "per layer, after which no part of its search starts and each part running stops where it "
+    "is (each part spends at most its share of what is left)"
+)
 @constraints_option(
     "Mapping constraints (YAML): a loop's spread over the array, and per level the tile "
     "sizes, loop order and kept or bypassed tensors (docs/dse.md); with --network, of every "
@@ -87,6 +92,7 @@ def map_command(
     param: tuple[str, ...],
     objective: str,
     time_budget: float | None,
+    cpu_budget: float | None,
     constraints: str | None,
     aligned: int | None,
     save_dataflow: str | None,
@@ -114,11 +120,12 @@ def map_command(
 
         engine = execution.engine != "local" or execution.workers != 1 or execution.store
         given = dataflows or constraints or report or aligned is not None or blocks
-        if given or time_budget is not None or engine:
+        budgets = time_budget is not None or cpu_budget is not None
+        if given or budgets or engine:
             raise click.UsageError(
                 "a chain (-w) is searched over its fusion choices in this process: no "
                 "--dataflow, --constraints, --aligned, --blocks, --report, --time-budget, "
-                "--engine, --workers, --address or --store"
+                "--cpu-budget, --engine, --workers, --address or --store"
             )
         map_chain(out, workload, arch, param, objective, save_dataflow)
         return
@@ -147,7 +154,7 @@ def map_command(
             arch,
             dataflows=dataflows,
             objective=cast(MemoryObjective, objective),
-            execution=search_execution(execution, time_budget),
+            execution=search_execution(execution, time_budget, cpu_budget),
             network=spec,
             told=tell,
             constraints=None if constraints is None else load_constraints(constraints),
@@ -176,6 +183,7 @@ def map_command(
             or "every mapping of the design space"
             + (f" (blocks {blocks})" if design is not None else ""),
             "time budget per layer": "none" if time_budget is None else f"{time_budget:g} s",
+            "CPU budget per layer": "none" if cpu_budget is None else f"{cpu_budget:g} CPU-s",
             "constraints": constraints or "none",
         }
         if aligned is not None:

@@ -70,6 +70,7 @@ __all__ = [
     "dataflows_option",
     "residency_option",
     "time_budget_option",
+    "cpu_budget_option",
     "aligned_option",
     "blocks_option",
 ]
@@ -224,10 +225,10 @@ def engine_options(workers: int) -> list[Decorator]:
 
 
 def checked_execution(
-    time_budget: float | None = None, cache: str | None = None
+    time_budget: float | None = None, cache: str | None = None, cpu_budget: float | None = None
 ) -> ExecutionOptions:
-    """Return the :class:`ExecutionOptions` of the kept engine options (with ``time_budget``
-    and ``cache``); a bad combination is refused naming the option."""
+    """Return the :class:`ExecutionOptions` of the kept engine options (with ``time_budget``,
+    ``cache`` and ``cpu_budget``); a bad combination is refused naming the option."""
     try:
         return ExecutionOptions(
             engine=kept("engine"),
@@ -235,6 +236,7 @@ def checked_execution(
             address=kept("address"),
             store=kept("store"),
             time_budget=time_budget,
+            cpu_budget=cpu_budget,
             cache=cache,
         )
     except SpecError as exc:
@@ -245,17 +247,22 @@ def checked_execution(
 
 
 def search_execution(
-    execution: ExecutionOptions, time_budget: float | None, shown: Progress = progress
+    execution: ExecutionOptions,
+    time_budget: float | None = None,
+    cpu_budget: float | None = None,
+    shown: Progress = progress,
 ) -> ExecutionOptions:
     """Return how a command runs its search: ``execution`` in this process when it asks for
-    one local worker (no pool to start), else on its engine; with ``time_budget`` (seconds;
-    None: no limit), the progress ``shown`` (default: :func:`tenet.cli.app.progress`) and the
-    search's news told on stderr (:func:`tenet.cli.app.tell`).
+    one local worker (no pool to start), else on its engine; with ``time_budget`` (seconds)
+    and ``cpu_budget`` (CPU seconds, workers included; None: no limit), the progress
+    ``shown`` (default: :func:`tenet.cli.app.progress`) and the search's news told on stderr
+    (:func:`tenet.cli.app.tell`).
 
     Examples
     --------
-    >>> search_execution(ExecutionOptions(workers=1), 5.0).engine is None
-    True
+    >>> run = search_execution(ExecutionOptions(workers=1), 5.0, 30.0)
+    >>> run.engine is None, run.time_budget, run.cpu_budget
+    (True, 5.0, 30.0)
     >>> search_execution(ExecutionOptions(workers=2), None).engine
     'local'
     """
@@ -264,6 +271,7 @@ def search_execution(
         execution,
         engine=None if in_process else execution.engine,
         time_budget=time_budget,
+        cpu_budget=cpu_budget,
         progress=shown,
         tell=tell,
     )
@@ -388,6 +396,20 @@ def time_budget_option(help: str, *, kept: bool = False) -> Decorator:
     search starts after its first answer); ``kept`` for a record's option."""
     make: Callable[..., Decorator] = kept_option if kept else click.option
     return make("--time-budget", type=click.FloatRange(min=0), help=help)
+
+
+def cpu_budget_option(what: str, *, kept: bool = False) -> Decorator:
+    """The ``--cpu-budget SECONDS`` option of a search: CPU seconds, this process's and its
+    workers', and ``what`` they do (as ``--time-budget`` says of seconds of the clock; not
+    negative; with both, the first to run out stops the search); ``kept`` for a record's
+    option."""
+    make: Callable[..., Decorator] = kept_option if kept else click.option
+    return make(
+        "--cpu-budget",
+        type=click.FloatRange(min=0),
+        help=f"CPU seconds, this process's and its workers' together, {what}; with "
+        "--time-budget, the first to run out stops the search.",
+    )
 
 
 def blocks_option(*, kept: bool = False) -> Decorator:

@@ -15,6 +15,7 @@ from tenet.cli.options import (
     ProblemOptions,
     aligned_option,
     constraints_option,
+    cpu_budget_option,
     execution_options,
     output_options,
     problem_options,
@@ -117,6 +118,9 @@ def _summary(found: Certificate, seconds: float) -> dict[str, Any]:
     "Seconds after which no part of the search starts; the best so far is printed "
     "(with its bound and gap, of a branch and bound)."
 )
+@cpu_budget_option(
+    "after which no part of the search starts and a subtree being searched stops where it is"
+)
 @execution_options(workers=1)  # as `tenet dse`, but one worker (this process) by default
 @output_options()
 def tile_command(
@@ -133,6 +137,7 @@ def tile_command(
     places: bool,
     constraints: str | None,
     time_budget: float | None,
+    cpu_budget: float | None,
 ) -> None:
     """Search tile sizes (nested divisors) and loop orders per memory level, under the
     capacities, for the least latency, energy or EDP; print the best tiling, its tile stamps
@@ -167,7 +172,7 @@ def tile_command(
     )
     try:
         found = find_strategy(strategy, "tilings").tile(
-            request, search_execution(execution, time_budget)
+            request, search_execution(execution, time_budget, cpu_budget)
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Certificate):

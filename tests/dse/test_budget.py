@@ -27,7 +27,11 @@ class FirstJobOnly(InProcessEngine):
     """Runs the first job and no other, as a deadline reached after it would."""
 
     def run(
-        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+        self,
+        function: Callable[..., Any],
+        jobs: Iterator[Job],
+        deadline: float | None = None,
+        held: int | None = None,
     ) -> Iterator[Any]:
         for job in jobs:
             yield function(*job)
@@ -52,11 +56,12 @@ def test_sweep_marks_the_points_a_deadline_left_out() -> None:
     assert len(table) == 4 + 1
 
 
-def test_sweep_past_its_budget_builds_no_more_spaces() -> None:
+@pytest.mark.parametrize("budget", ["time_budget", "cpu_budget"])
+def test_sweep_past_its_budget_builds_no_more_spaces(budget: str) -> None:
     result = sweep(
         [("a", "gemm", SMALL), ("b", "gemm", SMALL)],
         ARRAYS,
-        execution=ExecutionOptions(workers=1, time_budget=0.0),
+        execution=ExecutionOptions(workers=1, **{budget: 0.0}),
     )
     first, *rest = result.explorations
     # the first space is built (its sizes tell what was left out), nothing is evaluated
@@ -70,13 +75,16 @@ def test_sweep_past_its_budget_builds_no_more_spaces() -> None:
     ]
 
 
-@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+@pytest.mark.parametrize(
+    ("fmt", "budget"),
+    [("table", "--time-budget"), ("csv", "--time-budget"), ("json", "--cpu-budget")],
+)
 def test_cli_sweep_rows_not_searched_in_every_format(
-    capsys: pytest.CaptureFixture[str], fmt: str
+    capsys: pytest.CaptureFixture[str], fmt: str, budget: str
 ) -> None:
     sizes = ("-p", "M=8", "-p", "N=8", "-p", "K=8")
     args = ("sweep", "-w", "gemm", "-a", ARRAYS[0], "-a", ARRAYS[1], *sizes)
-    code, out, err = run(capsys, *args, "--time-budget", "0", "--format", fmt)
+    code, out, err = run(capsys, *args, budget, "0", "--format", fmt)
     assert code == 0, err
     if fmt == "json":
         names = [row["name"] for row in json.loads(out)]

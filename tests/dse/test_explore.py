@@ -119,12 +119,13 @@ def test_explore_on_dask_equals_local_pool(reference):
     assert on_dask.results.equals(reference.results)
 
 
-def test_explore_time_budget_leaves_run_incomplete():
+@pytest.mark.parametrize("budget", ["time_budget", "cpu_budget"])
+def test_explore_budget_leaves_run_incomplete(budget: str):
     partial = explore(
         "gemm",
         "systolic-2d-8x8",
         params=SMALL,
-        execution=ExecutionOptions(time_budget=0.0, workers=1),
+        execution=ExecutionOptions(workers=1, **{budget: 0.0}),
     )
     assert not partial.complete
     assert len(partial.results) < partial.sizes.kept

@@ -231,8 +231,9 @@ def test_map_interrupted_keeps_the_entries_done(
     assert "interrupted: the best so far is written" in err
 
 
-def test_map_time_budget_keeps_bound_and_gap(capsys: pytest.CaptureFixture[str]) -> None:
-    (row,) = _map(capsys, *GEMM, "--objective", "energy", "--time-budget", "0.5")["layers"]
+@pytest.mark.parametrize("budget", ["--time-budget", "--cpu-budget"])
+def test_map_budget_keeps_bound_and_gap(capsys: pytest.CaptureFixture[str], budget: str) -> None:
+    (row,) = _map(capsys, *GEMM, "--objective", "energy", budget, "0.5")["layers"]
     assert row["bound"] <= row["value"]
     assert row["gap"] == pytest.approx((row["value"] - row["bound"]) / row["value"])
     assert (row["certificate"] == "proven optimal") == (row["bound"] == row["value"])
@@ -244,6 +245,7 @@ def test_map_time_budget_keeps_bound_and_gap(capsys: pytest.CaptureFixture[str])
         ((*GEMM, "--objective", "speed"), "Invalid value for '--objective'"),
         (("-n", "no-such-net", "-a", ARCH), "no-such-net"),
         ((*GEMM, "--time-budget", "-1"), "Invalid value for '--time-budget'"),
+        ((*GEMM, "--cpu-budget", "-1"), "Invalid value for '--cpu-budget'"),
         ((*GEMM, "-n", COUNTED), "--workload with --network"),
         (("-n", COUNTED, "-a", ARCH, "-p", "M=4"), "--param with --network"),
         (("-a", ARCH), "give --workload or --network"),

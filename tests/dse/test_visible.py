@@ -56,11 +56,15 @@ def test_joint_keeps_best_bound_and_gap_on_ctrl_c(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("budget", ["--time-budget", "--cpu-budget"])
 @pytest.mark.parametrize("strategy", ["joint", "exhaustive"])
-def test_tile_stops_at_its_time_budget(capsys: pytest.CaptureFixture[str], strategy: str) -> None:
-    # by energy, the seeds do not close the gap: subtrees are left to search
+def test_tile_stops_at_its_budget(
+    capsys: pytest.CaptureFixture[str], strategy: str, budget: str
+) -> None:
+    # by energy, the seeds do not close the gap: subtrees are left to search; a budget of 0
+    # (of the clock or of CPU) starts no part of the search after the first seed
     args = ("tile", *JOINT[1:-1], strategy, "--objective", "energy")
-    code, out, err = run(capsys, *args, "--time-budget", "0", "--format", "json")
+    code, out, err = run(capsys, *args, budget, "0", "--format", "json")
     if strategy == "exhaustive":  # no tiling counted: one line says so
         assert code == 2 and err.strip().splitlines() == [
             "error: the time budget ran out before a tiling that fits was counted"

@@ -36,7 +36,7 @@ def improve(
     """Return the best leaf reached from ``point`` (a tiling of ``problem`` without places,
     with its kept tensors) by moving to a better neighbour while one exists, after at most
     ``evaluations`` exact counts (leaves too big for a level included), or when
-    ``expired`` says the time budget has run out."""
+    ``expired`` says a budget (time, CPU) has run out."""
     if point.mapping.above:
         return point
     context = BoundContext.from_problem(problem)

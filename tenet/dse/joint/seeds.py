@@ -96,7 +96,7 @@ def improved_seeds(
     improved by :func:`tenet.dse.joint.local.improve`; then for each, its tiling counted with
     every other choice of kept tensors of ``choices``, the best that fits improved again
     (``problems``: each seeded array mapping's problem, by its position); none after
-    ``expired`` says the time budget has run out."""
+    ``expired`` says a budget (time, CPU) has run out."""
     best: dict[str, tuple[int, Evaluated]] = {}
     for m, point in sorted(seeds, key=lambda s: s[1].rank(objective)):
         best.setdefault(problems[m].dataflow.space_stamp.to_str(), (m, point))

@@ -17,7 +17,6 @@ below the best of those before, visit, prune and count exactly what the whole su
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -26,6 +25,7 @@ from math import prod
 
 from tenet.dse.joint.bounds import Band, Bound, BoundContext, Share, kept_levels, lower_bound
 from tenet.dse.joint.declared import place_choices, places_apply
+from tenet.dse.run.budget import Allowance
 from tenet.dse.tiling.sizes import TilingSpace
 from tenet.mapping import array_blocks, cuts_array, tiled_nest, to_stamps
 from tenet.mapping.tile_sizes import nests_in, size_pool
@@ -198,7 +198,7 @@ class Subtree:
         self,
         incumbent: Key | None,
         budget: int | None = None,
-        until: float | None = None,
+        allowance: Allowance | None = None,
         part: Part | None = None,
         ties: int | None = None,
     ) -> SubtreeResult:
@@ -209,18 +209,18 @@ class Subtree:
         objective is searched, until their cost (each node and each bound of its children)
         reaches ``ties`` (None: no limit; the others are left unsearched,
         :attr:`SubtreeResult.ties_open`). After
-        ``budget`` exact evaluations, or once the clock (``time.time()``, seconds) passes
-        ``until`` (None: no limit), the nodes not yet searched are left open, their bounds kept
+        ``budget`` exact evaluations, or once the ``allowance`` of time and CPU has run out
+        (None: no limit), the nodes not yet searched are left open, their bounds kept
         as pruned ones. The tiles of levels shared by the PEs do not cut the array's loops
         (:func:`tenet.mapping.array_blocks`), as in a loop nest. A ``part`` searches only its
         share of the first level's children (the first part also bounds the root and counts the
         first level's tiles too big)."""
-        walk = _Walk(self, incumbent, budget, until, ties)
+        walk = _Walk(self, incumbent, budget, allowance or Allowance(), ties)
         first = part is None or part[0] == 0
         if first and walk.worse(self.root_key):
             walk.tally.prune(self.root)
         else:
-            walk.visit([], part)
+            walk.visit([], self.root_key, part)
         t = walk.tally
         return SubtreeResult(
             t.best,
@@ -247,17 +247,25 @@ class Subtree:
         )
         return capacity is None or need <= capacity
 
-    def first_children(self) -> tuple[list[Child], int]:
+    def first_children(
+        self, stop: Callable[[], bool] | None = None
+    ) -> tuple[list[Child], int] | None:
         """The first level's children, best first, and how many tile sizes of it do not fit
-        (counted once)."""
+        (counted once); None when ``stop`` said to stop before every child was bounded."""
         if self._first is None:
             counted = Tally()
-            self._first = (self.children([], counted), counted.too_big)
+            first = self.children([], counted, stop)
+            if first is None:
+                return None
+            self._first = (first, counted.too_big)
         return self._first
 
-    def children(self, bands: list[Band], tally: Tally) -> list[Child]:
+    def children(
+        self, bands: list[Band], tally: Tally, stop: Callable[[], bool] | None = None
+    ) -> list[Child] | None:
         """The tile sizes of the level below ``bands`` whose tiles may fit, each with its key
-        (:data:`Child`), best first; those that do not fit counted in ``tally``."""
+        (:data:`Child`), best first; those that do not fit counted in ``tally``. None when
+        ``stop`` (asked before each child) said to stop first."""
         context, depth = self.context, len(bands)
         level = self.levels[depth]
         where = self.position[level]
@@ -268,6 +276,8 @@ class Subtree:
         sized: list[Child] = []
         constraints = self.constraints
         for sizes in _sizes(outside, self.pools, self.aligned, blocks, context.extents):
+            if stop is not None and stop():
+                return None
             if constraints is not None and not constraints.allows_sizes(level, context.dims, sizes):
                 continue
             need = _need_bound(context, where, sizes, self.held[where], context.spread)
@@ -313,20 +323,21 @@ class Subtree:
 class _Walk:
     """One search of a :class:`Subtree`: below ``incumbent`` (a :data:`Key`), within
     ``budget`` exact evaluations, ``ties`` of them below nodes that could only tie the best
-    value, and until the clock passes ``until``, its counts in :attr:`tally`."""
+    value, and while its ``allowance`` lasts, its counts in :attr:`tally`."""
 
     def __init__(
         self,
         subtree: Subtree,
         incumbent: Key | None,
         budget: int | None,
-        until: float | None,
+        allowance: Allowance,
         ties: int | None = None,
     ) -> None:
         self.subtree = subtree
         self.incumbent = incumbent
         self.budget = budget
-        self.until = until
+        self.run_out = allowance.started()
+        """Whether the allowance has run out."""
         self.ties = ties
         self.tying = False
         """Whether the node last descended into could only tie the best value."""
@@ -358,21 +369,28 @@ class _Walk:
             tally.ties_open += 1
             return False
         spent = self.budget is not None and tally.evaluated >= self.budget
-        if spent or (self.until is not None and time.time() >= self.until):
-            tally.prune(key[0])
-            tally.left_open += 1
+        if spent or self.run_out():
+            self.leave(key)
             return False
         self.tying = tying
         tally.tied += tying
         return True
+
+    def leave(self, key: Key) -> None:
+        """Leave a node of this :data:`Key` open: its bound of the objective kept as a pruned
+        one."""
+        self.tally.prune(key[0])
+        self.tally.left_open += 1
 
     def leaf(self, bands: list[Band], spans: Mapping[str, int] | None = None) -> None:
         """Count the leaf of ``bands`` (with the tensors' ``spans``)."""
         s = self.subtree
         count_leaf(s.problem, s.compute, s.context, bands, s.keeps, s.objective, self.tally, spans)
 
-    def visit(self, bands: list[Band], part: Part | None = None) -> None:
-        """Search below the node of ``bands`` (at the root, ``part`` of its children)."""
+    def visit(self, bands: list[Band], key: Key, part: Part | None = None) -> None:
+        """Search below the node of ``bands`` and :data:`Key` ``key`` (at the root, ``part``
+        of its children); left open when the allowance runs out while its children are
+        bounded."""
         s = self.subtree
         depth = len(bands)
         tying = self.tying
@@ -383,10 +401,20 @@ class _Walk:
                 self.leaf(bands)
             return
         if depth:
-            sized = s.children(bands, self.tally)
+            counted = Tally()
+            bounded = s.children(bands, counted, self.run_out)
+            if bounded is None:
+                self.leave(key)
+                return
+            sized = bounded
+            self.tally.too_big += counted.too_big
             self.tally.tied += len(sized) if tying else 0
         else:
-            sized, too_big = s.first_children()
+            first = s.first_children(self.run_out)
+            if first is None:
+                self.leave(key)
+                return
+            sized, too_big = first
             if part is None or part[0] == 0:
                 self.tally.too_big += too_big
             if part is not None:
@@ -434,7 +462,7 @@ class _Walk:
                     continue
                 bound_order = bound_key(placing_order, s.objective)
             if self.descend(bound_order):
-                self.visit([*bands, band])
+                self.visit([*bands, band], bound_order)
 
     def placed(self, bands: list[Band]) -> None:
         """Search the places of the tensors at the innermost level of a leaf (its tiles are
@@ -490,7 +518,7 @@ def search_subtree(
     incumbent: Key | None,
     compute: int | None = None,
     budget: int | None = None,
-    until: float | None = None,
+    allowance: Allowance | None = None,
     places: bool = False,
 ) -> SubtreeResult:
     """Search the tilings of ``problem`` in the checked ``space`` below ``incumbent`` (a
@@ -506,7 +534,7 @@ def search_subtree(
     (True, 0)
     """
     return Subtree(problem, space, keep, objective, compute, places).search(
-        incumbent, budget, until
+        incumbent, budget, allowance
     )
 
 

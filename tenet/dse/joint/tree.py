@@ -38,6 +38,7 @@ from tenet.dse.joint.seeds import improved_seeds, seed_tilings
 from tenet.dse.joint.subtree import Key, Part, Subtree, SubtreeResult, bound_key
 from tenet.dse.joint.symmetry import stamp_images
 from tenet.dse.ranking.certificate import Certificate, Incumbent, status_line
+from tenet.dse.run.budget import Allowance, Ends
 from tenet.dse.run.engines import Job
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Interrupted, Runner, Settled, StoredRun, run_parts
@@ -116,7 +117,7 @@ class Policy:
     probe: int | None
     """Exact evaluations of each subtree's first leaves before any is searched whole."""
     probe_share: Fraction
-    """The share of a time budget the probes may take."""
+    """The share of what is left of each budget (time, CPU) the probes may take."""
     seed_tilings: int
     """Constructive tilings counted per seeded array mapping."""
     improved: int
@@ -587,15 +588,13 @@ def _mappings_and_floors(
 
 def _dive(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner, ties: _Ties) -> int:
     """Search the subtree of least root bound for at most :attr:`Policy.dive` exact
-    evaluations (within the time budget), offering its best to the ``incumbent``; return the
+    evaluations (within the budgets), offering its best to the ``incumbent``; return the
     leaves counted. Its nodes are searched again with the others (its best only prunes)."""
     if policy.dive is None or not d.subtrees:
         return 0
     tree = d.subtrees[0]
     subtree = _subtree(d.context, d.mappings[tree.mapping].model_dump_json(), _keep_text(tree.keep))
-    deadline = runner.deadline
-    until = None if deadline is None else time.time() + deadline - time.monotonic()
-    result = subtree.search(incumbent.key, policy.dive, until, ties=ties.left)
+    result = subtree.search(incumbent.key, policy.dive, runner.allowance(), ties=ties.left)
     ties.spend(result.tied)
     if result.best is not None:
         _offer(runner, d, incumbent, result.best)
@@ -688,10 +687,10 @@ def _run(
         _probe(d, policy, incumbent, runner, stored, found, teller, ties)
     todo = [(t, p) for t in d.searched for p in range(d.parts) if d.task(t.index, p) not in found]
     desc = "subtrees" if d.parts == 1 else f"subtree parts ({d.parts} a subtree)"
-    jobs = _jobs(d, todo, incumbent, ties, runner.deadline, None)
+    jobs = _jobs(d, todo, incumbent, ties, None)
 
     def kept(result: SubtreeResult) -> str | None:  # a part cut short by the budget: not kept
-        return "ok" if runner.deadline is None or result.left_open == 0 else None
+        return "ok" if not runner.limited or result.left_open == 0 else None
 
     for index, result in _parts(runner, stored, jobs, kept, len(todo), desc):
         found[index] = result
@@ -710,17 +709,14 @@ def _probe(
     ties: _Ties,
 ) -> None:
     """Count each subtree's first leaves (at most :attr:`Policy.probe`), in order of root
-    bound, for at most :attr:`Policy.probe_share` of the time budget; a subtree finished
-    within its probe is done (stored under its first part, its other parts empty)."""
+    bound, for at most :attr:`Policy.probe_share` of what is left of each budget; a subtree
+    finished within its probe is done (stored under its first part, its other parts empty)."""
     todo = [(t, -1) for t in d.searched if d.task(t.index, 0) not in found]
-    deadline = runner.deadline
-    until = None
-    if deadline is not None:
-        until = time.monotonic() + (deadline - time.monotonic()) * policy.probe_share
+    ends = runner.phase(float(policy.probe_share))
     pruned: set[int] = set()
-    jobs = _jobs(d, todo, incumbent, ties, until, policy.probe, pruned)
+    jobs = _jobs(d, todo, incumbent, ties, policy.probe, pruned)
     desc = "probes: each subtree's first leaves"
-    for index, result in _parts(runner, stored, jobs, lambda _: None, len(todo), desc, until):
+    for index, result in _parts(runner, stored, jobs, lambda _: None, len(todo), desc, ends):
         teller.heard(result)
         if result.left_open > 0:
             continue
@@ -739,9 +735,10 @@ def _parts(
     kept: Callable[[SubtreeResult], str | None],
     total: int,
     desc: str,
-    until: float | None = None,
+    ends: Ends | None = None,
 ) -> Iterator[tuple[int, SubtreeResult]]:
-    """Search the subtree parts of ``jobs`` on the runner (:func:`run_parts`): each part's
+    """Search the subtree parts of ``jobs`` on the runner (:func:`run_parts`, each part
+    granted its allowance of the budgets, up to ``ends``: default the search's): each part's
     index and result, stored under ``kept(result)``."""
     return run_parts(
         runner,
@@ -752,7 +749,8 @@ def _parts(
         kept,
         total=total,
         desc=desc,
-        until=until,
+        ends=ends,
+        allowed=True,
     )
 
 
@@ -766,7 +764,6 @@ def _jobs(
     todo: Sequence[tuple[JointRoot, int]],
     incumbent: Incumbent,
     ties: _Ties,
-    deadline: float | None,
     probe: int | None,
     pruned: set[int] | None = None,
 ) -> Iterator[tuple[Any, ...] | Settled]:
@@ -793,10 +790,9 @@ def _jobs(
             continue
         mapping = d.mappings[tree.mapping].model_dump_json()
         incumbent_text = None if best is None else [fraction_text(v) for v in best]
-        until = None if deadline is None else time.time() + deadline - time.monotonic()
         cut = None if part < 0 else [part, d.parts]
         keep = _keep_text(tree.keep)
-        yield d.context, index, mapping, keep, incumbent_text, until, probe, cut, ties.task
+        yield d.context, index, mapping, keep, incumbent_text, probe, cut, ties.task
 
 
 def _break_ties(
@@ -809,7 +805,7 @@ def _break_ties(
 ) -> None:
     """Search again, in this process and in order of root, each subtree that left nodes
     open that could only tie the best value (``found``: the results by part), below the
-    best's key, while ``ties`` (:data:`TIES`) and the time budget last; ``broken`` holds
+    best's key, while ``ties`` (:data:`TIES`) and the budgets last; ``broken`` holds
     each such search's result by subtree (it stands for its parts' ties, its nodes left open
     among them)."""
     for tree in d.searched:
@@ -821,9 +817,7 @@ def _break_ties(
             continue
         mapping = d.mappings[tree.mapping].model_dump_json()
         subtree = _subtree(d.context, mapping, _keep_text(tree.keep))
-        deadline = runner.deadline
-        until = None if deadline is None else time.time() + deadline - time.monotonic()
-        result = subtree.search(best, ties.left, until, ties=ties.left)
+        result = subtree.search(best, ties.left, runner.allowance(), ties=ties.left)
         ties.spend(max(1, result.tied, result.evaluated))
         broken[tree.index] = result
         if result.best is not None:
@@ -1023,18 +1017,20 @@ def evaluate_subtree(
     mapping: str,
     keep: str,
     incumbent: list[str] | None,
-    until: float | None = None,
     probe: int | None = None,
     part: list[int] | None = None,
     ties: int | None = None,
+    allowance: list[float | None] | None = None,
 ) -> tuple[int, str]:
     """Worker task: search subtree ``index`` (array ``mapping`` as JSON, the tensors each
     level keeps as JSON: level -> tensors) of the search ``context`` (JSON text) below
-    ``incumbent`` (its key, :attr:`Incumbent.key`, as ``[p/q, p/q]``; or None) until the
-    clock (``time.time()``) passes ``until`` (None: to the end), after at most ``probe``
-    exact evaluations (None: the context's budget), only its ``part`` ``[p, n]`` (None:
-    whole), searching nodes that could only tie the best value within ``ties`` (None: no
-    limit); return the index and the encoded result."""
+    ``incumbent`` (its key, :attr:`Incumbent.key`, as ``[p/q, p/q]``; or None) for at most
+    ``probe`` exact evaluations (None: the context's budget), only its ``part`` ``[p, n]``
+    (None: whole), searching nodes that could only tie the best value within ``ties`` (None:
+    no limit), while its ``allowance`` of time and CPU lasts (as
+    :meth:`~tenet.dse.run.budget.Allowance.plain` data; None: no limit); return the index and
+    the encoded result."""
+    start = time.process_time()  # (the subtree made here is part of the job's CPU)
     subtree = _subtree(context, mapping, keep)
     budget = json.loads(context).get("budget")
     limit = budget if probe is None else min(probe, budget or probe)
@@ -1042,5 +1038,6 @@ def evaluate_subtree(
     below: Key | None = None
     if incumbent is not None:
         below = (Fraction(incumbent[0]), Fraction(incumbent[1]))
-    found = subtree.search(below, limit, until, cut, ties)
+    granted = Allowance.of(allowance).less(time.process_time() - start)
+    found = subtree.search(below, limit, granted, cut, ties)
     return index, encode_subtree(found)

@@ -1,3 +1,3 @@
-"""Where every search runs: the run loop (engine, store, time budget, progress, the parts it
+"""Where every search runs: the run loop (engine, store, budgets, progress, the parts it
 stores and resumes), the engines, the workers of design points, the results store, the count
 cache and the execution options."""

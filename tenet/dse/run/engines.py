@@ -95,14 +95,20 @@ class Engine(AbstractContextManager["Engine"]):
         return result
 
     def run(
-        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+        self,
+        function: Callable[..., Any],
+        jobs: Iterator[Job],
+        deadline: float | None = None,
+        held: int | None = None,
     ) -> Iterator[Any]:
         """Yield ``function(*job)`` for each job as it finishes; stop submitting jobs after
-        ``deadline`` (a ``time.monotonic()`` value) and drop what is still running then."""
+        ``deadline`` (a ``time.monotonic()`` value) and drop what is still running then; keep
+        at most ``held`` jobs submitted and not finished (default: twice the workers, so that
+        none waits for its next job)."""
         raise NotImplementedError
 
-    def _in_flight(self) -> int:
-        return 2 * self.workers
+    def _in_flight(self, held: int | None = None) -> int:
+        return 2 * self.workers if held is None else held
 
 
 class InProcessEngine(Engine):
@@ -114,7 +120,11 @@ class InProcessEngine(Engine):
         return None
 
     def run(
-        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+        self,
+        function: Callable[..., Any],
+        jobs: Iterator[Job],
+        deadline: float | None = None,
+        held: int | None = None,
     ) -> Iterator[Any]:
         """Yield ``function(*job)`` for each job; start none after ``deadline``."""
         for job in jobs:
@@ -153,7 +163,11 @@ class LocalEngine(Engine):
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def run(
-        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+        self,
+        function: Callable[..., Any],
+        jobs: Iterator[Job],
+        deadline: float | None = None,
+        held: int | None = None,
     ) -> Iterator[Any]:
         pending: set[Future[Any]] = set()
         try:
@@ -162,7 +176,7 @@ class LocalEngine(Engine):
                     return
                 with _interrupts_held():  # a submission may start a worker
                     pending.add(self._pool.submit(timed, function, *job))
-                while len(pending) >= self._in_flight():
+                while len(pending) >= self._in_flight(held):
                     done, pending = _first_done(pending, deadline)
                     if not done:
                         return
@@ -259,7 +273,11 @@ class DaskEngine(Engine):
             self._cluster.close()
 
     def run(
-        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
+        self,
+        function: Callable[..., Any],
+        jobs: Iterator[Job],
+        deadline: float | None = None,
+        held: int | None = None,
     ) -> Iterator[Any]:
         from distributed import as_completed
 
@@ -272,7 +290,7 @@ class DaskEngine(Engine):
                 futures.append(future)
                 running.add(future)
                 count += 1
-                if count < self._in_flight():
+                if count < self._in_flight(held):
                     continue
                 yield self._took(next(running).result())
                 count -= 1

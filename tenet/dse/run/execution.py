@@ -1,5 +1,5 @@
-"""Where and how a search runs: the engine and its workers, the results store, the time
-budget, the batch size, the progress display, the lines of news and the count cache, as one
+"""Where and how a search runs: the engine and its workers, the results store, the time and
+CPU budgets, the batch size, the progress display, the lines of news and the count cache, as one
 record that every search (:class:`tenet.dse.run.runner.Runner`) and the command line share.
 """
 
@@ -36,6 +36,10 @@ class ExecutionOptions:
     Traceback (most recent call last):
     ...
     tenet.errors.SpecError: address: address needs engine 'dask', got 'local'
+    >>> ExecutionOptions(cpu_budget=-1)
+    Traceback (most recent call last):
+    ...
+    tenet.errors.SpecError: cpu_budget: expected CPU seconds >= 0, got -1
     """
 
     engine: str | Engine | None = "local"
@@ -53,6 +57,11 @@ class ExecutionOptions:
     """Seconds (wall clock) after which no new task is started and those running are dropped
     (a branch and bound's subtree stops where it is); the result is then incomplete. None: no
     limit."""
+    cpu_budget: float | None = None
+    """CPU seconds (``time.process_time``: this process's and its workers', each job's as it
+    reports it) after which no new task starts; each task of a branch and bound's subtree
+    spends at most its share of what is left (:mod:`tenet.dse.run.budget`) and stops where it
+    is. With :attr:`time_budget`, the first to run out stops the search. None: no limit."""
     batch: int = 4
     """Design points per task sent to a worker (at least 1)."""
     progress: Progress | None = None
@@ -75,6 +84,10 @@ class ExecutionOptions:
         if self.time_budget is not None and not self.time_budget >= 0:
             raise SpecError(
                 f"expected seconds >= 0, got {self.time_budget:g}", source="time_budget"
+            )
+        if self.cpu_budget is not None and not self.cpu_budget >= 0:
+            raise SpecError(
+                f"expected CPU seconds >= 0, got {self.cpu_budget:g}", source="cpu_budget"
             )
         if self.batch < 1:
             raise SpecError(f"batch must be at least 1, got {self.batch}", source="batch")

@@ -1,5 +1,5 @@
-"""The run loop of every search: its engine and results store, its time budget, its progress and
-the news it tells, and the parts it stores and resumes.
+"""The run loop of every search: its engine and results store, its time and CPU budgets, its
+progress and the news it tells, and the parts it stores and resumes.
 
 A search cuts its work into numbered parts (design points, choices of tile sizes, subtrees of a
 branch and bound), named so that a store can tell they are the same. :meth:`Runner.open` opens
@@ -11,20 +11,25 @@ A part settled in this process (pruned by its bound, say) comes back in its plac
 as they arrive: a search started again with the same arguments and store counts only what is
 missing.
 
-The runner makes what :class:`~tenet.dse.run.execution.ExecutionOptions` names (an engine, a
-store) and closes what it made; after a failure (an error, Ctrl-C, a time budget), the engine's
+The runner counts the search's CPU (this process's since it started, and what its finished jobs
+report of their workers') and stops it at the first of its budgets (:mod:`tenet.dse.run.budget`):
+no job starts past either, and a job that asks is granted an allowance that it checks as it
+goes. The runner makes what :class:`~tenet.dse.run.execution.ExecutionOptions` names (an engine,
+a store) and closes what it made; after a failure (an error, Ctrl-C, a time budget), the engine's
 work stops at once. Ctrl-C in a search that keeps a best so far raises :class:`Interrupted`
 with what it found.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tenet.dse.run.budget import Allowance, Ends
 from tenet.dse.run.engines import Engine, InProcessEngine, Job, make_engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
@@ -85,8 +90,8 @@ class StoredRun:
 
 
 class Runner:
-    """Where one search runs: the engine and the store of ``execution``, the deadline of its
-    time budget (from now), its progress display and the lines it tells.
+    """Where one search runs: the engine and the store of ``execution``, the ends of its
+    budgets (from now), its progress display and the lines it tells.
 
     Examples
     --------
@@ -94,13 +99,22 @@ class Runner:
     ...     stored = runner.open({"search": "squares"}, {0: "two", 1: "three"})
     ...     list(runner.run(pow, [(2, 2), Settled(1, "pruned"), (3, 2)]))
     [4, Settled(index=1, result='pruned'), 9]
+    >>> with Runner(ExecutionOptions(None, cpu_budget=0)) as runner:
+    ...     runner.expired(), list(runner.run(pow, [(2, 2)]))
+    (True, [])
     """
 
     def __init__(self, execution: ExecutionOptions | None = None) -> None:
         self.execution = execution = execution or ExecutionOptions(None)
-        budget = execution.time_budget
-        self.deadline = None if budget is None else time.monotonic() + budget
-        """When no new task starts (``time.monotonic()``; None: no time budget)."""
+        wall = execution.time_budget
+        deadline = None if wall is None else time.monotonic() + wall
+        self.ends = Ends(deadline, execution.cpu_budget)
+        """Where the search stops: its deadline (``time.monotonic()``) and its CPU seconds
+        (:meth:`spent`); None: no such budget."""
+        self._started = time.process_time()
+        self._granted: dict[int, float] = {}
+        """The CPU seconds granted to each job still running, by tag."""
+        self._tags = itertools.count()
         cache = execution.cache
         if cache is not None:
             Path(cache).mkdir(parents=True, exist_ok=True)
@@ -108,6 +122,8 @@ class Runner:
         """Folder of the workers' row cache (:mod:`tenet.dse.run.row_cache`), made here, or None."""
         given = execution.engine
         self._engine = given if isinstance(given, Engine) else None
+        self._reported = 0.0 if self._engine is None else self._engine.worker_seconds
+        """The engine's :attr:`~tenet.dse.run.engines.Engine.worker_seconds` before this search."""
         self._own_engine = False
         store = execution.store
         self._own_store = not isinstance(store, ResultStore)
@@ -124,12 +140,55 @@ class Runner:
             engine = e.engine
             made = InProcessEngine() if engine is None else None
             self._engine = made or make_engine(str(engine), e.workers, e.address)
+            self._reported = self._engine.worker_seconds
             self._own_engine = True
         return self._engine
 
-    def expired(self) -> bool:
-        """Whether the time budget has run out."""
-        return self.deadline is not None and time.monotonic() >= self.deadline
+    def spent(self) -> float:
+        """CPU seconds of the search so far: this process's since the runner started and
+        those its workers reported for the jobs of this search they finished."""
+        workers = 0.0 if self._engine is None else self._engine.worker_seconds - self._reported
+        return time.process_time() - self._started + workers
+
+    def expired(self, ends: Ends | None = None) -> bool:
+        """Whether a budget has run out (default: the search's, :attr:`ends`)."""
+        ends = ends or self.ends
+        if ends.deadline is not None and time.monotonic() >= ends.deadline:
+            return True
+        return ends.cpu is not None and self.spent() >= ends.cpu
+
+    @property
+    def limited(self) -> bool:
+        """Whether the search has a budget (a part it cuts short is then not finished)."""
+        return self.ends.limited
+
+    def phase(self, fraction: float) -> Ends:
+        """The ends of a phase of the search that may take ``fraction`` of what is left of
+        each budget."""
+        return self.ends.share(fraction, self.spent())
+
+    def allowance(self, ends: Ends | None = None) -> Allowance:
+        """What a search in this process may spend from now (default: to the search's
+        :attr:`ends`): the clock's end and the CPU seconds left."""
+        ends = ends or self.ends
+        cpu = None if ends.cpu is None else max(0.0, ends.cpu - self.spent())
+        return Allowance(ends.until(), cpu)
+
+    def _left(self, ends: Ends) -> float | None:
+        """CPU seconds to ``ends`` not granted to a running job (None: no CPU budget)."""
+        if ends.cpu is None:
+            return None
+        return ends.cpu - self.spent() - sum(self._granted.values())
+
+    def _grant(self, ends: Ends, tag: int) -> Allowance:
+        """The allowance of job ``tag`` starting now: the clock's end, and the CPU seconds
+        not granted divided among the workers free to run it."""
+        left = self._left(ends)
+        if left is None:
+            return Allowance(ends.until())
+        free = max(1, self.engine.workers - len(self._granted))
+        self._granted[tag] = cpu = max(0.0, left) / free
+        return Allowance(ends.until(), cpu)
 
     def open(
         self,
@@ -148,24 +207,42 @@ class Runner:
         self,
         task: Callable[..., Any],
         jobs: Iterable[Job | Settled],
-        until: float | None = None,
+        ends: Ends | None = None,
+        allowed: bool = False,
     ) -> Iterator[Any]:
         """Yield ``task(*job)`` for each job as it finishes, and each :class:`Settled` item in
-        its place (after the results that came before it); no task starts after ``until``
-        (default: the deadline), and those running then are dropped."""
+        its place (after the results that came before it); no task starts past ``ends``
+        (default: the search's, :attr:`ends`), and those running at its deadline are dropped.
+        ``allowed``: each task also takes the :class:`~tenet.dse.run.budget.Allowance` granted
+        when it starts, as :meth:`~tenet.dse.run.budget.Allowance.plain` data (keyword
+        ``allowance``), and a task starts only when a worker is free."""
+        ends = ends or self.ends
         settled: list[Settled] = []
+        tags: list[int] = []
 
         def tasks() -> Iterator[Job]:
             for job in jobs:
                 if isinstance(job, Settled):
                     settled.append(job)
-                else:
-                    yield job
+                    continue
+                left = self._left(ends)
+                if left is not None and left <= 0:
+                    return
+                tag = next(self._tags)
+                tags.append(tag)
+                granted = self._grant(ends, tag).plain() if allowed else None
+                yield (task, tag, granted, *job)
 
-        for result in self.engine.run(task, tasks(), self.deadline if until is None else until):
+        held = self.engine.workers if allowed and ends.cpu is not None else None
+        try:
+            for tag, result in self.engine.run(_granted, tasks(), ends.deadline, held):
+                self._granted.pop(tag, None)
+                yield from _drain(settled)
+                yield result
             yield from _drain(settled)
-            yield result
-        yield from _drain(settled)
+        finally:  # the jobs dropped at a deadline hold no grant
+            for tag in tags:
+                self._granted.pop(tag, None)
 
     def shown(self, items: Iterable[_T], total: int, desc: str) -> Iterable[_T]:
         """``items`` through the progress display (``total`` of them, what they are:
@@ -194,6 +271,16 @@ class Runner:
         self.close(failure)
 
 
+def _granted(
+    task: Callable[..., Any], tag: int, allowance: list[float | None] | None, *job: Any
+) -> tuple[int, Any]:
+    """Worker task: ``task(*job)`` (with the ``allowance`` granted it, if any) and its
+    ``tag``."""
+    if allowance is None:
+        return tag, task(*job)
+    return tag, task(*job, allowance=allowance)
+
+
 def _drain(settled: list[Settled]) -> Iterator[Settled]:
     while settled:
         yield settled.pop(0)
@@ -209,14 +296,16 @@ def run_parts(
     *,
     total: int,
     desc: str,
-    until: float | None = None,
+    ends: Ends | None = None,
+    allowed: bool = False,
 ) -> Iterator[tuple[int, _T]]:
     """Run the parts of ``jobs`` on the runner's engine (``task`` returns a part's index and
     its result as JSON text, read by ``decode``) and yield each part's index and result as
     it finishes, storing it in ``stored`` under ``status(result)`` (None: not stored, a part
     cut short); a :class:`Settled` part is yielded as it is, not stored. ``total`` parts are
-    shown as ``desc`` in the progress display."""
-    for item in runner.shown(runner.run(task, jobs, until), total, desc):
+    shown as ``desc`` in the progress display; ``ends`` and ``allowed`` as for
+    :meth:`Runner.run`."""
+    for item in runner.shown(runner.run(task, jobs, ends, allowed), total, desc):
         if isinstance(item, Settled):
             yield item.index, item.result
             continue

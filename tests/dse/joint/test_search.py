@@ -5,6 +5,7 @@ most a tenth of the space exactly."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +14,14 @@ import pytest
 from tenet.api import load_problem
 from tenet.counting import count
 from tenet.dse.joint.declared import bypass_choices, compute_floor, space_size
-from tenet.dse.joint.subtree import search_subtree
+from tenet.dse.joint.subtree import Subtree, Tally, search_subtree
 from tenet.dse.joint.tree import joint_search
+from tenet.dse.run.budget import Allowance
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import DesignSpace, SpaceOptions
 from tenet.dse.tiling.exhaustive import search_tiling
 from tenet.dse.tiling.sizes import TilingSpace
-from tenet.errors import CapacityError
+from tenet.errors import CapacityError, TimeBudgetError
 from tenet.metrics.latency import occupancy
 from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, load_architecture, load_workload
 from tenet.vocab import MemoryObjective
@@ -162,17 +164,31 @@ def test_joint_search_budget_leaves_a_sound_gap() -> None:
     assert not found.complete or found.gap == 0
 
 
-def test_subtree_past_its_time_leaves_its_nodes_open() -> None:
-    # a clock already past ``until``: nothing below the root is searched, the bounds of the
-    # nodes left open are kept as pruned ones, at most the subtree's optimum (searched whole)
+@pytest.mark.parametrize("allowance", [Allowance(until=0.0), Allowance(cpu=0.0)])
+def test_subtree_past_its_allowance_leaves_its_nodes_open(allowance: Allowance) -> None:
+    # a clock already past ``until``, or no CPU second allowed: nothing below the root is
+    # searched, the bounds of the nodes left open are kept as pruned ones, at most the
+    # subtree's optimum (searched whole)
     workload, params, mappings, dims = GEMM
     problem = load_problem(workload, ARCH, mappings[0], params)
     space = TilingSpace(["glb"], dims).checked(problem)
-    cut = search_subtree(problem, space, {}, "energy", None, until=0.0)
+    cut = search_subtree(problem, space, {}, "energy", None, allowance=allowance)
     assert cut.best is None and cut.evaluated == 0 and cut.left_open >= 1
     whole = search_subtree(problem, space, {}, "energy", None)
     assert whole.left_open == 0 and whole.best is not None
     assert cut.pruned_bound is not None and cut.pruned_bound <= whole.best.value
+
+
+def test_bounding_children_stops_when_told() -> None:
+    # a stop asked before each child: none bounded, nothing kept of the first level, which
+    # is bounded whole when nothing stops it
+    workload, params, mappings, dims = GEMM
+    problem = load_problem(workload, ARCH, mappings[0], params)
+    subtree = Subtree(problem, TilingSpace(["glb"], dims).checked(problem), {}, "energy")
+    assert subtree.first_children(lambda: True) is None
+    assert subtree.children([], Tally(), lambda: True) is None
+    first = subtree.first_children()
+    assert first is not None and first[0] == subtree.children([], Tally())
 
 
 def test_joint_search_on_a_pool_and_from_a_store(tmp_path: Path) -> None:
@@ -203,6 +219,31 @@ def test_joint_search_on_a_pool_and_from_a_store(tmp_path: Path) -> None:
     )
     for found in (pool, again):
         assert (found.best.value, found.bound, found.gap) == (here.best.value, here.bound, 0)
+
+
+def test_joint_search_on_a_pool_within_a_cpu_budget() -> None:
+    # the workers' parts granted allowances that last (a budget far above the search's
+    # CPU): the best and bound of the search without a budget (the order its parts finish
+    # in may change what they count); no CPU second: nothing is searched
+    workload, params, mappings, dims = GEMM
+    params = {"M": 8, "N": 8, "K": 8}
+    space = TilingSpace(["glb"], dims)
+    here = joint_search(workload, ARCH, mappings, params, space, seed=False)
+    with ExecutionOptions("local", workers=2).shared() as run:
+        ample = replace(run, cpu_budget=1e6)
+        pool = joint_search(workload, ARCH, mappings, params, space, seed=False, execution=ample)
+        assert pool.complete
+        assert (pool.best.value, pool.bound, pool.gap) == (here.best.value, here.bound, 0)
+        with pytest.raises(TimeBudgetError):
+            joint_search(
+                workload,
+                ARCH,
+                mappings,
+                params,
+                space,
+                seed=False,
+                execution=replace(run, cpu_budget=0.0),
+            )
 
 
 THREE = ArchitectureSpec.from_mapping(

@@ -20,6 +20,8 @@ SMALL = {"M": 2, "N": 2, "K": 2}
         ({"workers": 0}, r"^workers: workers must be at least 1, got 0$"),
         ({"address": "tcp://127.0.0.1:1"}, r"^address: address needs engine 'dask', got 'local'$"),
         ({"time_budget": -1.0}, r"^time_budget: expected seconds >= 0, got -1$"),
+        ({"cpu_budget": -1.0}, r"^cpu_budget: expected CPU seconds >= 0, got -1$"),
+        ({"cpu_budget": float("nan")}, r"^cpu_budget: expected CPU seconds >= 0, got nan$"),
         ({"batch": 0}, r"^batch: batch must be at least 1, got 0$"),
     ],
 )
