@@ -297,6 +297,17 @@ class BoundContext:
         return {}
 
     @cached_property
+    def chip_floor(self) -> Fraction | None:
+        """Rule 15's bound on DRAM's energy (:func:`_chip_floor`), counted once."""
+        return _chip_floor(self)
+
+    @cached_property
+    def hops(self) -> dict[tuple[object, ...], _Hop]:
+        """The bounded hops (:func:`_hop`) counted so far, by their arguments (cleared when
+        it holds :data:`_HOPS_HELD`)."""
+        return {}
+
+    @cached_property
     def degrees(self) -> tuple[int, ...]:
         """Per tensor, the most PEs that take one element of its data: its loops alone in a
         subscript are fixed by the element, every other loop spreads it over its coordinates
@@ -702,11 +713,15 @@ def _bound(
     forced = context.forced
     register = _register_level(context)
     refills = Fraction(0)  # the tensors' bounded traffic into and out of the register file
+    dram = Fraction(0)  # the tensors' bounded DRAM traffic
+    dram_read, dram_write = _exact(levels[0].energy_read), _exact(levels[0].energy_write)
     for t, facts in enumerate(context.tensors):
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
         nearest = levels[holders[-1]]
         energy = facts.reads * _exact(nearest.energy_read)
         energy += facts.writes * _exact(nearest.energy_write)
+        if len(holders) == 1:
+            dram += energy  # its operands at DRAM
         estimate = energy
         extra: Fraction | None = None
         for parent, child in zip(holders, holders[1:], strict=False):
@@ -715,18 +730,20 @@ def _bound(
             below = child > last and _overflows(context, facts, levels[child], tile)
             step = (context, facts, levels, parent, child, sequence, perfect[child], inside)
             runs = bool(grid) and grid[child]  # (rule 3 on a partial innermost band)
-            hop = _hop(*step, innermost, below, tile, child > last, runs)
+            hop = _hop_of(context, t, step, innermost, below, tile, child > last, runs)
             reads_in[parent] += hop[2]
             writes_in[parent] += hop[3]
             energy += hop[0]
             estimate += hop[1]
             if child == register:
                 refills += hop[0]
+            if parent == 0:
+                dram += hop[2] * dram_read + hop[3] * dram_write
             if child in forced:
                 transfers[child] += _transfers(context, t, levels[parent], levels[child], hop)
             need = _resident_need(context, facts, levels[child], tile)
             if child > last and not below and need is not None and extra is None:
-                moved = _hop(*step, innermost, True, tile, True, runs)  # as if it overflowed
+                moved = _hop_of(context, t, step, innermost, True, tile, True, runs)  # overflowing
                 extra = Fraction(max(0, moved[0] - hop[0]))
                 choices.append((need, extra))
         shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
@@ -737,7 +754,12 @@ def _bound(
     separate = sum((x.energy for x in shares), Fraction(0))
     # rule 14 holds over nested divisor tiles (the declared space)
     floor = _floor(context, keeps) if register is not None and all(perfect) else None
-    coupled = separate + max(extra, Fraction(0) if floor is None else floor - refills)
+    chip = context.chip_floor if all(perfect) else None
+    coupled = separate + max(
+        extra,
+        Fraction(0) if floor is None else floor - refills,
+        Fraction(0) if chip is None else chip - dram,
+    )
     latency, bottleneck = Fraction(compute), "compute"
     for k, level in enumerate(levels):
         time = _time(reads_in[k], level.read_bandwidth) + _time(writes_in[k], level.write_bandwidth)
@@ -750,6 +772,58 @@ def _bound(
         max(separate + extra, sum((x.estimate for x in shares), Fraction(0))),
         tuple(shares),
     )
+
+
+_Hop = tuple[int | Fraction, int | Fraction, int, int, int, int]
+"""A bounded hop (:func:`_hop`): energy, estimate, the parent's reads and writes, the
+child's fills and writebacks."""
+
+_HOPS_HELD = 200_000
+"""The most hops a context remembers (:attr:`BoundContext.hops`)."""
+
+
+def _hop_of(
+    context: BoundContext,
+    t: int,
+    step: tuple[
+        BoundContext,
+        TensorFacts,
+        Sequence[MemoryLevel],
+        int,
+        int,
+        Sequence[tuple[int, int]],
+        bool,
+        Sequence[tuple[int, int]],
+    ],
+    innermost: int | None,
+    below: bool,
+    tile: Sequence[int],
+    unfixed: bool,
+    grid: bool,
+) -> _Hop:
+    """Return :func:`_hop` of ``step`` (the context's tensor ``t``) and the rest, counted
+    once: the children of a node share the hops of the levels outside their band."""
+    _, _, _, parent, child, sequence, perfect, inside = step
+    key = (
+        t,
+        parent,
+        child,
+        tuple(sequence),
+        perfect,
+        tuple(inside),
+        innermost if inside else None,
+        below,
+        tuple(tile) if below or unfixed else None,
+        unfixed,
+        grid,
+    )
+    hops = context.hops
+    found = hops.get(key)
+    if found is None:
+        if len(hops) >= _HOPS_HELD:
+            hops.clear()
+        found = hops[key] = _hop(*step, innermost, below, tile, unfixed, grid)
+    return found
 
 
 def _hop(
@@ -766,7 +840,7 @@ def _hop(
     tile: Sequence[int],
     unfixed: bool = False,
     grid: bool = False,
-) -> tuple[int | Fraction, int | Fraction, int, int, int, int]:
+) -> _Hop:
     """Return the bounded energy and estimate of ``facts``' traffic from level ``parent`` into
     level ``child`` over the tile ``sequence`` (see :func:`_bound`; with ``grid``, the runs
     of a sequence whose innermost band only is not ``perfect``), the elements read out of
@@ -847,7 +921,7 @@ def _transfers(
     tensor: int,
     parent: MemoryLevel,
     child: MemoryLevel,
-    hop: tuple[int | Fraction, int | Fraction, int, int, int, int],
+    hop: _Hop,
 ) -> list[_Transfer]:
     """Return the fills and writebacks of the context's ``tensor`` (position) at ``child``
     as :func:`_hop` bounded them (``hop``). A parent's access serves one element to the PEs
@@ -917,7 +991,12 @@ def _size_tables(
         {s: min(e // m * coverage[d][m] for m in sizes[d] if s % m == 0) for s in sizes[d]}
         for d, e in enumerate(extents)
     ]
-    bigger = [
+    return sizes, spreads, _next_sizes(sizes)
+
+
+def _next_sizes(sizes: Sequence[Sequence[int]]) -> list[dict[int, list[int]]]:
+    """Return per loop and per tile size the next sizes (its multiples with none between)."""
+    return [
         {
             s: [
                 m
@@ -930,20 +1009,22 @@ def _size_tables(
         }
         for options in sizes
     ]
-    return sizes, spreads, bigger
 
 
 def _register_level(context: BoundContext) -> int | None:
     """Return the position of the level rule 14 bounds: the innermost, per PE, of a capacity
-    (not split), under a known grid of PEs without links, every tensor's subscripts known
-    (a written tensor without a window); None when it does not apply."""
+    (not split), under a known grid of PEs whose links (if any) take one tile at most, every
+    tensor's subscripts known (a written tensor without a window); None when it does not
+    apply."""
     k = len(context.levels) - 1
     level = context.levels[k]
     if not context.refills or k == 0 or not level.per_pe or level.capacity is None:
         return None
     if level.split:
         return None
-    if context.spread is None or context.coverage is None or context.linked or not context.pes:
+    if context.spread is None or context.coverage is None or not context.pes:
+        return None
+    if context.linked and not context.short_links:
         return None
     if any(not f.subscripts or not f.disjoint or (f.halo and f.written) for f in context.tensors):
         return None
@@ -1009,6 +1090,113 @@ def _register_floor(
             if least is None or energy < least:
                 least = energy
     return None if least is None else Fraction(least)
+
+
+def _chip_floor(context: BoundContext) -> Fraction | None:
+    """Return rule 15's bound on the energy of DRAM's traffic, over every tiling and place
+    of the tensors (None: the rule does not apply).
+
+    Rule 14 with the register file replaced by every level inside DRAM together: τ is the
+    tile of the outermost copy on chip, a tensor is whole when its outermost copy's tile
+    has τ's sizes along its own loops, else cut; each visit of a block reads it from DRAM
+    (a written tensor: writes it back, and reads its partial sums again after the first);
+    at the first instance the levels hold τ's data of every whole tensor and an element of
+    every cut one, within the sum of their capacities (a per-PE level's times the PEs)."""
+    inner = context.levels[1:]
+    if not context.refills or not inner or not context.short_links:
+        return None
+    if any(lv.capacity is None or lv.split for lv in inner):
+        return None
+    if any(lv.per_pe for lv in inner) and not context.pes:
+        return None
+    if any(not f.subscripts or not f.disjoint or (f.halo and f.written) for f in context.tensors):
+        return None
+    held = tuple(sorted((lv.capacity or 0) * (context.pes if lv.per_pe else 1) for lv in inner))
+    dram = context.levels[0]
+    least = _least_chip_traffic(
+        context.extents, context.tensors, held, _exact(dram.energy_read), _exact(dram.energy_write)
+    )
+    return None if least is None else Fraction(least)
+
+
+@lru_cache(maxsize=64)
+def _least_chip_traffic(
+    extents: tuple[int, ...],
+    tensors: tuple[TensorFacts, ...],
+    held: tuple[int, ...],
+    read: int | Fraction,
+    write: int | Fraction,
+) -> int | Fraction | None:
+    """Return the least DRAM energy of :func:`_chip_floor` over every tile τ maximal among
+    those whose whole tensors' data fits the levels (``held``: each level's elements, a
+    per-PE level's over its PEs; each whole tensor's outermost copy in one of them), set of
+    whole tensors and single order of the loops above τ (counted once per problem and
+    capacities: it does not depend on the array mapping)."""
+    n, dims = len(tensors), range(len(extents))
+    sizes = [divisors(e) for e in extents]
+    bigger = _next_sizes(sizes)
+    loops = [f.loops for f in tensors]
+
+    def data(tile: Sequence[int], t: int) -> int:
+        return prod(
+            max(1, sum(tile[d] for d, _ in terms) - len(terms) + 1)
+            for terms in tensors[t].subscripts
+        )
+
+    def cost(t: int, visits: int) -> int | Fraction:
+        f = tensors[t]
+        if f.halo:
+            return (f.read_only + (visits - 1) * max(0, f.read_only - sum(held))) * read
+        into = visits * f.read_only + (visits - 1) * f.written
+        return into * read + visits * f.written * write
+
+    least: int | Fraction | None = None
+    for mask in range(1, 1 << n):
+        whole = [t for t in range(n) if mask >> t & 1]
+        mine = sorted(frozenset().union(*(loops[t] for t in whole)))
+
+        def fits(tile: list[int], whole: list[int] = whole) -> bool:
+            return _packs(sorted((data(tile, t) for t in whole), reverse=True), list(held))
+
+        for chosen in product(*[sizes[d] for d in mine]):
+            tile = list(extents)
+            for d, size in zip(mine, chosen, strict=True):
+                tile[d] = size
+            if not fits(tile) or any(
+                fits([m if e == d else tile[e] for e in dims])
+                for d in mine
+                for m in bigger[d][tile[d]]
+            ):
+                continue
+            trips = [extents[d] // tile[d] for d in dims]
+            cut = sum(
+                cost(t, prod(trips[d] for d in dims if d not in loops[t]))
+                for t in range(n)
+                if not mask >> t & 1
+            )
+            for order in permutations(whole):
+                energy, before = cut, frozenset[int]()
+                for t in order:
+                    before |= loops[t]
+                    energy += cost(t, prod(trips[d] for d in before - loops[t]))
+                if least is None or energy < least:
+                    least = energy
+    return least
+
+
+def _packs(items: Sequence[int], room: list[int]) -> bool:
+    """Whether ``items`` go into the bins of ``room`` (each whole into one)."""
+    if not items:
+        return True
+    first, rest = items[0], items[1:]
+    for k, left in enumerate(room):
+        if first <= left:
+            room[k] -= first
+            if _packs(rest, room):
+                room[k] += first
+                return True
+            room[k] += first
+    return False
 
 
 def _floor(context: BoundContext, keeps: Sequence[frozenset[str] | None]) -> Fraction | None:

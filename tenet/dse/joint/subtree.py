@@ -68,6 +68,15 @@ def bound_key(bound: Bound, objective: MemoryObjective) -> Key:
     return bound.value(objective), bound.energy if objective == "latency" else bound.latency
 
 
+def _at_least(bound: Bound, node: Bound) -> Bound:
+    """Return ``bound`` (a child's) raised to ``node``'s (its parent's) where lower."""
+    if bound.latency >= node.latency and bound.energy >= node.energy:
+        return bound
+    latency, energy = max(bound.latency, node.latency), max(bound.energy, node.energy)
+    estimate = None if bound.estimate is None else max(bound.estimate, energy)
+    return replace(bound, latency=latency, energy=energy, estimate=estimate)
+
+
 def _child_order(bound: Bound, objective: MemoryObjective) -> Order:
     """The :data:`Order` of a child of lower bounds ``bound``."""
     other: MemoryObjective = "energy" if objective == "latency" else "latency"
@@ -275,6 +284,8 @@ class Subtree:
         blocks = self.blocks if shared else None
         sized: list[Child] = []
         constraints = self.constraints
+        # every leaf below a child is below this node: its bounds hold for the child too
+        node = lower_bound(context, self.compute, bands, self.keeps)
         for sizes in _sizes(outside, self.pools, self.aligned, blocks, context.extents):
             if stop is not None and stop():
                 return None
@@ -294,7 +305,7 @@ class Subtree:
                 bound = lower_bound(
                     context, self.compute, [*bands, band], self.keeps, unordered=True
                 )
-            sized.append((_child_order(bound, self.objective), sizes))
+            sized.append((_child_order(_at_least(bound, node), self.objective), sizes))
         sized.sort(key=lambda c: c[0][:2])
         return sized
 
