@@ -18,7 +18,7 @@ single order of the loops above it (rule 14). The derivation is in ``docs/dse.md
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -261,16 +261,7 @@ class BoundContext:
                 + [(t, cut) for t in range(n) if not mask >> t & 1]
                 for order in permutations(whole)
             ]
-            for chosen in product(*[sizes[d] for d in mine]):
-                tile = list(extents)
-                for d, size in zip(mine, chosen, strict=True):
-                    tile[d] = size
-                if not fits(tile) or any(
-                    fits([m if e == d else tile[e] for e in dims])
-                    for d in mine
-                    for m in bigger[d][tile[d]]
-                ):
-                    continue
+            for tile in _maximal_tiles(extents, mine, sizes, bigger, fits):
                 costs: list[dict[tuple[int, int], int | Fraction]] = [{} for _ in range(n)]
                 for way in ways:
                     for t, key in way:
@@ -994,6 +985,27 @@ def _size_tables(
     return sizes, spreads, _next_sizes(sizes)
 
 
+def _maximal_tiles(
+    extents: Sequence[int],
+    mine: Sequence[int],
+    sizes: Sequence[Sequence[int]],
+    bigger: Sequence[Mapping[int, Sequence[int]]],
+    fits: Callable[[list[int]], bool],
+) -> Iterator[list[int]]:
+    """Yield the tiles (the loops ``mine`` of one of their ``sizes``, the others whole) that
+    ``fits`` and that no next size (``bigger``) of one loop keeps fitting."""
+    for chosen in product(*[sizes[d] for d in mine]):
+        tile = list(extents)
+        for d, size in zip(mine, chosen, strict=True):
+            tile[d] = size
+        if fits(tile) and not any(
+            fits([m if e == d else tile[e] for e in range(len(extents))])
+            for d in mine
+            for m in bigger[d][tile[d]]
+        ):
+            yield tile
+
+
 def _next_sizes(sizes: Sequence[Sequence[int]]) -> list[dict[int, list[int]]]:
     """Return per loop and per tile size the next sizes (its multiples with none between)."""
     return [
@@ -1158,16 +1170,7 @@ def _least_chip_traffic(
         def fits(tile: list[int], whole: list[int] = whole) -> bool:
             return _packs(sorted((data(tile, t) for t in whole), reverse=True), list(held))
 
-        for chosen in product(*[sizes[d] for d in mine]):
-            tile = list(extents)
-            for d, size in zip(mine, chosen, strict=True):
-                tile[d] = size
-            if not fits(tile) or any(
-                fits([m if e == d else tile[e] for e in dims])
-                for d in mine
-                for m in bigger[d][tile[d]]
-            ):
-                continue
+        for tile in _maximal_tiles(extents, mine, sizes, bigger, fits):
             trips = [extents[d] // tile[d] for d in dims]
             cut = sum(
                 cost(t, prod(trips[d] for d in dims if d not in loops[t]))

@@ -16,6 +16,7 @@ from tenet.counting import count
 from tenet.dse.joint.declared import bypass_choices, compute_floor, space_size
 from tenet.dse.joint.subtree import Subtree, Tally, search_subtree
 from tenet.dse.joint.tree import joint_search
+from tenet.dse.ranking.certificate import Certificate
 from tenet.dse.run.budget import Allowance
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import DesignSpace, SpaceOptions
@@ -228,22 +229,19 @@ def test_joint_search_on_a_pool_within_a_cpu_budget() -> None:
     workload, params, mappings, dims = GEMM
     params = {"M": 8, "N": 8, "K": 8}
     space = TilingSpace(["glb"], dims)
-    here = joint_search(workload, ARCH, mappings, params, space, seed=False)
+
+    def search(execution: ExecutionOptions | None = None) -> Certificate:
+        return joint_search(
+            workload, ARCH, mappings, params, space, seed=False, execution=execution
+        )
+
+    here = search()
     with ExecutionOptions("local", workers=2).shared() as run:
-        ample = replace(run, cpu_budget=1e6)
-        pool = joint_search(workload, ARCH, mappings, params, space, seed=False, execution=ample)
+        pool = search(replace(run, cpu_budget=1e6))
         assert pool.complete
         assert (pool.best.value, pool.bound, pool.gap) == (here.best.value, here.bound, 0)
         with pytest.raises(TimeBudgetError):
-            joint_search(
-                workload,
-                ARCH,
-                mappings,
-                params,
-                space,
-                seed=False,
-                execution=replace(run, cpu_budget=0.0),
-            )
+            search(replace(run, cpu_budget=0.0))
 
 
 THREE = ArchitectureSpec.from_mapping(
