@@ -19,12 +19,12 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from tenet.dse.explore import Sweep, sweep
 from tenet.dse.run import row_cache
-from tenet.dse.run.engines import InProcessEngine, Job
+from tenet.dse.run.engines import UNPACED, InProcessEngine, Job, Pace, Task
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import SpaceOptions
 from tenet.metrics.cache import CountCache
@@ -41,14 +41,12 @@ class InProcess(InProcessEngine):
     def __init__(self, fresh: bool = False) -> None:
         self.fresh = fresh
 
-    def run(
-        self, function: Callable[..., Any], jobs: Iterator[Job], deadline: float | None = None
-    ) -> Iterator[Any]:
+    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         def emptied_first(*job: Any) -> Any:
             row_cache._CACHES.clear()
             return function(*job)
 
-        return super().run(emptied_first if self.fresh else function, jobs, deadline)
+        return super().run(emptied_first if self.fresh else function, jobs, pace)
 
 
 def _run(network: str, cache: CountCache | None) -> tuple[float, int]:

@@ -8,14 +8,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tenet.dse.explore import NOT_SEARCHED, sweep
-from tenet.dse.run.engines import InProcessEngine, Job
+from tenet.dse.run.engines import UNPACED, InProcessEngine, Job, Pace, Task
 from tenet.dse.run.execution import ExecutionOptions
 from tests.conftest import run
 
@@ -26,13 +26,7 @@ ARRAYS = ["systolic-2d-8x8", "multicast-2d-8x8"]
 class FirstJobOnly(InProcessEngine):
     """Runs the first job and no other, as a deadline reached after it would."""
 
-    def run(
-        self,
-        function: Callable[..., Any],
-        jobs: Iterator[Job],
-        deadline: float | None = None,
-        held: int | None = None,
-    ) -> Iterator[Any]:
+    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         for job in jobs:
             yield function(*job)
             return

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from tenet.errors import SpecError
@@ -80,6 +81,26 @@ def timed(function: Callable[..., Any], *job: Any) -> tuple[Any, float]:
     return result, time.process_time() - start
 
 
+Task = Callable[..., Any]
+"""What an engine runs on each job."""
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How an engine takes its jobs."""
+
+    deadline: float | None = None
+    """No job is submitted after it (a ``time.monotonic()`` value), and what is still
+    running then is dropped (None: no end)."""
+    held: int | None = None
+    """The most jobs submitted and not finished (None: twice the workers, so that none waits
+    for its next job)."""
+
+
+UNPACED = Pace()
+"""No deadline, and jobs held as the engine likes."""
+
+
 class Engine(AbstractContextManager["Engine"]):
     """Runs ``function(*job)`` for each job, yielding results in completion order."""
 
@@ -94,21 +115,14 @@ class Engine(AbstractContextManager["Engine"]):
         self.worker_seconds += seconds
         return result
 
-    def run(
-        self,
-        function: Callable[..., Any],
-        jobs: Iterator[Job],
-        deadline: float | None = None,
-        held: int | None = None,
-    ) -> Iterator[Any]:
-        """Yield ``function(*job)`` for each job as it finishes; stop submitting jobs after
-        ``deadline`` (a ``time.monotonic()`` value) and drop what is still running then; keep
-        at most ``held`` jobs submitted and not finished (default: twice the workers, so that
-        none waits for its next job)."""
+    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+        """Yield ``function(*job)`` for each job as it finishes, at the ``pace`` given: no
+        job submitted after its deadline (what is still running then dropped), at most its
+        ``held`` submitted and not finished."""
         raise NotImplementedError
 
-    def _in_flight(self, held: int | None = None) -> int:
-        return 2 * self.workers if held is None else held
+    def _in_flight(self, pace: Pace) -> int:
+        return 2 * self.workers if pace.held is None else pace.held
 
 
 class InProcessEngine(Engine):
@@ -119,16 +133,10 @@ class InProcessEngine(Engine):
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def run(
-        self,
-        function: Callable[..., Any],
-        jobs: Iterator[Job],
-        deadline: float | None = None,
-        held: int | None = None,
-    ) -> Iterator[Any]:
-        """Yield ``function(*job)`` for each job; start none after ``deadline``."""
+    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+        """Yield ``function(*job)`` for each job; start none after the ``pace``'s deadline."""
         for job in jobs:
-            if deadline is not None and time.monotonic() >= deadline:
+            if pace.deadline is not None and time.monotonic() >= pace.deadline:
                 return
             yield function(*job)
 
@@ -162,21 +170,16 @@ class LocalEngine(Engine):
                 process.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def run(
-        self,
-        function: Callable[..., Any],
-        jobs: Iterator[Job],
-        deadline: float | None = None,
-        held: int | None = None,
-    ) -> Iterator[Any]:
+    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         pending: set[Future[Any]] = set()
+        deadline = pace.deadline
         try:
             for job in jobs:
                 if deadline is not None and time.monotonic() >= deadline:
                     return
                 with _interrupts_held():  # a submission may start a worker
                     pending.add(self._pool.submit(timed, function, *job))
-                while len(pending) >= self._in_flight(held):
+                while len(pending) >= self._in_flight(pace):
                     done, pending = _first_done(pending, deadline)
                     if not done:
                         return
@@ -272,13 +275,7 @@ class DaskEngine(Engine):
         if self._cluster is not None:
             self._cluster.close()
 
-    def run(
-        self,
-        function: Callable[..., Any],
-        jobs: Iterator[Job],
-        deadline: float | None = None,
-        held: int | None = None,
-    ) -> Iterator[Any]:
+    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         from distributed import as_completed
 
         running = as_completed()
@@ -290,15 +287,15 @@ class DaskEngine(Engine):
                 futures.append(future)
                 running.add(future)
                 count += 1
-                if count < self._in_flight(held):
+                if count < self._in_flight(pace):
                     continue
                 yield self._took(next(running).result())
                 count -= 1
-                if deadline is not None and time.monotonic() > deadline:
+                if pace.deadline is not None and time.monotonic() > pace.deadline:
                     return
             for future in running:
                 yield self._took(future.result())
-                if deadline is not None and time.monotonic() > deadline:
+                if pace.deadline is not None and time.monotonic() > pace.deadline:
                     return
         finally:
             self._client.cancel([f for f in futures if not f.done()])

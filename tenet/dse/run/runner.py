@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tenet.dse.run.budget import Allowance, Ends
-from tenet.dse.run.engines import Engine, InProcessEngine, Job, make_engine
+from tenet.dse.run.engines import Engine, InProcessEngine, Job, Pace, make_engine
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.store import ResultStore, run_key
 
@@ -235,7 +235,7 @@ class Runner:
 
         held = self.engine.workers if allowed and ends.cpu is not None else None
         try:
-            for tag, result in self.engine.run(_granted, tasks(), ends.deadline, held):
+            for tag, result in self.engine.run(_granted, tasks(), Pace(ends.deadline, held)):
                 self._granted.pop(tag, None)
                 yield from _drain(settled)
                 yield result

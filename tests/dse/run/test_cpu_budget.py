@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tenet.dse.run.budget import Allowance, Ends
-from tenet.dse.run.engines import Engine, Job
+from tenet.dse.run.engines import UNPACED, Engine, Job, Pace, Task
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Runner, Settled
 
@@ -27,24 +27,18 @@ class Reporting(Engine):
         self.workers = workers
         self.held: list[int | None] = []
 
-    def _in_flight(self, held: int | None = None) -> int:
-        return self.workers if held is None else held
+    def _in_flight(self, pace: Pace) -> int:
+        return self.workers if pace.held is None else pace.held
 
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def run(
-        self,
-        function: Callable[..., Any],
-        jobs: Iterator[Job],
-        deadline: float | None = None,
-        held: int | None = None,
-    ) -> Iterator[Any]:
-        self.held.append(held)
+    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+        self.held.append(pace.held)
         submitted: list[Job] = []
         for job in jobs:
             submitted.append(job)
-            if len(submitted) < self._in_flight(held):
+            if len(submitted) < self._in_flight(pace):
                 continue
             yield self._report(function, submitted.pop(0))
         while submitted:
