@@ -24,7 +24,7 @@ from typing import Any
 
 from tenet.dse.explore import Sweep, sweep
 from tenet.dse.run import row_cache
-from tenet.dse.run.engines import UNPACED, InProcessEngine, Job, Pace, Task
+from tenet.dse.run.engines import UNPACED, InProcessEngine, Job, Pace, Work
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.space.design import SpaceOptions
 from tenet.metrics.cache import CountCache
@@ -41,7 +41,7 @@ class InProcess(InProcessEngine):
     def __init__(self, fresh: bool = False) -> None:
         self.fresh = fresh
 
-    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+    def run(self, function: Work, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         def emptied_first(*job: Any) -> Any:
             row_cache._CACHES.clear()
             return function(*job)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tenet.dse.explore import NOT_SEARCHED, sweep
-from tenet.dse.run.engines import UNPACED, InProcessEngine, Job, Pace, Task
+from tenet.dse.run.engines import UNPACED, InProcessEngine, Job, Pace, Work
 from tenet.dse.run.execution import ExecutionOptions
 from tests.conftest import run
 
@@ -26,7 +26,7 @@ ARRAYS = ["systolic-2d-8x8", "multicast-2d-8x8"]
 class FirstJobOnly(InProcessEngine):
     """Runs the first job and no other, as a deadline reached after it would."""
 
-    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+    def run(self, function: Work, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         for job in jobs:
             yield function(*job)
             return

@@ -81,7 +81,7 @@ def timed(function: Callable[..., Any], *job: Any) -> tuple[Any, float]:
     return result, time.process_time() - start
 
 
-Task = Callable[..., Any]
+Work = Callable[..., Any]
 """What an engine runs on each job."""
 
 
@@ -115,7 +115,7 @@ class Engine(AbstractContextManager["Engine"]):
         self.worker_seconds += seconds
         return result
 
-    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+    def run(self, function: Work, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         """Yield ``function(*job)`` for each job as it finishes, at the ``pace`` given: no
         job submitted after its deadline (what is still running then dropped), at most its
         ``held`` submitted and not finished."""
@@ -133,7 +133,7 @@ class InProcessEngine(Engine):
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+    def run(self, function: Work, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         """Yield ``function(*job)`` for each job; start none after the ``pace``'s deadline."""
         for job in jobs:
             if pace.deadline is not None and time.monotonic() >= pace.deadline:
@@ -170,7 +170,7 @@ class LocalEngine(Engine):
                 process.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+    def run(self, function: Work, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         pending: set[Future[Any]] = set()
         deadline = pace.deadline
         try:
@@ -198,15 +198,18 @@ class LocalEngine(Engine):
 def _interrupts_ignored() -> Iterator[None]:
     """Ignore Ctrl-C while the block starts processes (in the main thread): they start with
     Ctrl-C ignored (a terminal's Ctrl-C reaches them too), and leave it to this process,
-    which stops them."""
+    which stops them. A Ctrl-C meanwhile is blocked, not lost: it reaches this process when
+    the block ends."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @contextmanager
@@ -275,7 +278,7 @@ class DaskEngine(Engine):
         if self._cluster is not None:
             self._cluster.close()
 
-    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+    def run(self, function: Work, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         from distributed import as_completed
 
         running = as_completed()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tenet.dse.run.budget import Allowance, Ends
-from tenet.dse.run.engines import UNPACED, Engine, Job, Pace, Task
+from tenet.dse.run.engines import UNPACED, Engine, Job, Pace, Work
 from tenet.dse.run.execution import ExecutionOptions
 from tenet.dse.run.runner import Runner, Settled
 
@@ -33,7 +33,7 @@ class Reporting(Engine):
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def run(self, function: Task, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
+    def run(self, function: Work, jobs: Iterator[Job], pace: Pace = UNPACED) -> Iterator[Any]:
         self.held.append(pace.held)
         submitted: list[Job] = []
         for job in jobs:

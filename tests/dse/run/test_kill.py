@@ -1,5 +1,6 @@
 """A killed search leaves nothing behind: after SIGKILL or SIGTERM of ``tenet dse`` or
-``tenet sweep``, its pool workers, fork server and resource tracker end within seconds."""
+``tenet sweep``, its pool workers, fork server and resource tracker end within seconds; a
+Ctrl-C while the workers start is not lost."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tenet.dse.run.engines import _interrupts_ignored
 
 PROC = Path("/proc")
 ARGS = {
@@ -79,3 +82,16 @@ def test_killed_search_leaves_no_process_behind(command: str, signum: int) -> No
         search.kill()
         for pid in _alive(started):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_an_interrupt_while_workers_start_is_kept() -> None:
+    # Ctrl-C while the pool's processes start (they start ignoring it) reaches this process
+    # once they have started, rather than being lost
+    reached = False
+    with pytest.raises(KeyboardInterrupt):
+        with _interrupts_ignored():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            reached = True
+        time.sleep(1.0)  # the interrupt is raised at the latest here
+    assert reached
