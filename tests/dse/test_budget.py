@@ -91,6 +91,12 @@ def test_cli_sweep_rows_not_searched_in_every_format(
     assert f"gemm on {ARRAYS[1]}: {NOT_SEARCHED}" in err
 
 
+def _interruptible() -> None:
+    """Let Ctrl-C reach the command as a terminal's does: a suite started in the background
+    of a shell without job control inherits it ignored, and so would the command."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_cli_interrupted_sweep_exits_130_and_says_how_to_resume(
     tmp_path: Path, workers: str
@@ -104,6 +110,7 @@ def test_cli_interrupted_sweep_exits_130_and_says_how_to_resume(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_interruptible,
     )
     try:
         for _ in range(600):  # until the store is made: the search has started
