@@ -198,8 +198,9 @@ class LocalEngine(Engine):
 def _interrupts_ignored() -> Iterator[None]:
     """Ignore Ctrl-C while the block starts processes (in the main thread): they start with
     Ctrl-C ignored (a terminal's Ctrl-C reaches them too), and leave it to this process,
-    which stops them. A Ctrl-C meanwhile is blocked, not lost: it reaches this process when
-    the block ends."""
+    which stops them. A Ctrl-C meanwhile is blocked in this thread, not lost: it reaches it
+    when the block ends (a thread of this process that does not block it may still take it
+    and find it ignored)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

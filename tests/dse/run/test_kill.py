@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -93,7 +94,9 @@ def test_an_interrupt_while_workers_start_is_kept() -> None:
     try:
         with pytest.raises(KeyboardInterrupt):
             with _interrupts_ignored():
-                os.kill(os.getpid(), signal.SIGINT)
+                # to this thread: a signal to the process may go to another thread, which
+                # does not block it
+                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
                 time.sleep(0.05)
                 reached = True
             time.sleep(1.0)  # the interrupt is raised at the latest here
