@@ -2,15 +2,17 @@
 mapping, with its certificate) and each entry's gap; then the same network on the Dask engine
 with 1 and 2 workers, their wall speed-up and the same figures.
 
-Runs ``tenet map -n NETWORK -a ARCH --objective OBJECTIVE --format json`` (with
-``--time-budget SECONDS`` of the clock and ``--cpu-budget SECONDS`` of CPU, workers included,
-per layer when given, and ``--workers N``) in a child process; its CPU
-time is user + system time of the finished child and of its workers (``os.times``), beside the
-load before and after. Then one line per distinct layer: its count, value, bound, gap, whether
-its search finished, and its CPU time (of the main process and the workers' tasks). Then the
-run again with ``--engine dask --workers 1`` and ``--workers 2``: each one's CPU time (the
-child's and its workers', and the rows' sum), wall time and load, and the wall speed-up of 2
-workers; every entry's figures (latency, energy, DRAM traffic, value, bound) must be equal.
+Runs ``tenet map -n NETWORK -a ARCH --objective OBJECTIVE --format json`` (with ``--time-budget
+SECONDS`` of the clock and ``--cpu-budget SECONDS`` of CPU, workers included, per layer when
+given, and ``--workers N``) in a child process; its CPU time is user + system time of the
+finished child and of what it waited for (``os.times``: the pool's workers are children of its
+fork server, which may end unwaited, so their time may be missing there), beside the distinct
+layers' ``cpu_seconds`` (the search's own count, workers included) and the load before and
+after. Then one line per distinct layer: its count, value, bound, gap, whether its search
+finished, and its CPU time (of the main process and the workers' tasks). Then the run again
+with ``--engine dask --workers 1`` and ``--workers 2``: each one's CPU time (the child's and
+its workers', and the rows' sum), wall time and load, and the wall speed-up of 2 workers; every
+entry's figures (latency, energy, DRAM traffic, value, bound) must be equal.
 A network's entries keep their own figures (``--no-residency``: no output kept on chip between
 layers; ``benchmarks/bench_fusion.py`` measures that). Run from the repository root:
 ``python benchmarks/bench_map.py [NETWORK] [ARCH] [--objective energy] [--time-budget 60]
@@ -108,12 +110,14 @@ def main() -> int:
         given.json.write_text(json.dumps(printed))
     rows = printed["layers"]
     seen: set[tuple[str, str]] = set()
+    searched = 0.0  # the distinct layers' cpu_seconds
     print(f"{'layer':28} {'count':>5} {'value':>14} {'bound':>14} {'gap':>7} done {'CPU-s':>7}")
     for row in rows:
         key = (row["workload"], json.dumps(row["params"], sort_keys=True))
         if key in seen:
             continue
         seen.add(key)
+        searched += row["cpu_seconds"]
         print(
             f"{row['layer']:28} {row['count']:5} {row['value']:14,.6g} {row['bound']:14,.6g} "
             f"{row['gap']:7.2%} {'yes' if row['complete'] else 'no ':4} {row['cpu_seconds']:7.2f}"
@@ -125,7 +129,8 @@ def main() -> int:
     print(
         f"tenet map {' '.join(what)} -a {given.arch} --objective {given.objective}"
         + "".join(f" {word}" for word in budgets)
-        + f" --workers {given.workers}: {cpu:.1f} CPU-s (workers included), {wall:.1f} s wall"
+        + f" --workers {given.workers}: {cpu:.1f} CPU-s by os.times, {searched:.1f} by the rows"
+        + f" (workers included), {wall:.1f} s wall"
     )
     print(f"load {load:.2f} (1 min) before, {os.getloadavg()[0]:.2f} after")
     if not given.no_dask:
