@@ -719,9 +719,9 @@ def _bound(
             inside = free if child >= last else ()
             sequence = own.get(facts.tensor, loops[child]) if child == last else loops[child]
             below = child > last and _overflows(context, facts, levels[child], tile)
-            step = (context, facts, levels, parent, child, sequence, perfect[child], inside)
+            step: _Step = (context, facts, levels, parent, child, sequence, perfect[child], inside)
             runs = bool(grid) and grid[child]  # (rule 3 on a partial innermost band)
-            hop = _hop_of(context, t, step, innermost, below, tile, child > last, runs)
+            hop = _hop_of(t, step, innermost, below, tile, child > last, runs)
             reads_in[parent] += hop[2]
             writes_in[parent] += hop[3]
             energy += hop[0]
@@ -734,7 +734,7 @@ def _bound(
                 transfers[child] += _transfers(context, t, levels[parent], levels[child], hop)
             need = _resident_need(context, facts, levels[child], tile)
             if child > last and not below and need is not None and extra is None:
-                moved = _hop_of(context, t, step, innermost, True, tile, True, runs)  # overflowing
+                moved = _hop_of(t, step, innermost, True, tile, True, runs)  # as if it overflowed
                 extra = Fraction(max(0, moved[0] - hop[0]))
                 choices.append((need, extra))
         shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
@@ -773,19 +773,23 @@ _HOPS_HELD = 200_000
 """The most hops a context remembers (:attr:`BoundContext.hops`)."""
 
 
+_Step = tuple[
+    BoundContext,
+    TensorFacts,
+    Sequence[MemoryLevel],
+    int,
+    int,
+    Sequence[tuple[int, int]],
+    bool,
+    Sequence[tuple[int, int]],
+]
+"""The first arguments of :func:`_hop`: context, tensor, levels, parent, child, the child's
+tile sequence, whether it is perfect, and the free band's loops."""
+
+
 def _hop_of(
-    context: BoundContext,
     t: int,
-    step: tuple[
-        BoundContext,
-        TensorFacts,
-        Sequence[MemoryLevel],
-        int,
-        int,
-        Sequence[tuple[int, int]],
-        bool,
-        Sequence[tuple[int, int]],
-    ],
+    step: _Step,
     innermost: int | None,
     below: bool,
     tile: Sequence[int],
@@ -794,7 +798,7 @@ def _hop_of(
 ) -> _Hop:
     """Return :func:`_hop` of ``step`` (the context's tensor ``t``) and the rest, counted
     once: the children of a node share the hops of the levels outside their band."""
-    _, _, _, parent, child, sequence, perfect, inside = step
+    context, _, _, parent, child, sequence, perfect, inside = step
     key = (
         t,
         parent,
@@ -1038,9 +1042,15 @@ def _register_level(context: BoundContext) -> int | None:
         return None
     if context.linked and not context.short_links:
         return None
-    if any(not f.subscripts or not f.disjoint or (f.halo and f.written) for f in context.tensors):
+    if not _separable_tensors(context):
         return None
     return k
+
+
+def _separable_tensors(context: BoundContext) -> bool:
+    """Whether every tensor's subscripts are known sums of loops and its blocks disjoint (a
+    written tensor without a window): what rules 14 and 15 count visits of."""
+    return all(f.subscripts and f.disjoint and not (f.halo and f.written) for f in context.tensors)
 
 
 def _refill_energy(
@@ -1121,7 +1131,7 @@ def _chip_floor(context: BoundContext) -> Fraction | None:
         return None
     if any(lv.per_pe for lv in inner) and not context.pes:
         return None
-    if any(not f.subscripts or not f.disjoint or (f.halo and f.written) for f in context.tensors):
+    if not _separable_tensors(context):
         return None
     held = tuple(sorted((lv.capacity or 0) * (context.pes if lv.per_pe else 1) for lv in inner))
     dram = context.levels[0]
