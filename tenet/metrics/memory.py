@@ -257,7 +257,13 @@ def tensor_relations(problem: Problem) -> dict[TensorName, tuple[isl.Map, isl.Ma
 
 
 def _maximum(per_key: isl.PwQPolynomial) -> int:
-    value = per_key.max()
+    """Return the largest value of a count per key (0 when there is no key). Over a wrapped
+    key (``PE -> level``) isl bounds the count over the level's dimensions first, a function
+    of the PE's; when that bound is tight (attained for every PE) its maximum is the count's,
+    found without isl's search of every point of the key space (0.19 CPU-s to a few ms on a
+    per-PE level of ResNet-50's fc1000)."""
+    fold, tight = per_key.bound(isl.fold.max)
+    value = fold.max() if tight else per_key.max()
     if value.is_nan() or value.is_infty() or value.is_neginfty():
         return 0
     if not value.is_int():

@@ -7,12 +7,13 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
+import islpy as isl
 import pytest
 from hypothesis import given, settings
 
 from tenet.api import load_problem
 from tenet.errors import DomainNotCoveredError, NotAFunctionError, SpecError, UnknownTensorError
-from tenet.metrics.memory import evaluate_memory
+from tenet.metrics.memory import _maximum, evaluate_memory
 from tenet.oracle.tiles import reference_memory
 from tenet.spec import ArchitectureSpec, DataflowSpec, Specs, load_architecture, load_workload
 from tenet.testing.strategies import tiled_problems
@@ -231,3 +232,28 @@ def test_memory_stamp_wrong_statement() -> None:
     p = load_problem("gemm", LINE4, _dataflow("{S[i, j] -> G[i]}"), params={"M": 2, "N": 2, "K": 2})
     with pytest.raises(SpecError, match=r"tiles\.glb: maps S with 2 indices"):
         evaluate_memory(p)
+
+
+@pytest.mark.parametrize(
+    ("counts", "largest"),
+    [
+        # i (10 - i) peaks at i = 5: isl's bound (50) is not tight, the maximum is searched
+        ("{ [i] -> i * (10 - i) : 0 <= i <= 10 }", 25),
+        # floor(i / 3) (7 - i): 1 * 4 at i = 3, 2 * 1 at i = 6 (bound 49/6, not tight)
+        ("{ [i] -> floor(i / 3) * (7 - i) : 0 <= i <= 7 }", 4),
+        # per PE p < 4 over i in [p, 6): (p + 1)(5 - p) is 5, 8, 9, 8: a tight bound per PE
+        ("{ [P[p] -> L[i]] -> (p + 1) * (i - p) : 0 <= p < 4 and p <= i < 6 }", 9),
+        # the count of a per-PE level of a modulo placement: 3 for p < 8, 2 after
+        ("{ [P[p] -> L[i]] -> 3 - floor((p + 8) / 16) : 0 <= p < 16 and 0 <= i < 2 }", 3),
+        ("{ [P[p] -> L[i]] -> 7 : p < 0 and p > 0 }", 0),
+    ],
+)
+def test_the_largest_count_per_key(counts: str, largest: int) -> None:
+    # against the hand values above and every point listed
+    per_key = isl.PwQPolynomial(counts)
+    values: list[int] = []
+    for domain, poly in per_key.get_pieces():
+        points: list[isl.Point] = []
+        domain.foreach_point(points.append)
+        values += [int(poly.eval(point).to_python()) for point in points]
+    assert _maximum(per_key) == largest == max(values, default=0)

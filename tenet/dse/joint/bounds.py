@@ -19,7 +19,7 @@ single order of the loops above it (rule 14). The derivation is in ``docs/dse.md
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from itertools import permutations, product
@@ -288,9 +288,18 @@ class BoundContext:
         return {}
 
     @cached_property
-    def chip_floor(self) -> Fraction | None:
-        """Rule 15's bound on DRAM's energy (:func:`_chip_floor`), counted once."""
-        return _chip_floor(self)
+    def chip_floors(self) -> dict[tuple[frozenset[str] | None, ...], Fraction | None]:
+        """Rule 15's bound on DRAM's energy (:func:`_chip_floor`) per choice of kept
+        tensors, counted once."""
+        return {}
+
+    def chip_floor(self, keeps: Sequence[frozenset[str] | None]) -> Fraction | None:
+        """:func:`_chip_floor` of the context and ``keeps`` (per level, the tensors it
+        keeps; None: every one), counted once."""
+        key = tuple(keeps)
+        if key not in self.chip_floors:
+            self.chip_floors[key] = _chip_floor(self, keeps)
+        return self.chip_floors[key]
 
     @cached_property
     def hops(self) -> dict[tuple[object, ...], _Hop]:
@@ -384,8 +393,8 @@ class Share:
     and the accesses that serve them), and of its estimate."""
 
     tensor: TensorName
-    energy: Fraction
-    estimate: Fraction
+    energy: int | Fraction
+    estimate: int | Fraction
 
 
 @dataclass(frozen=True)
@@ -703,8 +712,9 @@ def _bound(
     transfers: list[list[_Transfer]] = [[] for _ in levels]
     forced = context.forced
     register = _register_level(context)
-    refills = Fraction(0)  # the tensors' bounded traffic into and out of the register file
-    dram = Fraction(0)  # the tensors' bounded DRAM traffic
+    # (sums of ints while the energies per access are whole: fractions cost)
+    refills: int | Fraction = 0  # the tensors' bounded traffic into and out of the register file
+    dram: int | Fraction = 0  # the tensors' bounded DRAM traffic
     dram_read, dram_write = _exact(levels[0].energy_read), _exact(levels[0].energy_write)
     for t, facts in enumerate(context.tensors):
         holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
@@ -737,19 +747,19 @@ def _bound(
                 moved = _hop_of(t, step, innermost, True, tile, True, runs)  # as if it overflowed
                 extra = Fraction(max(0, moved[0] - hop[0]))
                 choices.append((need, extra))
-        shares.append(Share(facts.tensor, Fraction(energy), Fraction(max(energy, estimate))))
+        shares.append(Share(facts.tensor, energy, max(energy, estimate)))
     inner = [k for k, lv in enumerate(levels) if k > last and lv.per_pe]
     held = sum(1 for f in context.tensors if inner and _holds(keeps[inner[0]], f.tensor))
     resident = _least_extra(choices, _capacity(context, last), held)
-    extra = max(resident, _forced(context, transfers) if forced else Fraction(0))
-    separate = sum((x.energy for x in shares), Fraction(0))
+    beyond = max(resident, _forced(context, transfers) if forced else 0)
+    separate = sum(x.energy for x in shares)
     # rule 14 holds over nested divisor tiles (the declared space)
     floor = _floor(context, keeps) if register is not None and all(perfect) else None
-    chip = context.chip_floor if all(perfect) else None
+    chip = context.chip_floor(keeps) if all(perfect) else None
     coupled = separate + max(
-        extra,
-        Fraction(0) if floor is None else floor - refills,
-        Fraction(0) if chip is None else chip - dram,
+        beyond,
+        0 if floor is None else floor - refills,
+        0 if chip is None else chip - dram,
     )
     latency, bottleneck = Fraction(compute), "compute"
     for k, level in enumerate(levels):
@@ -758,9 +768,9 @@ def _bound(
             latency, bottleneck = time, level.name
     return Bound(
         latency,
-        coupled,
+        Fraction(coupled),
         bottleneck,
-        max(separate + extra, sum((x.estimate for x in shares), Fraction(0))),
+        Fraction(max(separate + beyond, sum(x.estimate for x in shares))),
         tuple(shares),
     )
 
@@ -996,18 +1006,49 @@ def _maximal_tiles(
     bigger: Sequence[Mapping[int, Sequence[int]]],
     fits: Callable[[list[int]], bool],
 ) -> Iterator[list[int]]:
-    """Yield the tiles (the loops ``mine`` of one of their ``sizes``, the others whole) that
-    ``fits`` and that no next size (``bigger``) of one loop keeps fitting."""
-    for chosen in product(*[sizes[d] for d in mine]):
-        tile = list(extents)
-        for d, size in zip(mine, chosen, strict=True):
-            tile[d] = size
-        if fits(tile) and not any(
-            fits([m if e == d else tile[e] for e in range(len(extents))])
-            for d in mine
-            for m in bigger[d][tile[d]]
-        ):
-            yield tile
+    """Yield the tiles (the loops ``mine`` of one of their ``sizes``, ascending, the others
+    whole) that ``fits`` and that no next size (``bigger``) of one loop keeps fitting.
+    ``fits`` holds for a smaller tile where it holds for a larger: a loop's sizes end at the
+    first that does not fit with the loops after it at their least."""
+    if not mine:
+        if fits(list(extents)):
+            yield list(extents)
+        return
+    tile = list(extents)
+    for d in mine:
+        tile[d] = sizes[d][0]
+    *outer, last = mine
+
+    def chosen(i: int) -> Iterator[list[int]]:
+        if i < len(outer):
+            d = outer[i]
+            for size in sizes[d]:
+                tile[d] = size
+                if not fits(tile):
+                    break
+                yield from chosen(i + 1)
+            tile[d] = sizes[d][0]
+            return
+        fitting = []
+        for size in sizes[last]:
+            tile[last] = size
+            if not fits(tile):
+                break
+            fitting.append(size)
+        room = set(fitting)
+        for size in fitting:
+            if not any(m in room for m in bigger[last][size]):
+                tile[last] = size
+                if not any(
+                    fits([m if e == d else tile[e] for e in range(len(tile))])
+                    for d in outer
+                    for m in bigger[d][tile[d]]
+                ):
+                    yield list(tile)
+        tile[last] = sizes[last][0]
+
+    if fits(tile):
+        yield from chosen(0)
 
 
 def _next_sizes(sizes: Sequence[Sequence[int]]) -> list[dict[int, list[int]]]:
@@ -1114,16 +1155,18 @@ def _register_floor(
     return None if least is None else Fraction(least)
 
 
-def _chip_floor(context: BoundContext) -> Fraction | None:
+def _chip_floor(context: BoundContext, keeps: Sequence[frozenset[str] | None]) -> Fraction | None:
     """Return rule 15's bound on the energy of DRAM's traffic, over every tiling and place
-    of the tensors (None: the rule does not apply).
+    of the tensors, the levels keeping the tensors ``keeps`` names (None: the rule does not
+    apply).
 
     Rule 14 with the register file replaced by every level inside DRAM together: τ is the
     tile of the outermost copy on chip, a tensor is whole when its outermost copy's tile
     has τ's sizes along its own loops, else cut; each visit of a block reads it from DRAM
     (a written tensor: writes it back, and reads its partial sums again after the first);
     at the first instance the levels hold τ's data of every whole tensor and an element of
-    every cut one, within the sum of their capacities (a per-PE level's times the PEs)."""
+    every cut one, within the sum of their capacities (a per-PE level's times the PEs),
+    each whole tensor's in a level that keeps it."""
     inner = context.levels[1:]
     if not context.refills or not inner or not context.short_links:
         return None
@@ -1133,10 +1176,16 @@ def _chip_floor(context: BoundContext) -> Fraction | None:
         return None
     if not _separable_tensors(context):
         return None
-    held = tuple(sorted((lv.capacity or 0) * (context.pes if lv.per_pe else 1) for lv in inner))
+    held = tuple((lv.capacity or 0) * (context.pes if lv.per_pe else 1) for lv in inner)
+    where = tuple(
+        tuple(j for j in range(len(inner)) if _holds(keeps[j + 1], f.tensor))
+        for f in context.tensors
+    )
     dram = context.levels[0]
+    # (what it reads of the tensors does not depend on the array mapping)
+    tensors = tuple(replace(f, pe_read_only=0, pe_written=0) for f in context.tensors)
     least = _least_chip_traffic(
-        context.extents, context.tensors, held, _exact(dram.energy_read), _exact(dram.energy_write)
+        context.extents, tensors, held, where, _exact(dram.energy_read), _exact(dram.energy_write)
     )
     return None if least is None else Fraction(least)
 
@@ -1146,29 +1195,41 @@ def _least_chip_traffic(
     extents: tuple[int, ...],
     tensors: tuple[TensorFacts, ...],
     held: tuple[int, ...],
+    where: tuple[tuple[int, ...], ...],
     read: int | Fraction,
     write: int | Fraction,
 ) -> int | Fraction | None:
     """Return the least DRAM energy of :func:`_chip_floor` over every tile τ maximal among
     those whose whole tensors' data fits the levels (``held``: each level's elements, a
-    per-PE level's over its PEs; each whole tensor's outermost copy in one of them), set of
-    whole tensors and single order of the loops above τ (counted once per problem and
-    capacities: it does not depend on the array mapping)."""
+    per-PE level's over its PEs; each whole tensor's outermost copy in one of those
+    ``where`` names for it), set of whole tensors and single order of the loops above τ
+    (counted once per problem, capacities and kept tensors: it does not depend on the array
+    mapping)."""
     n, dims = len(tensors), range(len(extents))
     sizes = [divisors(e) for e in extents]
     bigger = _next_sizes(sizes)
     loops = [f.loops for f in tensors]
 
+    own = [sorted(x) for x in loops]
+    # per tensor, its data in a tile by the sizes of its loops
+    known: list[dict[tuple[int, ...], int]] = []
+    for t, f in enumerate(tensors):
+        table = {}
+        for chosen in product(*[sizes[d] for d in own[t]]):
+            size = dict(zip(own[t], chosen, strict=True))
+            table[chosen] = prod(
+                max(1, sum(size[d] for d, _ in terms) - len(terms) + 1) for terms in f.subscripts
+            )
+        known.append(table)
+
     def data(tile: Sequence[int], t: int) -> int:
-        return prod(
-            max(1, sum(tile[d] for d, _ in terms) - len(terms) + 1)
-            for terms in tensors[t].subscripts
-        )
+        return known[t][tuple([tile[d] for d in own[t]])]
 
     def cost(t: int, visits: int) -> int | Fraction:
         f = tensors[t]
         if f.halo:
-            return (f.read_only + (visits - 1) * max(0, f.read_only - sum(held))) * read
+            room = sum(held[j] for j in where[t])
+            return (f.read_only + (visits - 1) * max(0, f.read_only - room)) * read
         into = visits * f.read_only + (visits - 1) * f.written
         return into * read + visits * f.written * write
 
@@ -1178,7 +1239,8 @@ def _least_chip_traffic(
         mine = sorted(frozenset().union(*(loops[t] for t in whole)))
 
         def fits(tile: list[int], whole: list[int] = whole) -> bool:
-            return _packs(sorted((data(tile, t) for t in whole), reverse=True), list(held))
+            items = sorted(((data(tile, t), where[t]) for t in whole), reverse=True)
+            return _packs(items, list(held))
 
         for tile in _maximal_tiles(extents, mine, sizes, bigger, fits):
             trips = [extents[d] // tile[d] for d in dims]
@@ -1197,12 +1259,14 @@ def _least_chip_traffic(
     return least
 
 
-def _packs(items: Sequence[int], room: list[int]) -> bool:
-    """Whether ``items`` go into the bins of ``room`` (each whole into one)."""
+def _packs(items: Sequence[tuple[int, tuple[int, ...]]], room: list[int]) -> bool:
+    """Whether ``items`` (a size and the bins it may go into) go into the bins of ``room``
+    (each whole into one)."""
     if not items:
         return True
-    first, rest = items[0], items[1:]
-    for k, left in enumerate(room):
+    (first, bins), rest = items[0], items[1:]
+    for k in bins:
+        left = room[k]
         if first <= left:
             room[k] -= first
             if _packs(rest, room):

@@ -507,8 +507,8 @@ class _Walk:
                         s.context, s.compute, bands, s.keeps, places=dict.fromkeys(s.tensors, n)
                     )
                 parts = [by_span[n].shares[position[t]] for t, n in wanted.items()]
-                energy = sum((x.energy for x in parts), Fraction(0))
-                estimate = sum((x.estimate for x in parts), Fraction(0))
+                energy = Fraction(sum(x.energy for x in parts))
+                estimate = Fraction(sum(x.estimate for x in parts))
                 # (the latency is at least the array's compute latency)
                 latency = Fraction(s.compute)
                 choices.append(((estimate, energy, latency, latency), spans))
@@ -690,9 +690,9 @@ def _placing_bound(
     shares = tuple(least.get(share.tensor, share) for share in parent.shares)
     return Bound(
         parent.latency,
-        sum((x.energy for x in shares), Fraction(0)),
+        Fraction(sum(x.energy for x in shares)),
         parent.bottleneck,
-        sum((x.estimate for x in shares), Fraction(0)),
+        Fraction(sum(x.estimate for x in shares)),
         shares,
     )
 

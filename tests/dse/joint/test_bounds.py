@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tenet.api import load_problem
-from tenet.dse.joint.bounds import ENERGY_SLACK, Band, BoundContext, lower_bound
+from tenet.dse.joint.bounds import ENERGY_SLACK, Band, BoundContext, kept_levels, lower_bound
 from tenet.dse.joint.declared import place_choices
 from tenet.dse.tiling.rtile import box_extents
 from tenet.mapping import LoopNest, place_maps, tile_maps, tiled_nest, to_stamps
@@ -233,18 +233,28 @@ def test_a_share_that_overflows_the_register_file_is_revisited() -> None:
 
 
 def _grid(
-    per_pe: bool, capacity: int, link: str | None = None, buffer: int | None = None
+    per_pe: bool,
+    capacity: int,
+    link: str | None = None,
+    buffer: int | None = None,
+    kept: list[str] | None = None,
 ) -> ArchitectureSpec:
-    """2x2 PEs under DRAM and a global buffer (of ``buffer`` elements; None: unbounded), with
-    a register file of ``capacity`` elements (per PE, or one shared) and an optional
-    one-cycle link."""
+    """2x2 PEs under DRAM and a global buffer (of ``buffer`` elements; None: unbounded; it
+    keeps the tensors ``kept``, None: every one), with a register file of ``capacity``
+    elements (per PE, or one shared) and an optional one-cycle link."""
     return ArchitectureSpec.from_mapping(
         {
             "name": "grid",
             "pe": "{PE[p, q]: 0 <= p < 2 and 0 <= q < 2}",
             "levels": [
                 {"name": "dram", "energy_read": 100, "energy_write": 100},
-                {"name": "glb", "capacity": buffer, "energy_read": 3, "energy_write": 2.5},
+                {
+                    "name": "glb",
+                    "capacity": buffer,
+                    "energy_read": 3,
+                    "energy_write": 2.5,
+                    "tensors": kept,
+                },
                 {
                     "name": "rf",
                     "per_pe": per_pe,
@@ -405,7 +415,10 @@ def forced_cases(draw: st.DrawFn) -> tuple[Any, ...]:
     links = [None, "{PE[p, q] -> PE[p, q + 1]}", "{PE[p, q] -> PE[p + 1, q]}"]
     link = draw(st.sampled_from(links)) if per_pe else None
     capacity = draw(st.sampled_from([3, 3, 4, 5, 6, 10])) * (1 if per_pe else 4)
-    arch = _grid(per_pe, capacity, link, draw(st.sampled_from([None, 12, 20, 32, 48])))
+    buffer = draw(st.sampled_from([None, 12, 20, 32, 48]))
+    kept = draw(st.sampled_from([None, ["A", "I"], ["B", "C", "W", "O"]]))
+    kept = None if kept is None else [t for t in kept if t in workload.accesses]
+    arch = _grid(per_pe, capacity, link, buffer, kept)
     dataflow = DataflowSpec(name="d", space_stamp=space, time_stamp=time)
     problem = load_problem(workload, arch, dataflow, params)
     return placed_case(draw, problem, sorted(workload.accesses) if per_pe else None)
@@ -490,5 +503,6 @@ def test_a_buffer_of_three_reads_a_tensor_twice_from_dram() -> None:
     )
     problem = load_problem("gemm", arch, dataflow, {"M": 2, "N": 2, "K": 2})
     context = BoundContext.from_problem(problem, refills=True)
-    assert context.chip_floor == 16
-    assert replace(context, refills=False).chip_floor is None
+    every = kept_levels(context.levels, None)
+    assert context.chip_floor(every) == 16
+    assert replace(context, refills=False).chip_floor(every) is None
