@@ -218,34 +218,17 @@ class BoundContext:
         if k is None:
             return ()
         assert self.spread is not None and self.coverage is not None
-        level, spread, extents = self.levels[k], self.spread, self.extents
+        level, extents = self.levels[k], self.extents
         assert level.capacity is not None
         n, dims = len(self.tensors), range(len(extents))
         held, cut = self.pes * level.capacity, 1 << len(self.tensors)
-        sizes, spreads, bigger = _size_tables(extents, self.coverage)
+        sizes, spreads, bigger = self.size_tables
         serving = [
             [j for j in range(k) if j == 0 or self.levels[j].holds(f.tensor)] for f in self.tensors
         ]
         loops = [f.loops for f in self.tensors]
 
-        # per tensor, its loops and the first PE's share of a tile by their sizes
-        own = [sorted(x) for x in loops]
-        known = [
-            {
-                chosen: prod(
-                    sum(
-                        -(-dict(zip(own[t], chosen, strict=True))[d] // spread[d]) for d, _ in terms
-                    )
-                    - max(0, len(terms) - 1)
-                    for terms in f.subscripts
-                )
-                for chosen in product(*[sizes[d] for d in own[t]])
-            }
-            for t, f in enumerate(self.tensors)
-        ]
-
-        def shares(tile: Sequence[int], t: int) -> int:
-            return known[t][tuple([tile[d] for d in own[t]])]
+        shares = self.register_share
 
         out = []
         for mask in range(1, cut):
@@ -280,6 +263,44 @@ class BoundContext:
                                 )
                 out.append(_Candidate(ways, costs))
         return tuple(out)
+
+    @cached_property
+    def size_tables(
+        self,
+    ) -> tuple[list[list[int]], list[dict[int, int]], list[dict[int, list[int]]]]:
+        """:func:`_size_tables` of the loops (rules 14 and 16), counted once."""
+        assert self.coverage is not None
+        return _size_tables(self.extents, self.coverage)
+
+    def register_share(self, tile: Sequence[int], t: int) -> int:
+        """The elements of tensor ``t``'s share of a ``tile`` that the first PE holds when it
+        keeps it whole (each subscript: its loops' ranges per PE summed, less the overlaps)."""
+        key = tuple([tile[d] for d in sorted(self.tensors[t].loops)])
+        return self._register_shares[t][key]
+
+    @cached_property
+    def _register_shares(self) -> tuple[dict[tuple[int, ...], int], ...]:
+        """Per tensor, :meth:`register_share` by the sizes of its loops, counted once."""
+        assert self.spread is not None
+        spread, (sizes, _, _) = self.spread, self.size_tables
+        out = []
+        for f in self.tensors:
+            own = sorted(f.loops)
+            table = {}
+            for chosen in product(*[sizes[d] for d in own]):
+                size = dict(zip(own, chosen, strict=True))
+                table[chosen] = prod(
+                    sum(-(-size[d] // spread[d]) for d, _ in terms) - max(0, len(terms) - 1)
+                    for terms in f.subscripts
+                )
+            out.append(table)
+        return tuple(out)
+
+    @cached_property
+    def chains(self) -> dict[tuple[object, ...], Fraction | None]:
+        """Rule 16's bounds (:func:`_register_chain`) by kept tensors and loops above the
+        register file's band, counted once (cleared when it holds :data:`_HOPS_HELD`)."""
+        return {}
 
     @cached_property
     def floors(self) -> dict[tuple[frozenset[str] | None, ...], Fraction | None]:
@@ -755,6 +776,10 @@ def _bound(
     separate = sum(x.energy for x in shares)
     # rule 14 holds over nested divisor tiles (the declared space)
     floor = _floor(context, keeps) if register is not None and all(perfect) else None
+    if floor is not None and register is not None and 0 < last == register - 1 and not free:
+        # the bands above the register file's are fixed and ordered (rule 16)
+        chained = _chain_of(context, keeps, loops[register])
+        floor = floor if chained is None else max(floor, chained)
     chip = context.chip_floor(keeps) if all(perfect) else None
     coupled = separate + max(
         beyond,
@@ -1153,6 +1178,149 @@ def _register_floor(
             if least is None or energy < least:
                 least = energy
     return None if least is None else Fraction(least)
+
+
+def _register_chain(
+    context: BoundContext,
+    keeps: Sequence[frozenset[str] | None],
+    outer: Sequence[tuple[int, int]],
+) -> Fraction | None:
+    """Return rule 16's bound on the energy of the traffic between the register file and
+    its parents, over every tiling whose loops above the register file's band are ``outer``
+    ((dimension, trips), outermost first) and every place of the tensors (None: rule 14
+    does not apply).
+
+    In a tiling, take for each tensor the position right below its last own loop above its
+    copy in the register file (the top when none) and its tile τ_t there. (i) Its blocks
+    are visited at least the trips of the loops above that position that it does not index,
+    ``E_d / τ_t[d]`` along each such loop ``d`` (rule 14's visits, with its PE fills for
+    those ranges). (ii) Its copy's tile has τ_t's sizes along its own loops (the loops
+    between are not its own), so at the first instance the first PE holds every tensor's
+    share of its τ_t: within the capacity. (iii) The positions lie in one sequence of
+    loops: the τ_t form a chain, each dividing the one above it. A tensor whose last own
+    loop is in ``outer`` has the tile below that loop, with the sizes of S (the tile inside
+    ``outer``) along its own loops; the others lie in the band, their τ_t dividing S, in a
+    chain in some order: each takes, along the loops it does not index, the sizes of the
+    one above it (S for the first: the largest allowed), and along its own loops any sizes
+    dividing those (the last, its least: its own sizes serve only those below it)."""
+    k = _register_level(context)
+    if k is None or any(not _holds(keeps[k], f.tensor) for f in context.tensors):
+        return None
+    level, extents, tensors = context.levels[k], context.extents, context.tensors
+    assert level.capacity is not None
+    n, dims = len(tensors), range(len(extents))
+    held = context.pes * level.capacity
+    parents = [max(j for j in range(k) if j == 0 or _holds(keeps[j], f.tensor)) for f in tensors]
+    sizes, spreads, _ = context.size_tables
+    loops = [f.loops for f in tensors]
+    costs: dict[tuple[int, tuple[int, ...]], int | Fraction] = {}
+
+    def cost(t: int, tile: Sequence[int]) -> int | Fraction:
+        """Tensor ``t``'s energy when its τ_t is ``tile``."""
+        key = (t, tuple([tile[d] for d in dims if d not in loops[t]]))
+        if key not in costs:
+            others = [d for d in dims if d not in loops[t]]
+            visits = prod(extents[d] // tile[d] for d in others)
+            taking = prod(spreads[d][tile[d]] for d in others)
+            parent = context.levels[parents[t]]
+            costs[key] = _refill_energy(tensors[t], parent, level, visits, taking, held)
+        return costs[key]
+
+    inside = list(extents)
+    for d, trips in outer:
+        inside[d] //= trips
+    running = [(d, m) for d, m in outer if m > 1]
+    fixed = []  # per tensor, τ_t when its last own loop is in ``outer``
+    for t in range(n):
+        last = max((i for i, (d, _) in enumerate(running) if d in loops[t]), default=-1)
+        tile = list(extents)
+        for d, m in running[: last + 1]:
+            tile[d] //= m
+        fixed.append(tile)
+    least_share = [context.register_share([1] * len(extents), t) for t in range(n)]
+    best: int | Fraction | None = None
+
+    def place(chain: Sequence[int], above: list[int], spent: int | Fraction, room: int) -> None:
+        """Search the sizes of the tensors of ``chain`` in tiles dividing ``above``, with
+        ``room`` elements left for their shares."""
+        nonlocal best
+        t, rest = chain[0], chain[1:]
+        spent += cost(t, above)
+        # every later tensor's sizes divide ``above``: its cost is at least there
+        if best is not None and spent + sum(cost(u, above) for u in rest) >= best:
+            return
+        if not rest:
+            best = spent
+            return
+        mine = sorted(d for d in loops[t] if any(d not in loops[u] for u in rest))
+        options = [[s for s in sizes[d] if above[d] % s == 0] for d in dims]
+        start = list(above)
+        for d in loops[t]:
+            start[d] = 1
+        later = sum(least_share[u] for u in rest)
+
+        def fits(tile: list[int]) -> bool:
+            return context.register_share(tile, t) + later <= room
+
+        for tile in _fitting_tiles(start, mine, options, fits):
+            place(rest, tile, spent, room - context.register_share(tile, t))
+
+    for mask in range(1 << n):
+        outside = [t for t in range(n) if mask >> t & 1]
+        chained = [t for t in range(n) if not mask >> t & 1]
+        room = level.capacity - sum(context.register_share(inside, t) for t in outside)
+        if room < sum(least_share[t] for t in chained):
+            continue
+        spent: int | Fraction = sum(cost(t, fixed[t]) for t in outside)
+        if not chained:
+            best = spent if best is None else min(best, spent)
+            continue
+        for chain in permutations(chained):
+            place(chain, inside, spent, room)
+    return None if best is None else Fraction(best)
+
+
+def _fitting_tiles(
+    extents: Sequence[int],
+    mine: Sequence[int],
+    sizes: Sequence[Sequence[int]],
+    fits: Callable[[list[int]], bool],
+) -> Iterator[list[int]]:
+    """Yield the tiles (the loops ``mine`` of one of their ``sizes``, ascending, the others
+    ``extents``) that ``fits`` (a smaller tile fits where a larger does)."""
+    tile = list(extents)
+
+    def chosen(i: int) -> Iterator[list[int]]:
+        if i == len(mine):
+            yield list(tile)
+            return
+        d = mine[i]
+        for size in sizes[d]:
+            tile[d] = size
+            if not fits(tile):
+                break
+            yield from chosen(i + 1)
+        tile[d] = sizes[d][0]
+
+    for d in mine:
+        tile[d] = sizes[d][0]
+    if fits(tile):
+        yield from chosen(0)
+
+
+def _chain_of(
+    context: BoundContext,
+    keeps: Sequence[frozenset[str] | None],
+    outer: Sequence[tuple[int, int]],
+) -> Fraction | None:
+    """Return :func:`_register_chain` of ``context``, ``keeps`` and ``outer``, counted once."""
+    key = (tuple(keeps), tuple(outer))
+    chains = context.chains
+    if key not in chains:
+        if len(chains) >= _HOPS_HELD:
+            chains.clear()
+        chains[key] = _register_chain(context, keeps, outer)
+    return chains[key]
 
 
 def _chip_floor(context: BoundContext, keeps: Sequence[frozenset[str] | None]) -> Fraction | None:

@@ -14,7 +14,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tenet.api import load_problem
-from tenet.dse.joint.bounds import ENERGY_SLACK, Band, BoundContext, kept_levels, lower_bound
+from tenet.dse.joint.bounds import (
+    ENERGY_SLACK,
+    Band,
+    BoundContext,
+    _register_chain,
+    _register_floor,
+    kept_levels,
+    lower_bound,
+)
 from tenet.dse.joint.declared import place_choices
 from tenet.dse.tiling.rtile import box_extents
 from tenet.mapping import LoopNest, place_maps, tile_maps, tiled_nest, to_stamps
@@ -506,3 +514,67 @@ def test_a_buffer_of_three_reads_a_tensor_twice_from_dram() -> None:
     every = kept_levels(context.levels, None)
     assert context.chip_floor(every) == 16
     assert replace(context, refills=False).chip_floor(every) is None
+
+
+def test_a_chain_of_copies_reads_a_tensor_twice() -> None:
+    # Rule 16 by hand: GEMM 2x2x2 on one PE under DRAM, a buffer (free) and a register
+    # file of 6 elements (1 an access), the buffer's band whole. A, B and C have 4 elements
+    # each. Rule 14 sees one tensor whole (4) and two cut (an element each): every tensor
+    # once, 12 accesses. In one sequence of loops the copies' tiles form a chain: the first
+    # tensor whole (4), the second's share then fits in one element (6 - 4 - 1), so its tile
+    # cuts its own loops, and the third is visited by the loops the second cuts that it does
+    # not index: C whole, A cut along i and k, B (no i) read twice: 4 + 4 + 8 = 16, and no
+    # chain does better (C's 4 writebacks cost as a fill; A or B first leaves C's k or
+    # a loop of the other cut: 20). The order (k, i, j) over single instances, C above every
+    # loop, A above j, attains it.
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "a",
+            "pe": "{PE[p]: p = 0}",
+            "levels": [
+                {"name": "dram", "energy_read": 100, "energy_write": 100},
+                {"name": "glb", "energy_read": 0, "energy_write": 0},
+                {"name": "rf", "per_pe": True, "capacity": 6, "energy_read": 1, "energy_write": 1},
+            ],
+        }
+    )
+    dataflow = DataflowSpec(
+        name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
+    )
+    problem = load_problem("gemm", arch, dataflow, {"M": 2, "N": 2, "K": 2})
+    context = BoundContext.from_problem(problem, refills=True)
+    every = kept_levels(context.levels, None)
+    assert _register_floor(context, every) == 12
+    assert _register_chain(context, every, [(0, 1), (1, 1), (2, 1)]) == 16
+    node = [Band("glb", (2, 2, 2), (2, 0, 1))]
+    bound = lower_bound(context, 8, node)
+    assert bound.energy > lower_bound(replace(context, refills=False), 8, node).energy
+    nest = tiled_nest(
+        ("i", "j", "k"),
+        (2, 2, 2),
+        "dram",
+        [("glb", (2, 2, 2), (2, 0, 1)), ("rf", (1, 1, 1), (2, 0, 1))],
+        (2, 0, 1),
+    )
+    boundary = nest.boundary("rf")
+    nest = replace(nest, above={"C": {"rf": boundary - 3}, "A": {"rf": boundary - 1}})
+    stamps, places = tile_maps(nest), place_maps(nest)
+    assert level_needs(problem, stamps, places)[1]
+    exact = evaluate_memory(problem, 8, stamps, places)
+    rf = next(r for r in exact.records if r.level == "rf" and r.tensor == "B")
+    assert rf.fills == 8
+    assert bound.energy <= Fraction(exact.energy)
+
+
+@settings(max_examples=60, deadline=None)
+@given(forced_cases())
+def test_register_chain_never_exceeds_exact(case: tuple[Any, ...]) -> None:
+    # rule 16 (a chain of the copies' tiles below the buffer's fixed band) against the exact
+    # count of the tilings that fit, at the node of that band (ordered), never below the
+    # bound without it
+    compute, exact, _ = fitting_nodes(case)
+    context = BoundContext.from_problem(case[0], refills=True)
+    node = bands_of(case[1])[:1]
+    bound = lower_bound(context, compute, node)
+    assert bound.energy <= Fraction(exact.energy)
+    assert lower_bound(replace(context, refills=False), compute, node).energy <= bound.energy
