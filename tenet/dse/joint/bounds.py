@@ -13,7 +13,8 @@ every element still crosses once (compulsory traffic). The bands not yet fixed o
 tiles, so the bound over the fixed bands holds below the node. A level's capacity also
 forces fills and writebacks whatever the tiling (:mod:`tenet.dse.joint.pebbles`), added at
 every node; by energy, the register file's traffic is at least its least over every tile and
-single order of the loops above it (rule 14). The derivation is in ``docs/dse.md``.
+single order of the loops above it (rule 14), and below a buffer's fixed band its least over
+chains of the copies' tiles (rule 16). The derivation is in ``docs/dse.md``.
 """
 
 from __future__ import annotations
@@ -1024,6 +1025,34 @@ def _size_tables(
     return sizes, spreads, _next_sizes(sizes)
 
 
+def _fitting_tiles(
+    extents: Sequence[int],
+    mine: Sequence[int],
+    sizes: Sequence[Sequence[int]],
+    fits: Callable[[list[int]], bool],
+) -> Iterator[list[int]]:
+    """Yield the tiles (the loops ``mine`` of one of their ``sizes``, ascending, the others
+    ``extents``) that ``fits`` (a smaller tile fits where a larger does)."""
+    tile = list(extents)
+
+    def chosen(i: int) -> Iterator[list[int]]:
+        if i == len(mine):
+            yield list(tile)
+            return
+        d = mine[i]
+        for size in sizes[d]:
+            tile[d] = size
+            if not fits(tile):
+                break
+            yield from chosen(i + 1)
+        tile[d] = sizes[d][0]
+
+    for d in mine:
+        tile[d] = sizes[d][0]
+    if fits(tile):
+        yield from chosen(0)
+
+
 def _maximal_tiles(
     extents: Sequence[int],
     mine: Sequence[int],
@@ -1031,29 +1060,16 @@ def _maximal_tiles(
     bigger: Sequence[Mapping[int, Sequence[int]]],
     fits: Callable[[list[int]], bool],
 ) -> Iterator[list[int]]:
-    """Yield the tiles (the loops ``mine`` of one of their ``sizes``, ascending, the others
-    whole) that ``fits`` and that no next size (``bigger``) of one loop keeps fitting.
-    ``fits`` holds for a smaller tile where it holds for a larger: a loop's sizes end at the
-    first that does not fit with the loops after it at their least."""
+    """Yield the tiles of :func:`_fitting_tiles` that no next size (``bigger``) of one loop
+    keeps fitting (the last loop's sizes taken in one pass)."""
     if not mine:
         if fits(list(extents)):
             yield list(extents)
         return
-    tile = list(extents)
-    for d in mine:
-        tile[d] = sizes[d][0]
     *outer, last = mine
-
-    def chosen(i: int) -> Iterator[list[int]]:
-        if i < len(outer):
-            d = outer[i]
-            for size in sizes[d]:
-                tile[d] = size
-                if not fits(tile):
-                    break
-                yield from chosen(i + 1)
-            tile[d] = sizes[d][0]
-            return
+    base = list(extents)
+    base[last] = sizes[last][0]
+    for tile in _fitting_tiles(base, outer, sizes, fits):
         fitting = []
         for size in sizes[last]:
             tile[last] = size
@@ -1070,10 +1086,6 @@ def _maximal_tiles(
                     for m in bigger[d][tile[d]]
                 ):
                     yield list(tile)
-        tile[last] = sizes[last][0]
-
-    if fits(tile):
-        yield from chosen(0)
 
 
 def _next_sizes(sizes: Sequence[Sequence[int]]) -> list[dict[int, list[int]]]:
@@ -1278,34 +1290,6 @@ def _register_chain(
         for chain in permutations(chained):
             place(chain, inside, spent, room)
     return None if best is None else Fraction(best)
-
-
-def _fitting_tiles(
-    extents: Sequence[int],
-    mine: Sequence[int],
-    sizes: Sequence[Sequence[int]],
-    fits: Callable[[list[int]], bool],
-) -> Iterator[list[int]]:
-    """Yield the tiles (the loops ``mine`` of one of their ``sizes``, ascending, the others
-    ``extents``) that ``fits`` (a smaller tile fits where a larger does)."""
-    tile = list(extents)
-
-    def chosen(i: int) -> Iterator[list[int]]:
-        if i == len(mine):
-            yield list(tile)
-            return
-        d = mine[i]
-        for size in sizes[d]:
-            tile[d] = size
-            if not fits(tile):
-                break
-            yield from chosen(i + 1)
-        tile[d] = sizes[d][0]
-
-    for d in mine:
-        tile[d] = sizes[d][0]
-    if fits(tile):
-        yield from chosen(0)
 
 
 def _chain_of(

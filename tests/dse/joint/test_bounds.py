@@ -344,14 +344,15 @@ def test_energy_bound_never_exceeds_exact_on_a_grid(case: tuple[Any, ...]) -> No
         assert bound.energy <= Fraction(exact.energy)
 
 
-def one_pe_gemm() -> Problem:
-    """GEMM 4³ on one PE under DRAM (100 pJ an access) and a register file of 3 elements
-    (1 pJ an access), in the order (i, j, k)."""
+def one_pe_gemm(levels: list[dict[str, Any]] | None = None, size: int = 4) -> Problem:
+    """GEMM ``size``³ on one PE under ``levels`` (default: DRAM, 100 pJ an access, and a
+    register file of 3 elements, 1 pJ an access), in the order (i, j, k)."""
     arch = ArchitectureSpec.from_mapping(
         {
             "name": "a",
             "pe": "{PE[p]: p = 0}",
-            "levels": [
+            "levels": levels
+            or [
                 {"name": "dram", "energy_read": 100, "energy_write": 100},
                 {"name": "rf", "per_pe": True, "capacity": 3, "energy_read": 1, "energy_write": 1},
             ],
@@ -360,7 +361,7 @@ def one_pe_gemm() -> Problem:
     dataflow = DataflowSpec(
         name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
     )
-    return load_problem("gemm", arch, dataflow, {"M": 4, "N": 4, "K": 4})
+    return load_problem("gemm", arch, dataflow, {"M": size, "N": size, "K": size})
 
 
 def test_a_register_file_of_three_forces_refills() -> None:
@@ -496,20 +497,11 @@ def test_a_buffer_of_three_reads_a_tensor_twice_from_dram() -> None:
     # k's 2 trips (4 partial sums read again, 8 written: 12), 20. B and C alike (16 or 20);
     # two or three tensors whole need tiles of 1 along their loops, where every order
     # visits a later tensor twice at least (20 or 24).
-    arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "a",
-            "pe": "{PE[p]: p = 0}",
-            "levels": [
-                {"name": "dram", "energy_read": 1, "energy_write": 1},
-                {"name": "glb", "capacity": 3, "energy_read": 1, "energy_write": 1},
-            ],
-        }
-    )
-    dataflow = DataflowSpec(
-        name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
-    )
-    problem = load_problem("gemm", arch, dataflow, {"M": 2, "N": 2, "K": 2})
+    levels = [
+        {"name": "dram", "energy_read": 1, "energy_write": 1},
+        {"name": "glb", "capacity": 3, "energy_read": 1, "energy_write": 1},
+    ]
+    problem = one_pe_gemm(levels, 2)
     context = BoundContext.from_problem(problem, refills=True)
     every = kept_levels(context.levels, None)
     assert context.chip_floor(every) == 16
@@ -520,28 +512,18 @@ def test_a_chain_of_copies_reads_a_tensor_twice() -> None:
     # Rule 16 by hand: GEMM 2x2x2 on one PE under DRAM, a buffer (free) and a register
     # file of 6 elements (1 an access), the buffer's band whole. A, B and C have 4 elements
     # each. Rule 14 sees one tensor whole (4) and two cut (an element each): every tensor
-    # once, 12 accesses. In one sequence of loops the copies' tiles form a chain: the first
-    # tensor whole (4), the second's share then fits in one element (6 - 4 - 1), so its tile
-    # cuts its own loops, and the third is visited by the loops the second cuts that it does
-    # not index: C whole, A cut along i and k, B (no i) read twice: 4 + 4 + 8 = 16, and no
-    # chain does better (C's 4 writebacks cost as a fill; A or B first leaves C's k or
-    # a loop of the other cut: 20). The order (k, i, j) over single instances, C above every
-    # loop, A above j, attains it.
-    arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "a",
-            "pe": "{PE[p]: p = 0}",
-            "levels": [
-                {"name": "dram", "energy_read": 100, "energy_write": 100},
-                {"name": "glb", "energy_read": 0, "energy_write": 0},
-                {"name": "rf", "per_pe": True, "capacity": 6, "energy_read": 1, "energy_write": 1},
-            ],
-        }
-    )
-    dataflow = DataflowSpec(
-        name="d", space_stamp="{S[i, j, k] -> PE[0]}", time_stamp="{S[i, j, k] -> T[i, j, k]}"
-    )
-    problem = load_problem("gemm", arch, dataflow, {"M": 2, "N": 2, "K": 2})
+    # once, 12 accesses. In one sequence of loops the copies' tiles form a chain: after the
+    # first (4) the second's share fits in one element (6 - 4 - 1), so its tile cuts all
+    # its loops, and the third is visited by those it does not index (any two tensors
+    # share one loop): C last, its partial sums once more, 4 + 4 + 12 = 20; else the last
+    # read twice, 4 + 4 + 8 = 16. The order (k, i, j) over single instances, C above
+    # every loop, A above j, attains it.
+    levels = [
+        {"name": "dram", "energy_read": 100, "energy_write": 100},
+        {"name": "glb", "energy_read": 0, "energy_write": 0},
+        {"name": "rf", "per_pe": True, "capacity": 6, "energy_read": 1, "energy_write": 1},
+    ]
+    problem = one_pe_gemm(levels, 2)
     context = BoundContext.from_problem(problem, refills=True)
     every = kept_levels(context.levels, None)
     assert _register_floor(context, every) == 12
