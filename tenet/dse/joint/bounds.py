@@ -299,9 +299,22 @@ class BoundContext:
 
     @cached_property
     def chains(self) -> dict[tuple[object, ...], Fraction | None]:
-        """Rule 16's bounds (:func:`_register_chain`) by kept tensors and loops above the
-        register file's band, counted once (cleared when it holds :data:`_HOPS_HELD`)."""
+        """Rule 16's bounds (:meth:`chain`) by kept tensors and loops above the register
+        file's band, counted so far (cleared when it holds :data:`_HOPS_HELD`)."""
         return {}
+
+    def chain(
+        self, keeps: Sequence[frozenset[str] | None], outer: Sequence[tuple[int, int]]
+    ) -> Fraction | None:
+        """:func:`_register_chain` of the context, ``keeps`` (per level, the tensors it
+        keeps; None: every one) and the loops ``outer`` above the register file's band,
+        counted once."""
+        key = (tuple(keeps), tuple(outer))
+        if key not in self.chains:
+            if len(self.chains) >= _HOPS_HELD:
+                self.chains.clear()
+            self.chains[key] = _register_chain(self, keeps, outer)
+        return self.chains[key]
 
     @cached_property
     def floors(self) -> dict[tuple[frozenset[str] | None, ...], Fraction | None]:
@@ -779,7 +792,7 @@ def _bound(
     floor = _floor(context, keeps) if register is not None and all(perfect) else None
     if floor is not None and register is not None and 0 < last == register - 1 and not free:
         # the bands above the register file's are fixed and ordered (rule 16)
-        chained = _chain_of(context, keeps, loops[register])
+        chained = context.chain(keeps, loops[register])
         floor = floor if chained is None else max(floor, chained)
     chip = context.chip_floor(keeps) if all(perfect) else None
     coupled = separate + max(
@@ -1290,21 +1303,6 @@ def _register_chain(
         for chain in permutations(chained):
             place(chain, inside, spent, room)
     return None if best is None else Fraction(best)
-
-
-def _chain_of(
-    context: BoundContext,
-    keeps: Sequence[frozenset[str] | None],
-    outer: Sequence[tuple[int, int]],
-) -> Fraction | None:
-    """Return :func:`_register_chain` of ``context``, ``keeps`` and ``outer``, counted once."""
-    key = (tuple(keeps), tuple(outer))
-    chains = context.chains
-    if key not in chains:
-        if len(chains) >= _HOPS_HELD:
-            chains.clear()
-        chains[key] = _register_chain(context, keeps, outer)
-    return chains[key]
 
 
 def _chip_floor(context: BoundContext, keeps: Sequence[frozenset[str] | None]) -> Fraction | None:
