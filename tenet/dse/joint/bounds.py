@@ -323,18 +323,9 @@ class BoundContext:
         return {}
 
     @cached_property
-    def chip_floors(self) -> dict[tuple[frozenset[str] | None, ...], Fraction | None]:
-        """Rule 15's bound on DRAM's energy (:func:`_chip_floor`) per choice of kept
-        tensors, counted once."""
-        return {}
-
-    def chip_floor(self, keeps: Sequence[frozenset[str] | None]) -> Fraction | None:
-        """:func:`_chip_floor` of the context and ``keeps`` (per level, the tensors it
-        keeps; None: every one), counted once."""
-        key = tuple(keeps)
-        if key not in self.chip_floors:
-            self.chip_floors[key] = _chip_floor(self, keeps)
-        return self.chip_floors[key]
+    def chip_floor(self) -> Fraction | None:
+        """Rule 15's bound on DRAM's energy (:func:`_chip_floor`), counted once."""
+        return _chip_floor(self)
 
     @cached_property
     def hops(self) -> dict[tuple[object, ...], _Hop]:
@@ -794,7 +785,7 @@ def _bound(
         # the bands above the register file's are fixed and ordered (rule 16)
         chained = context.chain(keeps, loops[register])
         floor = floor if chained is None else max(floor, chained)
-    chip = context.chip_floor(keeps) if all(perfect) else None
+    chip = context.chip_floor if all(perfect) else None
     coupled = separate + max(
         beyond,
         0 if floor is None else floor - refills,
@@ -1305,18 +1296,16 @@ def _register_chain(
     return None if best is None else Fraction(best)
 
 
-def _chip_floor(context: BoundContext, keeps: Sequence[frozenset[str] | None]) -> Fraction | None:
+def _chip_floor(context: BoundContext) -> Fraction | None:
     """Return rule 15's bound on the energy of DRAM's traffic, over every tiling and place
-    of the tensors, the levels keeping the tensors ``keeps`` names (None: the rule does not
-    apply).
+    of the tensors (None: the rule does not apply).
 
     Rule 14 with the register file replaced by every level inside DRAM together: τ is the
     tile of the outermost copy on chip, a tensor is whole when its outermost copy's tile
     has τ's sizes along its own loops, else cut; each visit of a block reads it from DRAM
     (a written tensor: writes it back, and reads its partial sums again after the first);
     at the first instance the levels hold τ's data of every whole tensor and an element of
-    every cut one, within the sum of their capacities (a per-PE level's times the PEs),
-    each whole tensor's in a level that keeps it."""
+    every cut one, within the sum of their capacities (a per-PE level's times the PEs)."""
     inner = context.levels[1:]
     if not context.refills or not inner or not context.short_links:
         return None
@@ -1326,16 +1315,12 @@ def _chip_floor(context: BoundContext, keeps: Sequence[frozenset[str] | None]) -
         return None
     if not _separable_tensors(context):
         return None
-    held = tuple((lv.capacity or 0) * (context.pes if lv.per_pe else 1) for lv in inner)
-    where = tuple(
-        tuple(j for j in range(len(inner)) if _holds(keeps[j + 1], f.tensor))
-        for f in context.tensors
-    )
+    held = tuple(sorted((lv.capacity or 0) * (context.pes if lv.per_pe else 1) for lv in inner))
     dram = context.levels[0]
     # (what it reads of the tensors does not depend on the array mapping)
     tensors = tuple(replace(f, pe_read_only=0, pe_written=0) for f in context.tensors)
     least = _least_chip_traffic(
-        context.extents, tensors, held, where, _exact(dram.energy_read), _exact(dram.energy_write)
+        context.extents, tensors, held, _exact(dram.energy_read), _exact(dram.energy_write)
     )
     return None if least is None else Fraction(least)
 
@@ -1345,16 +1330,14 @@ def _least_chip_traffic(
     extents: tuple[int, ...],
     tensors: tuple[TensorFacts, ...],
     held: tuple[int, ...],
-    where: tuple[tuple[int, ...], ...],
     read: int | Fraction,
     write: int | Fraction,
 ) -> int | Fraction | None:
     """Return the least DRAM energy of :func:`_chip_floor` over every tile τ maximal among
     those whose whole tensors' data fits the levels (``held``: each level's elements, a
-    per-PE level's over its PEs; each whole tensor's outermost copy in one of those
-    ``where`` names for it), set of whole tensors and single order of the loops above τ
-    (counted once per problem, capacities and kept tensors: it does not depend on the array
-    mapping)."""
+    per-PE level's over its PEs; each whole tensor's outermost copy in one of them), set of
+    whole tensors and single order of the loops above τ (counted once per problem and
+    capacities: it does not depend on the array mapping)."""
     n, dims = len(tensors), range(len(extents))
     sizes = [divisors(e) for e in extents]
     bigger = _next_sizes(sizes)
@@ -1378,8 +1361,7 @@ def _least_chip_traffic(
     def cost(t: int, visits: int) -> int | Fraction:
         f = tensors[t]
         if f.halo:
-            room = sum(held[j] for j in where[t])
-            return (f.read_only + (visits - 1) * max(0, f.read_only - room)) * read
+            return (f.read_only + (visits - 1) * max(0, f.read_only - sum(held))) * read
         into = visits * f.read_only + (visits - 1) * f.written
         return into * read + visits * f.written * write
 
@@ -1389,8 +1371,7 @@ def _least_chip_traffic(
         mine = sorted(frozenset().union(*(loops[t] for t in whole)))
 
         def fits(tile: list[int], whole: list[int] = whole) -> bool:
-            items = sorted(((data(tile, t), where[t]) for t in whole), reverse=True)
-            return _packs(items, list(held))
+            return _packs(sorted((data(tile, t) for t in whole), reverse=True), list(held))
 
         for tile in _maximal_tiles(extents, mine, sizes, bigger, fits):
             trips = [extents[d] // tile[d] for d in dims]
@@ -1409,14 +1390,12 @@ def _least_chip_traffic(
     return least
 
 
-def _packs(items: Sequence[tuple[int, tuple[int, ...]]], room: list[int]) -> bool:
-    """Whether ``items`` (a size and the bins it may go into) go into the bins of ``room``
-    (each whole into one)."""
+def _packs(items: Sequence[int], room: list[int]) -> bool:
+    """Whether ``items`` go into the bins of ``room`` (each whole into one)."""
     if not items:
         return True
-    (first, bins), rest = items[0], items[1:]
-    for k in bins:
-        left = room[k]
+    first, rest = items[0], items[1:]
+    for k, left in enumerate(room):
         if first <= left:
             room[k] -= first
             if _packs(rest, room):
