@@ -97,7 +97,7 @@ def _exact_runs() -> None:
                 cpu = time.process_time() - start
                 dram = sum(x.dram_reads + x.dram_writes for x in counts.tensors.values())
                 middle = counts.tensors[spec.intermediates[0]].footprint
-                recomputed = sum(s.recomputed for s in counts.statements.values())
+                recomputed = sum(counts.recomputed.values())
                 print(
                     f"{name:22} {halo:9} {t:3} {dram:10} {middle:8} {counts.need:9} "
                     f"{recomputed:12} {cpu:7.2f}"

@@ -152,22 +152,21 @@ class ChainFigures:
     def statements(self) -> dict[str, dict[str, int]]:
         """Per statement, its MACs run and recomputed."""
         return {
-            name: {"macs": s.macs, "recomputed": s.recomputed}
+            name: {"macs": macs, "recomputed": c.recomputed[name]}
             for c in self.counts
-            for name, s in c.statements.items()
+            for name, macs in c.macs.items()
         }
 
     @cached_property
     def totals(self) -> ChainTotals:
         """The chain's totals over its groups' tensors and statements."""
         tensors = [t for c in self.counts for t in c.tensors.values()]
-        statements = [s for c in self.counts for s in c.statements.values()]
         return ChainTotals(
             sum(t.dram_reads for t in tensors),
             sum(t.dram_writes for t in tensors),
             sum(t.fills for t in tensors),
-            sum(s.macs for s in statements),
-            sum(s.recomputed for s in statements),
+            sum(sum(c.macs.values()) for c in self.counts),
+            sum(sum(c.recomputed.values()) for c in self.counts),
         )
 
     @property

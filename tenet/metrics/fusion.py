@@ -18,7 +18,7 @@ from tenet.mapping.fusion import FusedNest
 from tenet.metrics.fused_tiles import FusedTiles, fused_tiles
 from tenet.model.chain import Chain
 
-__all__ = ["FusedTensor", "FusedStatement", "FusedCounts", "assess_fusion"]
+__all__ = ["FusedTensor", "FusedCounts", "assess_fusion"]
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,6 @@ class FusedTensor:
 
 
 @dataclass(frozen=True)
-class FusedStatement:
-    """One statement's MACs over the tiles."""
-
-    macs: int
-    """MACs run, summed over the tiles (recomputed ones included)."""
-    recomputed: int
-    """Of those, MACs of instances an earlier tile ran already (a halo recomputed)."""
-
-
-@dataclass(frozen=True)
 class FusedCounts:
     """What a fused chain asks of DRAM and of its buffer, per tensor and per statement."""
 
@@ -67,7 +57,11 @@ class FusedCounts:
     capacity: int | None
     tiles: tuple[tuple[int, ...], ...]
     tensors: Mapping[str, FusedTensor]
-    statements: Mapping[str, FusedStatement]
+    macs: Mapping[str, int]
+    """Per statement, the MACs run, summed over the tiles (recomputed ones included)."""
+    recomputed: Mapping[str, int]
+    """Per statement, of those, the MACs of instances an earlier tile ran already (a halo
+    recomputed)."""
     subtile_needs: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     """Per statement with sub-tiles, per tile, the most its sub-tiled tensors hold at once."""
 
@@ -216,12 +210,12 @@ def assess_fusion(chain: Chain, nest: FusedNest) -> FusedCounts:
             tensors[t] = FusedTensor(role, "sub-tiled", partial, moved, moved, footprints, halos)
         else:
             tensors[t] = FusedTensor(role, "sub-tiled", moved, 0, moved, footprints, halos)
-    statements = {}
-    for statement in chain.statements:
-        run = relations.runs[statement.name]
-        macs = count(run)
-        statements[statement.name] = FusedStatement(macs, macs - count(run.range()))
-    return FusedCounts(nest.level, nest.capacity, tuple(tiles), tensors, statements, cut.needs)
+    runs = {s.name: relations.runs[s.name] for s in chain.statements}
+    macs = {name: count(run) for name, run in runs.items()}
+    recomputed = {name: macs[name] - count(run.range()) for name, run in runs.items()}
+    return FusedCounts(
+        nest.level, nest.capacity, tuple(tiles), tensors, macs, recomputed, cut.needs
+    )
 
 
 def _coordinates(point: isl.Point) -> tuple[int, ...]:

@@ -25,8 +25,8 @@ def exact_figures(counts: FusedCounts) -> dict[str, Any]:
             name: (t.dram_reads, t.dram_writes, t.fills, list(t.footprints), list(t.halos))
             for name, t in counts.tensors.items()
         },
-        "macs": {name: s.macs for name, s in counts.statements.items()},
-        "recomputed": {name: s.recomputed for name, s in counts.statements.items()},
+        "macs": dict(counts.macs),
+        "recomputed": dict(counts.recomputed),
         "needs": list(counts.needs),
     }
 

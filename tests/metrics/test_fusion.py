@@ -46,9 +46,9 @@ def test_fusion_matmul_matmul_counts(t: int, resident: frozenset[str]) -> None:
     assert c.footprints == tuple(r * N for r in rows) and c.halo == 0
     # E: r_j whole rows per tile, each element reduced within one tile: written once.
     assert (e.dram_reads, e.dram_writes) == (0, M * P)
-    assert counts.statements["S0"].macs == M * N * K
-    assert counts.statements["S1"].macs == M * P * N
-    assert counts.statements["S0"].recomputed == counts.statements["S1"].recomputed == 0
+    assert counts.macs["S0"] == M * N * K
+    assert counts.macs["S1"] == M * P * N
+    assert counts.recomputed["S0"] == counts.recomputed["S1"] == 0
     assert counts.needs == tuple(r * K + K * N + r * N + N * P + r * P for r in rows)
 
 
@@ -91,9 +91,9 @@ def test_fusion_conv_conv_halo(t: int, halo: str) -> None:
     # S0 runs each of the H + 2 rows of T once when kept; t + 2 rows in every tile otherwise.
     computed = (H + 2) * row_t if kept else tiles * (t + 2) * row_t
     assert tt.fills == computed
-    assert counts.statements["S0"].macs == computed * macs_t
-    assert counts.statements["S0"].recomputed == computed * macs_t - (H + 2) * row_t * macs_t
-    assert counts.statements["S1"].macs == H * W * K * C * 9
+    assert counts.macs["S0"] == computed * macs_t
+    assert counts.recomputed["S0"] == computed * macs_t - (H + 2) * row_t * macs_t
+    assert counts.macs["S1"] == H * W * K * C * 9
     # I: rows [a, b] of T need rows [a, b + 2] of I. Kept: tile 0 computes T rows [0, t + 1]
     # (t + 4 rows of I), tile j > 0 rows [jt + 2, jt + t + 1] (t + 2 rows of I, the first 2
     # read before too). Recomputed: every tile T rows [jt, jt + t + 1], t + 4 rows of I, the

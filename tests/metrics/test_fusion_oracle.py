@@ -63,4 +63,4 @@ def test_fusion_oracle_rank_names_of_our_own() -> None:
     counts = assess_fusion(Chain.from_spec(spec), FusedNest({"S1": ("j0",)}, (2,)))
     # Tile j: C[2j, 2j + 1] read B[2j .. 2j + 2]; S0 makes B[k] with 3 instances each.
     assert counts.tensors["B"].footprints == (3, 3)
-    assert counts.statements["S0"].macs == 5 * 3
+    assert counts.macs["S0"] == 5 * 3
