@@ -25,7 +25,7 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 from itertools import permutations, product
 from math import prod
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import islpy as isl
 
@@ -291,7 +291,7 @@ class BoundContext:
             for chosen in product(*[sizes[d] for d in own]):
                 size = dict(zip(own, chosen, strict=True))
                 table[chosen] = prod(
-                    sum(-(-size[d] // spread[d]) for d, _ in terms) - max(0, len(terms) - 1)
+                    sum(-(-size[d] // spread[d]) for d, _ in terms) - len(terms) + 1
                     for terms in f.subscripts
                 )
             out.append(table)
@@ -304,16 +304,19 @@ class BoundContext:
         return {}
 
     def chain(
-        self, keeps: Sequence[frozenset[str] | None], outer: Sequence[tuple[int, int]]
+        self,
+        keeps: Sequence[frozenset[str] | None],
+        outer: Sequence[tuple[int, int]],
+        windows: bool = False,
     ) -> Fraction | None:
         """:func:`_register_chain` of the context, ``keeps`` (per level, the tensors it
-        keeps; None: every one) and the loops ``outer`` above the register file's band,
-        counted once."""
-        key = (tuple(keeps), tuple(outer))
+        keeps; None: every one), the loops ``outer`` above the register file's band and
+        ``windows``, counted once."""
+        key = (tuple(keeps), tuple(outer), windows)
         if key not in self.chains:
             if len(self.chains) >= _HOPS_HELD:
                 self.chains.clear()
-            self.chains[key] = _register_chain(self, keeps, outer)
+            self.chains[key] = _register_chain(self, keeps, outer, windows)
         return self.chains[key]
 
     @cached_property
@@ -540,6 +543,18 @@ def _new_data(
     overlap depending only on the loop that advances (sliding windows included; a step of a
     free loop other than the innermost is taken to overlap wholly); 0 when the access is not
     separable."""
+    return _fewest_new(context, facts, loops, free, [innermost])
+
+
+def _fewest_new(
+    context: BoundContext,
+    facts: TensorFacts,
+    loops: Sequence[tuple[int, int]],
+    free: Sequence[tuple[int, int]],
+    choices: Sequence[int | None],
+) -> int:
+    """Return the least of :func:`_new_data` over the ``choices`` of the innermost loop of
+    ``free`` (what does not depend on the choice counted once)."""
     if not facts.subscripts:
         return 0
     extents = context.extents
@@ -547,14 +562,15 @@ def _new_data(
     for d, n in [*loops, *free]:
         tile[d] //= n
         steps.append(tile[d])
+    boxes = [tuple((a, tile[e]) for e, a in terms) for terms in facts.subscripts]
 
     def overlap(shift: Sequence[int]) -> int:
         return prod(
-            _values(tuple((a, tile[e]) for e, a in terms), sum(a * shift[e] for e, a in terms))
-            for terms in facts.subscripts
+            _values(box, sum(a * shift[e] for e, a in terms))
+            for box, terms in zip(boxes, facts.subscripts, strict=True)
         )
 
-    total = overlap([0] * len(extents))
+    total = prod(_values(box, 0) for box in boxes)
     inner = prod(n for _, n in free)
     new = prod(n for _, n in loops) * inner * total
     outer = 1
@@ -566,15 +582,19 @@ def _new_data(
                 shift[e] -= (m - 1) * steps[k]
             new -= (n - 1) * outer * overlap(shift)
         outer *= n
-    if inner > 1 and innermost is not None:
-        n = dict(free)[innermost]
+    if inner == 1:
+        return new
+    if None in choices:
+        return new - outer * (inner - 1) * total
+    trips, found = dict(free), []
+    for innermost in choices:
+        assert innermost is not None
+        n = trips[innermost]
         shift = [0] * len(extents)
         shift[innermost] = tile[innermost]
         last = (n - 1) * (inner // n) * overlap(shift)
-        new -= outer * (last + (inner // n - 1) * total)
-    elif inner > 1:
-        new -= outer * (inner - 1) * total
-    return new
+        found.append(new - outer * (last + (inner // n - 1) * total))
+    return min(found)
 
 
 @lru_cache(maxsize=4096)
@@ -628,6 +648,7 @@ def lower_bound(
     *,
     unordered: bool = False,
     places: Mapping[str, int] | None = None,
+    chains: CopyChains = "copies",
 ) -> Bound:
     """Return lower bounds on the memory-aware latency and energy of every tiling whose outer
     bands are ``bands`` (a prefix of the levels inside the outermost, outermost first), with
@@ -636,6 +657,8 @@ def lower_bound(
     is not fixed: the bound is the least over the choices of its innermost running loop.
     ``places`` gives, per tensor, how many of the last band's loops (from the innermost) its
     copy at the band's level spans, stored above them (none: 0, under every loop).
+    ``chains`` says how rule 16 bounds a node whose bands above the register file's are
+    fixed: not at all (None), over chains of copies, or with their windows too (slower).
 
     Examples
     --------
@@ -687,7 +710,9 @@ def lower_bound(
         if spans
     }
     found = [
-        _bound(context, compute, keeps, loops, perfect, free, last, choice, own, outside, grid)
+        _bound(
+            context, compute, keeps, loops, perfect, free, last, choice, own, outside, grid, chains
+        )
         for choice in inner
     ]
     slowest = min(found, key=lambda b: b.latency)
@@ -708,6 +733,10 @@ def lower_bound(
     )
 
 
+CopyChains = Literal["copies", "windows"] | None
+"""How rule 16 bounds a node (:func:`lower_bound`)."""
+
+
 def _bound(
     context: BoundContext,
     compute: int,
@@ -720,6 +749,7 @@ def _bound(
     own: Mapping[str, Sequence[tuple[int, int]]],
     tile: Sequence[int],
     grid: Sequence[bool] = (),
+    chains: CopyChains = "copies",
 ) -> Bound:
     """Return the bounds of :func:`lower_bound` for the tile sequences ``loops`` per level,
     the unordered band's loops ``free`` (at level ``last`` and inside) with ``innermost``,
@@ -781,9 +811,9 @@ def _bound(
     separate = sum(x.energy for x in shares)
     # rule 14 holds over nested divisor tiles (the declared space)
     floor = _floor(context, keeps) if register is not None and all(perfect) else None
-    if floor is not None and register is not None and 0 < last == register - 1 and not free:
+    if chains and floor is not None and register is not None and 0 < last == register - 1:
         # the bands above the register file's are fixed and ordered (rule 16)
-        chained = context.chain(keeps, loops[register])
+        chained = None if free else context.chain(keeps, loops[register], chains == "windows")
         floor = floor if chained is None else max(floor, chained)
     chip = context.chip_floor if all(perfect) else None
     coupled = separate + max(
@@ -1142,17 +1172,20 @@ def _refill_energy(
     visits: int,
     taking: int,
     held: int,
+    new: int = 0,
 ) -> int | Fraction:
     """Return the least energy of ``facts``' traffic between the register file ``level``
     and its ``parent`` when each of its blocks is visited ``visits`` times, the visits
     filling at least ``taking`` PEs per element in all (a tensor with a window, whose tiles
     overlap, reads at least all but the ``held`` elements the array holds from the parent
-    in every visit after the first)."""
+    in every visit after the first, and at least ``new`` elements, each filling ``taking``
+    PEs: what its tiles hold that the tile before does not)."""
     write, read = _exact(level.energy_write), _exact(level.energy_read)
     if facts.halo:
         # every visit touches every element; an element read fills at least one PE
-        into = facts.read_only + (visits - 1) * max(0, facts.read_only - held)
-        return into * _exact(parent.energy_read) + max(into, facts.pe_read_only) * write
+        into = max(new, facts.read_only + (visits - 1) * max(0, facts.read_only - held))
+        filled = max(into, facts.pe_read_only, new * taking)
+        return into * _exact(parent.energy_read) + filled * write
     into = visits * facts.read_only + (visits - 1) * facts.written
     out = visits * facts.written
     energy = into * _exact(parent.energy_read) + out * _exact(parent.energy_write)
@@ -1196,10 +1229,70 @@ def _register_floor(
     return None if least is None else Fraction(least)
 
 
+class _ChainCosts:
+    """Rule 16's energy of each tensor by its tile τ_t (:func:`_register_chain`) below the
+    loops ``outer``, counted once."""
+
+    def __init__(
+        self,
+        context: BoundContext,
+        keeps: Sequence[frozenset[str] | None],
+        outer: Sequence[tuple[int, int]],
+        windows: bool,
+    ) -> None:
+        k = len(context.levels) - 1
+        self.context, self.windows, self.level = context, windows, context.levels[k]
+        assert self.level.capacity is not None
+        self.held = context.pes * self.level.capacity
+        self.parents = [
+            max(j for j in range(k) if j == 0 or _holds(keeps[j], f.tensor))
+            for f in context.tensors
+        ]
+        self.inside = list(context.extents)
+        for d, trips in outer:
+            self.inside[d] //= trips
+        self.running = [(d, m) for d, m in outer if m > 1]
+        dims = range(len(context.extents))
+        self.others = [[d for d in dims if d not in f.loops] for f in context.tensors]
+        self.costs: dict[tuple[int, tuple[int, ...]], int | Fraction] = {}
+
+    def cost(self, t: int, tile: Sequence[int]) -> int | Fraction:
+        """Tensor ``t``'s energy when its τ_t is ``tile`` (i)."""
+        others = self.others[t]
+        key = (t, tuple([tile[d] for d in others]))
+        if key not in self.costs:
+            context, facts = self.context, self.context.tensors[t]
+            spreads = context.size_tables[1]
+            visits = prod(context.extents[d] // tile[d] for d in others)
+            taking = prod(spreads[d][tile[d]] for d in others)
+            parent = context.levels[self.parents[t]]
+            self.costs[key] = _refill_energy(facts, parent, self.level, visits, taking, self.held)
+        return self.costs[key]
+
+    def swept(self, t: int, tile: Sequence[int]) -> int | Fraction:
+        """Tensor ``t``'s energy when its τ_t is ``tile``: a tensor with a window also
+        brings, over the loops above τ_t, what each of its tiles holds that the one before
+        does not (iv)."""
+        if not (self.windows and self.context.tensors[t].halo):
+            return self.cost(t, tile)
+        key = (-1 - t, tuple(tile))
+        if key not in self.costs:
+            context, facts, inside = self.context, self.context.tensors[t], self.inside
+            free = [(d, inside[d] // s) for d, s in enumerate(tile) if inside[d] // s > 1]
+            lasts: list[int | None] = [d for d, _ in free if d in facts.loops]
+            new = _fewest_new(context, facts, self.running, free, lasts or [None])
+            visits = prod(context.extents[d] // tile[d] for d in self.others[t])
+            pes = _tile_pes(context, facts, [*self.running, *free])
+            parent = context.levels[self.parents[t]]
+            self.costs[key] = _refill_energy(facts, parent, self.level, visits, pes, self.held, new)
+        return self.costs[key]
+
+
 def _register_chain(
     context: BoundContext,
     keeps: Sequence[frozenset[str] | None],
     outer: Sequence[tuple[int, int]],
+    windows: bool = False,
 ) -> Fraction | None:
     """Return rule 16's bound on the energy of the traffic between the register file and
     its parents, over every tiling whose loops above the register file's band are ``outer``
@@ -1225,27 +1318,10 @@ def _register_chain(
     level, extents, tensors = context.levels[k], context.extents, context.tensors
     assert level.capacity is not None
     n, dims = len(tensors), range(len(extents))
-    held = context.pes * level.capacity
-    parents = [max(j for j in range(k) if j == 0 or _holds(keeps[j], f.tensor)) for f in tensors]
-    sizes, spreads, _ = context.size_tables
+    sizes = context.size_tables[0]
     loops = [f.loops for f in tensors]
-    costs: dict[tuple[int, tuple[int, ...]], int | Fraction] = {}
-
-    def cost(t: int, tile: Sequence[int]) -> int | Fraction:
-        """Tensor ``t``'s energy when its τ_t is ``tile``."""
-        key = (t, tuple([tile[d] for d in dims if d not in loops[t]]))
-        if key not in costs:
-            others = [d for d in dims if d not in loops[t]]
-            visits = prod(extents[d] // tile[d] for d in others)
-            taking = prod(spreads[d][tile[d]] for d in others)
-            parent = context.levels[parents[t]]
-            costs[key] = _refill_energy(tensors[t], parent, level, visits, taking, held)
-        return costs[key]
-
-    inside = list(extents)
-    for d, trips in outer:
-        inside[d] //= trips
-    running = [(d, m) for d, m in outer if m > 1]
+    costs = _ChainCosts(context, keeps, outer, windows)
+    cost, swept, inside, running = costs.cost, costs.swept, costs.inside, costs.running
     fixed = []  # per tensor, τ_t when its last own loop is in ``outer``
     for t in range(n):
         last = max((i for i, (d, _) in enumerate(running) if d in loops[t]), default=-1)
@@ -1261,14 +1337,15 @@ def _register_chain(
         ``room`` elements left for their shares."""
         nonlocal best
         t, rest = chain[0], chain[1:]
-        spent += cost(t, above)
         # every later tensor's sizes divide ``above``: its cost is at least there
-        if best is not None and spent + sum(cost(u, above) for u in rest) >= best:
+        if best is not None and spent + sum(cost(u, above) for u in chain) >= best:
             return
-        if not rest:
-            best = spent
+        halo = windows and bool(tensors[t].halo)
+        if not rest and not halo:
+            best = spent + cost(t, above)
             return
-        mine = sorted(d for d in loops[t] if any(d not in loops[u] for u in rest))
+        # a tensor with a window pays for its own sizes too (iv)
+        mine = sorted(d for d in loops[t] if halo or any(d not in loops[u] for u in rest))
         options = [[s for s in sizes[d] if above[d] % s == 0] for d in dims]
         start = list(above)
         for d in loops[t]:
@@ -1279,7 +1356,11 @@ def _register_chain(
             return context.register_share(tile, t) + later <= room
 
         for tile in _fitting_tiles(start, mine, options, fits):
-            place(rest, tile, spent, room - context.register_share(tile, t))
+            paid = spent + (swept(t, tile) if halo else cost(t, above))
+            if rest:
+                place(rest, tile, paid, room - context.register_share(tile, t))
+            elif best is None or paid < best:
+                best = paid
 
     for mask in range(1 << n):
         outside = [t for t in range(n) if mask >> t & 1]
@@ -1287,7 +1368,7 @@ def _register_chain(
         room = level.capacity - sum(context.register_share(inside, t) for t in outside)
         if room < sum(least_share[t] for t in chained):
             continue
-        spent: int | Fraction = sum(cost(t, fixed[t]) for t in outside)
+        spent: int | Fraction = sum(swept(t, fixed[t]) for t in outside)
         if not chained:
             best = spent if best is None else min(best, spent)
             continue

@@ -23,7 +23,15 @@ from fractions import Fraction
 from itertools import permutations, product
 from math import prod
 
-from tenet.dse.joint.bounds import Band, Bound, BoundContext, Share, kept_levels, lower_bound
+from tenet.dse.joint.bounds import (
+    Band,
+    Bound,
+    BoundContext,
+    CopyChains,
+    Share,
+    kept_levels,
+    lower_bound,
+)
 from tenet.dse.joint.declared import place_choices, places_apply
 from tenet.dse.run.budget import Allowance
 from tenet.dse.tiling.sizes import TilingSpace
@@ -285,7 +293,8 @@ class Subtree:
         sized: list[Child] = []
         constraints = self.constraints
         # every leaf below a child is below this node: its bounds hold for the child too
-        node = lower_bound(context, self.compute, bands, self.keeps)
+        chains: CopyChains = "windows" if self.windowed(depth) else "copies"
+        node = lower_bound(context, self.compute, bands, self.keeps, chains=chains)
         for sizes in _sizes(outside, self.pools, self.aligned, blocks, context.extents):
             if stop is not None and stop():
                 return None
@@ -308,6 +317,11 @@ class Subtree:
             sized.append((_child_order(_at_least(bound, node), self.objective), sizes))
         sized.sort(key=lambda c: c[0][:2])
         return sized
+
+    def windowed(self, depth: int) -> bool:
+        """Whether a node ``depth`` bands deep is bounded with rule 16's windows (by energy
+        or EDP, above the innermost tiled level's band)."""
+        return self.context.refills and 0 < depth == len(self.levels) - 1
 
     def single(self, depth: int, sizes: Sequence[int]) -> bool:
         """Whether the tensors may be placed in a band of ``sizes`` at ``depth``: the
@@ -412,6 +426,13 @@ class _Walk:
                 self.leaf(bands)
             return
         if depth:
+            if s.windowed(depth):
+                # rule 16 with the windows, once the node is reached: its children cost more
+                strong = lower_bound(s.context, s.compute, bands, s.keeps, chains="windows")
+                raised = bound_key(strong, s.objective)
+                if self.worse(raised):
+                    self.tally.prune(raised[0])
+                    return
             counted = Tally()
             bounded = s.children(bands, counted, self.run_out)
             if bounded is None:
@@ -461,7 +482,8 @@ class _Walk:
                 else:
                     ordered.append((_child_order(placing_order, s.objective), band))
             else:
-                bound = lower_bound(s.context, s.compute, [*bands, band], s.keeps)
+                # rule 16 waits for the node to be reached (:meth:`visit`)
+                bound = lower_bound(s.context, s.compute, [*bands, band], s.keeps, chains=None)
                 ordered.append((_child_order(bound, s.objective), band))
         ordered.sort(key=lambda c: c[0][:2])
         for order_key, band in ordered:
