@@ -27,7 +27,6 @@ from tenet.dse.joint.bounds import (
     Band,
     Bound,
     BoundContext,
-    CopyChains,
     Share,
     kept_levels,
     lower_bound,
@@ -278,11 +277,16 @@ class Subtree:
         return self._first
 
     def children(
-        self, bands: list[Band], tally: Tally, stop: Callable[[], bool] | None = None
+        self,
+        bands: list[Band],
+        tally: Tally,
+        stop: Callable[[], bool] | None = None,
+        node: Bound | None = None,
     ) -> list[Child] | None:
         """The tile sizes of the level below ``bands`` whose tiles may fit, each with its key
         (:data:`Child`), best first; those that do not fit counted in ``tally``. None when
-        ``stop`` (asked before each child) said to stop first."""
+        ``stop`` (asked before each child) said to stop first. ``node``: the bounds of
+        ``bands`` when counted already."""
         context, depth = self.context, len(bands)
         level = self.levels[depth]
         where = self.position[level]
@@ -293,8 +297,7 @@ class Subtree:
         sized: list[Child] = []
         constraints = self.constraints
         # every leaf below a child is below this node: its bounds hold for the child too
-        chains: CopyChains = "windows" if self.windowed(depth) else "copies"
-        node = lower_bound(context, self.compute, bands, self.keeps, chains=chains)
+        node = node or lower_bound(context, self.compute, bands, self.keeps)
         for sizes in _sizes(outside, self.pools, self.aligned, blocks, context.extents):
             if stop is not None and stop():
                 return None
@@ -426,6 +429,7 @@ class _Walk:
                 self.leaf(bands)
             return
         if depth:
+            strong = None
             if s.windowed(depth):
                 # rule 16 with the windows, once the node is reached: its children cost more
                 strong = lower_bound(s.context, s.compute, bands, s.keeps, chains="windows")
@@ -434,7 +438,7 @@ class _Walk:
                     self.tally.prune(raised[0])
                     return
             counted = Tally()
-            bounded = s.children(bands, counted, self.run_out)
+            bounded = s.children(bands, counted, self.run_out, strong)
             if bounded is None:
                 self.leave(key)
                 return
