@@ -48,6 +48,7 @@ __all__ = [
     "Bound",
     "Share",
     "lower_bound",
+    "lower_shares",
     "kept_levels",
     "bands_of",
 ]
@@ -94,6 +95,11 @@ class TensorFacts:
     subscripts: tuple[tuple[tuple[int, int], ...], ...] = ()
     """Per subscript, its loops and their coefficients (a separable access without
     divisions; empty: unknown)."""
+
+    @cached_property
+    def indexed(self) -> frozenset[int]:
+        """Positions of the loops its data depends on: its :attr:`loops` and its subscripts'."""
+        return self.loops | {e for terms in self.subscripts for e, _ in terms}
 
 
 def _subscripts(
@@ -331,6 +337,20 @@ class BoundContext:
         return _chip_floor(self)
 
     @cached_property
+    def rates(self) -> tuple[tuple[int, int, int], ...]:
+        """Per level, ints ``(r, w, s)``: reading ``x`` elements and writing ``y`` takes
+        ``(x * r + y * w) / s`` cycles at its bandwidths (0 when unlimited)."""
+        out = []
+        for level in self.levels:
+            read = Fraction(level.read_bandwidth or 0)
+            write = Fraction(level.write_bandwidth or 0)
+            r, w = read.numerator or 1, write.numerator or 1  # (cycles per element: q / p)
+            out.append(
+                (read.denominator * w if read else 0, write.denominator * r if write else 0, r * w)
+            )
+        return tuple(out)
+
+    @cached_property
     def hops(self) -> dict[tuple[object, ...], _Hop]:
         """The bounded hops (:func:`_hop`) counted so far, by their arguments (cleared when
         it holds :data:`_HOPS_HELD`)."""
@@ -555,9 +575,24 @@ def _fewest_new(
 ) -> int:
     """Return the least of :func:`_new_data` over the ``choices`` of the innermost loop of
     ``free`` (what does not depend on the choice counted once)."""
+    return min(_news(context, facts, loops, free, choices))
+
+
+def _news(
+    context: BoundContext,
+    facts: TensorFacts,
+    loops: Sequence[tuple[int, int]],
+    free: Sequence[tuple[int, int]],
+    choices: Sequence[int | None],
+) -> list[int]:
+    """Return :func:`_new_data` for each of the ``choices`` of the innermost loop of ``free``
+    (what does not depend on the choice counted once)."""
     if not facts.subscripts:
-        return 0
+        return [0] * len(choices)
     extents = context.extents
+    # (a loop of one trip neither moves the tile nor repeats it)
+    loops = [(d, n) for d, n in loops if n > 1]
+    free = [(d, n) for d, n in free if n > 1]
     steps, tile = [], list(extents)
     for d, n in [*loops, *free]:
         tile[d] //= n
@@ -574,27 +609,28 @@ def _fewest_new(
     inner = prod(n for _, n in free)
     new = prod(n for _, n in loops) * inner * total
     outer = 1
+    sequence = [*loops, *free]
     for i, (d, n) in enumerate(loops):
-        if n > 1:
-            shift = [0] * len(extents)
-            shift[d] += steps[i]
-            for k, (e, m) in enumerate([*loops, *free][i + 1 :], start=i + 1):
-                shift[e] -= (m - 1) * steps[k]
-            new -= (n - 1) * outer * overlap(shift)
+        shift = [0] * len(extents)
+        shift[d] += steps[i]
+        for k in range(i + 1, len(sequence)):
+            e, m = sequence[k]
+            shift[e] -= (m - 1) * steps[k]
+        new -= (n - 1) * outer * overlap(shift)
         outer *= n
     if inner == 1:
-        return new
-    if None in choices:
-        return new - outer * (inner - 1) * total
+        return [new] * len(choices)
     trips, found = dict(free), []
     for innermost in choices:
-        assert innermost is not None
-        n = trips[innermost]
-        shift = [0] * len(extents)
-        shift[innermost] = tile[innermost]
-        last = (n - 1) * (inner // n) * overlap(shift)
+        n = 1 if innermost is None else trips.get(innermost, 1)
+        last = 0
+        if n > 1:
+            assert innermost is not None
+            shift = [0] * len(extents)
+            shift[innermost] = tile[innermost]
+            last = (n - 1) * (inner // n) * overlap(shift)
         found.append(new - outer * (last + (inner // n - 1) * total))
-    return min(found)
+    return found
 
 
 @lru_cache(maxsize=4096)
@@ -672,6 +708,56 @@ def lower_bound(
     >>> b.latency, b.bottleneck  # A once, B once per i-block (8), C once
     (Fraction(10240, 1), 'dram')
     """
+    found = _bound(context, compute, _sequences(context, bands, kept, unordered, places), chains)
+    slowest = min(found, key=lambda b: b.latency)
+    shares = tuple(
+        Share(
+            facts.tensor,
+            min(b.shares[t].energy for b in found) * (1 - ENERGY_SLACK),
+            min(b.shares[t].estimate for b in found),
+        )
+        for t, facts in enumerate(context.tensors)
+    )
+    return Bound(
+        slowest.latency,
+        min(b.energy for b in found) * (1 - ENERGY_SLACK),
+        slowest.bottleneck,
+        min(b.estimate or b.energy for b in found),
+        shares,
+    )
+
+
+class _Sequences(NamedTuple):
+    """The tile sequences of a node (:func:`_sequences`)."""
+
+    keeps: list[frozenset[str] | None]
+    """Per level, the tensors it keeps (None: every one)."""
+    loops: list[list[tuple[int, int]]]
+    """Per level, the fixed loops (dimension, trips) above its tiles, outermost first."""
+    perfect: list[bool]
+    """Per level, whether its tile sequence is perfect (every fixed size divides)."""
+    free: list[tuple[int, int]]
+    """The loops of the last band when its order is not fixed."""
+    last: int
+    """The level of the last fixed band."""
+    grid: list[bool]
+    """Per level, whether rule 3's runs hold on its sequence."""
+    tile: Sequence[int]
+    """The sizes of the last fixed band's tiles."""
+    choices: list[int | None]
+    """The choices of the free band's innermost loop ([None]: no free band)."""
+    own: dict[str, list[tuple[int, int]]]
+    """The tile sequences of the tensors stored at the last level above some of its loops."""
+
+
+def _sequences(
+    context: BoundContext,
+    bands: Sequence[Band],
+    kept: Mapping[str, frozenset[str]] | None,
+    unordered: bool,
+    places: Mapping[str, int] | None,
+) -> _Sequences:
+    """Return the tile sequences of the node of ``bands`` (see :func:`lower_bound`)."""
     levels = context.levels
     keeps = kept_levels(levels, kept)
     position = {name: k for k, name in enumerate(lv.name for lv in levels)}
@@ -709,27 +795,22 @@ def lower_bound(
         for tensor, spans in (places or {}).items()
         if spans
     }
-    found = [
-        _bound(
-            context, compute, keeps, loops, perfect, free, last, choice, own, outside, grid, chains
-        )
-        for choice in inner
-    ]
-    slowest = min(found, key=lambda b: b.latency)
-    shares = tuple(
-        Share(
-            facts.tensor,
-            min(b.shares[t].energy for b in found) * (1 - ENERGY_SLACK),
-            min(b.shares[t].estimate for b in found),
-        )
-        for t, facts in enumerate(context.tensors)
-    )
-    return Bound(
-        slowest.latency,
-        min(b.energy for b in found) * (1 - ENERGY_SLACK),
-        slowest.bottleneck,
-        min(b.estimate or b.energy for b in found),
-        shares,
+    return _Sequences(list(keeps), loops, perfect, free, last, grid, outside, inner, own)
+
+
+def lower_shares(
+    context: BoundContext,
+    bands: Sequence[Band],
+    kept: Mapping[str, frozenset[str]] | None = None,
+    places: Mapping[str, int] | None = None,
+) -> tuple[Share, ...]:
+    """Return the tensors' shares of :func:`lower_bound` of the node of ordered ``bands``
+    with their ``places`` alone (each tensor's own hops, the rules that couple them left
+    out: faster)."""
+    node = _sequences(context, bands, kept, False, places)
+    return tuple(
+        Share(facts.tensor, energy * (1 - ENERGY_SLACK), max(energy, estimate))
+        for facts, energy, estimate in _energies(_plan(context, node))
     )
 
 
@@ -738,24 +819,92 @@ CopyChains = Literal["copies", "windows"] | None
 
 
 def _bound(
+    context: BoundContext, compute: int, node: _Sequences, chains: CopyChains = "copies"
+) -> list[Bound]:
+    """Return the bounds of :func:`lower_bound` of the ``node``'s tile sequences, one for
+    each choice of the free band's innermost loop (the hops outside it counted once)."""
+    levels = context.levels
+    register = _register_level(context)
+    planned = _plan(context, node)
+    keeps, loops, perfect, free, last = node.keeps, node.loops, node.perfect, node.free, node.last
+    inner = [k for k, lv in enumerate(levels) if k > last and lv.per_pe]
+    held = sum(1 for f in context.tensors if inner and _holds(keeps[inner[0]], f.tensor))
+    capacity = _capacity(context, last)
+    # rule 14 holds over nested divisor tiles (the declared space)
+    floor = _floor(context, keeps) if register is not None and all(perfect) else None
+    if chains and floor is not None and register is not None and 0 < last == register - 1:
+        # the bands above the register file's are fixed and ordered (rule 16)
+        chained = None if free else context.chain(keeps, loops[register], chains == "windows")
+        floor = floor if chained is None else max(floor, chained)
+    chip = context.chip_floor if all(perfect) else None
+    floors = _whole(floor), _whole(chip)  # (ints add and compare faster)
+    return [
+        _choice_bound(context, compute, planned, i, *floors, capacity, held, register)
+        for i in range(len(node.choices))
+    ]
+
+
+def _plan(context: BoundContext, node: _Sequences) -> list[_Planned]:
+    """Return per tensor of the ``node`` (its tile sequences) its operand accesses' energy,
+    whether DRAM serves them, and per hop its levels, its bounds per choice of the free
+    band's innermost loop and, the first time its share may stay resident in a per-PE level
+    inside the last fixed band, its need there and its bounds as if it did not."""
+    levels, tile, last, choices = context.levels, node.tile, node.last, node.choices
+    planned = []
+    for t, facts in enumerate(context.tensors):
+        holders = [k for k in range(len(levels)) if k == 0 or _holds(node.keeps[k], facts.tensor)]
+        nearest = levels[holders[-1]]
+        energy = facts.reads * _exact(nearest.energy_read)
+        energy += facts.writes * _exact(nearest.energy_write)
+        hops = []
+        resident = False
+        for parent, child in zip(holders, holders[1:], strict=False):
+            inside = node.free if child >= last else ()
+            sequence = node.loops[child]
+            if child == last:
+                sequence = node.own.get(facts.tensor, sequence)
+            below = child > last and _overflows(context, facts, levels[child], tile)
+            perfect = node.perfect[child]
+            step: _Step = (context, facts, levels, parent, child, sequence, perfect, inside)
+            runs = node.grid[child]  # (rule 3 on a partial innermost band)
+            ways = choices if inside else [None]
+            each = _hops_of(t, step, ways, below, tile, child > last, runs)
+            need = _resident_need(context, facts, levels[child], tile)
+            moved = None
+            if child > last and not below and need is not None and not resident:
+                resident = True  # (as if it overflowed)
+                moved = _hops_of(t, step, ways, True, tile, True, runs)
+            hops.append((parent, child, each, need, moved))
+        planned.append((facts, len(holders) == 1, energy, hops))
+    return planned
+
+
+def _energies(
+    planned: Sequence[_Planned],
+) -> Iterator[tuple[TensorFacts, int | Fraction, int | Fraction]]:
+    """Yield per ``planned`` tensor of an ordered node its bounded energy and estimate."""
+    for facts, _, energy, hops in planned:
+        estimate = energy
+        for _, _, (hop,), _, _ in hops:
+            energy += hop[0]
+            estimate += hop[1]
+        yield facts, energy, estimate
+
+
+def _choice_bound(
     context: BoundContext,
     compute: int,
-    keeps: Sequence[frozenset[str] | None],
-    loops: Sequence[Sequence[tuple[int, int]]],
-    perfect: Sequence[bool],
-    free: Sequence[tuple[int, int]],
-    last: int,
-    innermost: int | None,
-    own: Mapping[str, Sequence[tuple[int, int]]],
-    tile: Sequence[int],
-    grid: Sequence[bool] = (),
-    chains: CopyChains = "copies",
+    planned: Sequence[_Planned],
+    i: int,
+    floor: int | Fraction | None,
+    chip: int | Fraction | None,
+    capacity: int | None,
+    held: int,
+    register: int | None,
 ) -> Bound:
-    """Return the bounds of :func:`lower_bound` for the tile sequences ``loops`` per level,
-    the unordered band's loops ``free`` (at level ``last`` and inside) with ``innermost``,
-    the tile sequences ``own`` of the tensors stored at level ``last`` above some of its
-    band's loops, ``tile`` the sizes of the last fixed band's tiles, and ``grid`` per level
-    whether rule 3's runs hold on its sequence though it is not ``perfect``."""
+    """Return the bound of :func:`_bound` for its ``i``-th choice of innermost loop, from the
+    tensors' ``planned`` hops, rule 14's (or 16's) ``floor``, rule 15's ``chip`` floor,
+    the ``capacity`` of the per-PE level inside the last band holding ``held`` tensors."""
     levels = context.levels
     reads_in = [0] * len(levels)
     writes_in = [0] * len(levels)
@@ -767,27 +916,16 @@ def _bound(
     # per level, the bounded fills and writebacks of each tensor it holds (rule 13)
     transfers: list[list[_Transfer]] = [[] for _ in levels]
     forced = context.forced
-    register = _register_level(context)
     # (sums of ints while the energies per access are whole: fractions cost)
     refills: int | Fraction = 0  # the tensors' bounded traffic into and out of the register file
     dram: int | Fraction = 0  # the tensors' bounded DRAM traffic
     dram_read, dram_write = _exact(levels[0].energy_read), _exact(levels[0].energy_write)
-    for t, facts in enumerate(context.tensors):
-        holders = [k for k in range(len(levels)) if k == 0 or _holds(keeps[k], facts.tensor)]
-        nearest = levels[holders[-1]]
-        energy = facts.reads * _exact(nearest.energy_read)
-        energy += facts.writes * _exact(nearest.energy_write)
-        if len(holders) == 1:
+    for t, (facts, alone, energy, hops) in enumerate(planned):
+        if alone:
             dram += energy  # its operands at DRAM
         estimate = energy
-        extra: Fraction | None = None
-        for parent, child in zip(holders, holders[1:], strict=False):
-            inside = free if child >= last else ()
-            sequence = own.get(facts.tensor, loops[child]) if child == last else loops[child]
-            below = child > last and _overflows(context, facts, levels[child], tile)
-            step: _Step = (context, facts, levels, parent, child, sequence, perfect[child], inside)
-            runs = bool(grid) and grid[child]  # (rule 3 on a partial innermost band)
-            hop = _hop_of(t, step, innermost, below, tile, child > last, runs)
+        for parent, child, each, need, moved in hops:
+            hop = each[i] if len(each) > 1 else each[0]
             reads_in[parent] += hop[2]
             writes_in[parent] += hop[3]
             energy += hop[0]
@@ -798,36 +936,26 @@ def _bound(
                 dram += hop[2] * dram_read + hop[3] * dram_write
             if child in forced:
                 transfers[child] += _transfers(context, t, levels[parent], levels[child], hop)
-            need = _resident_need(context, facts, levels[child], tile)
-            if child > last and not below and need is not None and extra is None:
-                moved = _hop_of(t, step, innermost, True, tile, True, runs)  # as if it overflowed
-                extra = Fraction(max(0, moved[0] - hop[0]))
-                choices.append((need, extra))
+            if moved is not None and need is not None:
+                other = moved[i] if len(moved) > 1 else moved[0]
+                choices.append((need, Fraction(max(0, other[0] - hop[0]))))
         shares.append(Share(facts.tensor, energy, max(energy, estimate)))
-    inner = [k for k, lv in enumerate(levels) if k > last and lv.per_pe]
-    held = sum(1 for f in context.tensors if inner and _holds(keeps[inner[0]], f.tensor))
-    resident = _least_extra(choices, _capacity(context, last), held)
+    resident = _least_extra(choices, capacity, held)
     beyond = max(resident, _forced(context, transfers) if forced else 0)
     separate = sum(x.energy for x in shares)
-    # rule 14 holds over nested divisor tiles (the declared space)
-    floor = _floor(context, keeps) if register is not None and all(perfect) else None
-    if chains and floor is not None and register is not None and 0 < last == register - 1:
-        # the bands above the register file's are fixed and ordered (rule 16)
-        chained = None if free else context.chain(keeps, loops[register], chains == "windows")
-        floor = floor if chained is None else max(floor, chained)
-    chip = context.chip_floor if all(perfect) else None
     coupled = separate + max(
         beyond,
         0 if floor is None else floor - refills,
         0 if chip is None else chip - dram,
     )
-    latency, bottleneck = Fraction(compute), "compute"
-    for k, level in enumerate(levels):
-        time = _time(reads_in[k], level.read_bandwidth) + _time(writes_in[k], level.write_bandwidth)
-        if time > latency:
-            latency, bottleneck = time, level.name
+    # the slowest of compute and each level's reads and writes, as fractions of ints
+    (cycles, per), bottleneck = (compute, 1), "compute"
+    for k, (read, write, scale) in enumerate(context.rates):
+        time = reads_in[k] * read + writes_in[k] * write
+        if time * per > cycles * scale:
+            (cycles, per), bottleneck = (time, scale), levels[k].name
     return Bound(
-        latency,
+        Fraction(cycles, per),
         Fraction(coupled),
         bottleneck,
         Fraction(max(separate + beyond, sum(x.estimate for x in shares))),
@@ -838,6 +966,17 @@ def _bound(
 _Hop = tuple[int | Fraction, int | Fraction, int, int, int, int]
 """A bounded hop (:func:`_hop`): energy, estimate, the parent's reads and writes, the
 child's fills and writebacks."""
+
+_Planned = tuple[
+    TensorFacts,
+    bool,
+    int | Fraction,
+    list[tuple[int, int, list[_Hop], int | None, list[_Hop] | None]],
+]
+"""One tensor in :func:`_bound`: its facts, whether DRAM serves its operands, their
+energy, and per hop its parent, child, bounds per choice, resident need and bounds as if
+not resident."""
+
 
 _HOPS_HELD = 200_000
 """The most hops a context remembers (:attr:`BoundContext.hops`)."""
@@ -857,41 +996,36 @@ _Step = tuple[
 tile sequence, whether it is perfect, and the free band's loops."""
 
 
-def _hop_of(
+def _hops_of(
     t: int,
     step: _Step,
-    innermost: int | None,
+    choices: Sequence[int | None],
     below: bool,
     tile: Sequence[int],
     unfixed: bool,
     grid: bool,
-) -> _Hop:
-    """Return :func:`_hop` of ``step`` (the context's tensor ``t``) and the rest, counted
-    once: the children of a node share the hops of the levels outside their band."""
-    context, _, _, parent, child, sequence, perfect, inside = step
-    key = (
-        t,
-        parent,
-        child,
-        tuple(sequence),
-        perfect,
-        tuple(inside),
-        innermost if inside else None,
-        below,
-        tuple(tile) if below or unfixed else None,
-        unfixed,
-        grid,
-    )
+) -> list[_Hop]:
+    """Return :func:`_hops` of ``step`` (the context's tensor ``t``) and the rest, each hop
+    counted once: the children of a node share the hops of the levels outside their band."""
+    context, facts, _, parent, child, sequence, perfect, inside = step
+    common = (t, parent, child, tuple(sequence), perfect, tuple(inside), below)
+    rest = (tuple(tile) if below or unfixed else None, unfixed, grid)
+    # (an innermost loop none of its data depends on bounds it as any other such)
+    keys = [
+        (*common, (c if c in facts.indexed else -1) if inside else None, *rest) for c in choices
+    ]
     hops = context.hops
-    found = hops.get(key)
-    if found is None:
-        if len(hops) >= _HOPS_HELD:
+    missing = {key: c for key, c in zip(keys, choices, strict=True) if key not in hops}
+    if missing:
+        if len(hops) + len(missing) > _HOPS_HELD:
             hops.clear()
-        found = hops[key] = _hop(*step, innermost, below, tile, unfixed, grid)
-    return found
+            missing = dict(zip(keys, choices, strict=True))
+        found = _hops(*step, list(missing.values()), below, tile, unfixed, grid)
+        hops.update(zip(missing, found, strict=True))
+    return [hops[key] for key in keys]
 
 
-def _hop(
+def _hops(
     context: BoundContext,
     facts: TensorFacts,
     levels: Sequence[MemoryLevel],
@@ -900,61 +1034,98 @@ def _hop(
     sequence: Sequence[tuple[int, int]],
     perfect: bool,
     inside: Sequence[tuple[int, int]],
-    innermost: int | None,
+    choices: Sequence[int | None],
     below: bool,
     tile: Sequence[int],
     unfixed: bool = False,
     grid: bool = False,
-) -> _Hop:
-    """Return the bounded energy and estimate of ``facts``' traffic from level ``parent`` into
-    level ``child`` over the tile ``sequence`` (see :func:`_bound`; with ``grid``, the runs
-    of a sequence whose innermost band only is not ``perfect``), the elements read out of
-    and written into the parent, and the child's bounded fills and writebacks (summed over
-    its PEs)."""
-    visits = _visits(facts, sequence, perfect or grid, inside, innermost, below and perfect)
-    into = visits * facts.read_only + (visits - 1) * facts.written
-    new = 0
+) -> list[_Hop]:
+    """Return, for each of the ``choices`` of the free band's innermost loop, the bounded
+    energy and estimate of ``facts``' traffic from level ``parent`` into level ``child`` over
+    the tile ``sequence`` (see :func:`_bound`; with ``grid``, the runs of a sequence whose
+    innermost band only is not ``perfect``), the elements read out of and written into the
+    parent, and the child's bounded fills and writebacks (summed over its PEs)."""
+    news = [0] * len(choices)
     if facts.halo and facts.read_only and perfect:
         # a sliding window: each tile brings what the one before it lacks
-        new = _new_data(context, facts, sequence, inside, innermost)
-        into = max(into, new)
-    out = visits * facts.written
-    served = into * _exact(levels[parent].energy_read)
-    served += out * _exact(levels[parent].energy_write)
-    write, read = _exact(levels[child].energy_write), _exact(levels[child].energy_read)
-    if not levels[child].per_pe:
-        energy = served + into * write + out * read
-        return energy, energy, into, out, into, out
-    # per-PE runs over the fixed, ordered loops (a free band refines them)
-    runs, pes = _replication(context, facts, sequence, perfect)
-    pe_into = (runs * facts.read_only + (runs - 1) * facts.written) * pes
-    pe_out = runs * facts.written * pes
-    if new:
-        # each new element of a tile is new to every PE that takes it there
-        pe_into = max(pe_into, new * _tile_pes(context, facts, [*sequence, *inside]))
-    if below and perfect and facts.disjoint and not facts.halo:
-        # every last fixed tile brings the tensor's share again, to every PE that takes it
-        spread = _pes_of(context, facts, tile)
-        pe_into = max(pe_into, into * spread)
-        pe_out = max(pe_out, out * spread)
+        news = _news(context, facts, sequence, inside, choices)
+    per_pe = levels[child].per_pe
+    runs, pes, tile_pes = 1, 1, 1
+    if per_pe:
+        # per-PE runs over the fixed, ordered loops (a free band refines them)
+        runs, pes = _replication(context, facts, sequence, perfect)
+        if any(news):
+            tile_pes = _tile_pes(context, facts, [*sequence, *inside])
     capacity = levels[child].capacity
-    if unfixed and perfect and facts.subscripts and context.pes and capacity is not None:
+    limited = unfixed and perfect and facts.subscripts and context.pes and capacity is not None
+    pairs_in = array_in = 0
+    if per_pe and limited:
         # each last fixed tile: a PE holds at most its capacity when the tile starts, and
         # brings (or sends back) the rest of what it takes there
+        assert capacity is not None
         tiles = prod(e // t for e, t in zip(context.extents, tile, strict=True))
         data = prod(_values(tuple((a, tile[d]) for d, a in terms), 0) for terms in facts.subscripts)
         held = context.pes * capacity
         pairs_in = max(0, data * _pes_of(context, facts, tile) - held) * tiles
         array_in = max(0, data - held) * tiles
+    spread = None
+    if per_pe and below and perfect and facts.disjoint and not facts.halo:
+        spread = _pes_of(context, facts, tile)
+    return [
+        _hop(
+            facts,
+            levels[parent],
+            levels[child],
+            _visits(facts, sequence, perfect or grid, inside, innermost, below and perfect),
+            new,
+            (runs, pes, tile_pes, spread, pairs_in, array_in) if per_pe else None,
+        )
+        for innermost, new in zip(choices, news, strict=True)
+    ]
+
+
+def _hop(
+    facts: TensorFacts,
+    parent: MemoryLevel,
+    child: MemoryLevel,
+    visits: int,
+    new: int,
+    per_pe: tuple[int, int, int, int | None, int, int] | None,
+) -> _Hop:
+    """Return one hop of :func:`_hops` from its ``visits`` of each block, the ``new``
+    elements its windows bring and, into a ``per_pe`` level, its runs, the PEs that take
+    each element per run and per tile, the spread of a tensor that overflows the level
+    (None: it does not), and the pairs and elements its capacity forces in."""
+    into = visits * facts.read_only + (visits - 1) * facts.written
+    if new:
+        into = max(into, new)
+    out = visits * facts.written
+    served = into * _exact(parent.energy_read)
+    served += out * _exact(parent.energy_write)
+    write, read = _exact(child.energy_write), _exact(child.energy_read)
+    if per_pe is None:
+        energy = served + into * write + out * read
+        return energy, energy, into, out, into, out
+    runs, pes, tile_pes, spread, pairs_in, array_in = per_pe
+    pe_into = (runs * facts.read_only + (runs - 1) * facts.written) * pes
+    pe_out = runs * facts.written * pes
+    if new:
+        # each new element of a tile is new to every PE that takes it there
+        pe_into = max(pe_into, new * tile_pes)
+    if spread is not None:
+        # every last fixed tile brings the tensor's share again, to every PE that takes it
+        pe_into = max(pe_into, into * spread)
+        pe_out = max(pe_out, out * spread)
+    if pairs_in or array_in:
         if facts.read_only:
             pe_into = max(pe_into, pairs_in)
             if array_in > into:
-                served += (array_in - into) * _exact(levels[parent].energy_read)
+                served += (array_in - into) * _exact(parent.energy_read)
                 into = array_in
         elif facts.written:
             pe_out = max(pe_out, pairs_in)
             if array_in > out:
-                served += (array_in - out) * _exact(levels[parent].energy_write)
+                served += (array_in - out) * _exact(parent.energy_write)
                 out = array_in
     energy = served + max(into, facts.pe_read_only, pe_into) * write
     energy += max(out, facts.pe_written, pe_out) * read
@@ -1563,9 +1734,10 @@ def _exact(energy: float) -> int | Fraction:
     return int(energy) if float(energy).is_integer() else Fraction(energy)
 
 
+def _whole(value: Fraction | None) -> int | Fraction | None:
+    """Return ``value`` as an int when it is whole."""
+    return value.numerator if value is not None and value.denominator == 1 else value
+
+
 def _holds(keep: frozenset[str] | None, tensor: str) -> bool:
     return keep is None or tensor in keep
-
-
-def _time(elements: int, bandwidth: Fraction | None) -> Fraction:
-    return Fraction(0) if bandwidth is None or not elements else elements / bandwidth

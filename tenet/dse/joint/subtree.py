@@ -30,6 +30,7 @@ from tenet.dse.joint.bounds import (
     Share,
     kept_levels,
     lower_bound,
+    lower_shares,
 )
 from tenet.dse.joint.declared import place_choices, places_apply
 from tenet.dse.run.budget import Allowance
@@ -208,6 +209,8 @@ class Subtree:
             if self.inner_keeps is None or f.tensor in self.inner_keeps
         ]
         self.needs: dict[tuple[object, ...], bool] = {}
+        self.parents: dict[tuple[Band, ...], Bound] = {}
+        """The bounds of the nodes whose children are placed, by their bands."""
         self._first: tuple[list[Child], int] | None = None
 
     def search(
@@ -334,10 +337,17 @@ class Subtree:
     def placing_bound(
         self, bands: list[Band], band: Band, outside: Sequence[int], ordered: bool
     ) -> Bound | None:
-        """:func:`_placing_bound` of ``band`` below ``bands``, inside tiles of ``outside``."""
+        """:func:`_placing_bound` of ``band`` below ``bands``, inside tiles of ``outside``
+        (the bound of ``bands`` counted once for its children)."""
+        key = tuple(bands)
+        parent = self.parents.get(key)
+        if parent is None:
+            if len(self.parents) >= _PARENTS_HELD:
+                self.parents.clear()
+            parent = self.parents[key] = lower_bound(self.context, self.compute, bands, self.keeps)
         return _placing_bound(
             self.context,
-            self.compute,
+            parent,
             bands,
             band,
             outside,
@@ -510,7 +520,7 @@ class _Walk:
         capacity = s.context.levels[s.innermost].capacity
         choices = []
         # by energy each tensor's share depends on its own place only: bound each span once
-        by_span: dict[int, Bound] = {}
+        by_span: dict[int, tuple[Share, ...]] = {}
         position = {facts.tensor: k for k, facts in enumerate(s.context.tensors)}
         for spans in place_choices(bands[-1], outside, s.tensors):
             spanned = {
@@ -529,10 +539,10 @@ class _Walk:
             if s.objective == "energy":
                 wanted = {f.tensor: spans.get(f.tensor, 0) for f in s.context.tensors}
                 for n in set(wanted.values()) - set(by_span):
-                    by_span[n] = lower_bound(
-                        s.context, s.compute, bands, s.keeps, places=dict.fromkeys(s.tensors, n)
+                    by_span[n] = lower_shares(
+                        s.context, bands, s.keeps, places=dict.fromkeys(s.tensors, n)
                     )
-                parts = [by_span[n].shares[position[t]] for t, n in wanted.items()]
+                parts = [by_span[n][position[t]] for t, n in wanted.items()]
                 energy = Fraction(sum(x.energy for x in parts))
                 estimate = Fraction(sum(x.estimate for x in parts))
                 # (the latency is at least the array's compute latency)
@@ -652,6 +662,9 @@ def _need_bound(
     return need
 
 
+_PARENTS_HELD = 10_000
+"""The most bounds :attr:`Subtree.parents` holds."""
+
 _BOUNDED_ORDERS = 24
 """Orders of a band of single instances (with places) whose bounds over their places are all
 counted before the first is searched; with more (more than 4 running loops), each order's
@@ -660,7 +673,7 @@ bound is counted when it comes up."""
 
 def _placing_bound(
     context: BoundContext,
-    compute: int,
+    parent: Bound,
     bands: list[Band],
     band: Band,
     outside: Sequence[int],
@@ -672,14 +685,13 @@ def _placing_bound(
     """Return a lower bound over every place (:func:`place_choices`) of ``tensors`` at the
     level of the innermost ``band`` (single instances, below ``bands``, inside tiles of sizes
     ``outside``) whose copies ``fits`` (tensor, sizes of its copy), over every order of the
-    band unless ``ordered`` (None: some tensor fits nowhere with this order). The energy adds
-    each tensor's least share over its own places (the shares of a place add up); the latency
-    is the one with every copy above the band.
+    band unless ``ordered`` (None: some tensor fits nowhere with this order), ``parent`` the
+    bound of ``bands``. The energy adds each tensor's least share over its own places (the
+    shares of a place add up); the latency is the parent's, as with every copy above the band.
 
     Over every order, a tensor's copy either spans all of the band's loops (it must fit), or
     some loop of its own runs below it: then at least every other loop outside the band
     revisits its blocks, as when its own loops run innermost and the others are spanned."""
-    parent = lower_bound(context, compute, bands, keeps)
     level, sizes, order = band
     least: dict[str, Share] = {}
 
@@ -691,14 +703,12 @@ def _placing_bound(
     position = {facts.tensor: k for k, facts in enumerate(context.tensors)}
     if ordered:
         for n in sorted({n for one in place_choices(band, outside, ["_"]) for n in one.values()}):
-            node = lower_bound(
-                context, compute, [*bands, band], keeps, places=dict.fromkeys(tensors, n)
-            )
+            spread = lower_shares(context, [*bands, band], keeps, dict.fromkeys(tensors, n))
             spanned = order[len(order) - n :] if n else ()
             copy = [outside[d] if d in spanned else sizes[d] for d in range(len(sizes))]
             for tensor in tensors:
                 if fits(tensor, copy):
-                    offer(node.shares[position[tensor]])
+                    offer(spread[position[tensor]])
         if len(least) < len(tensors):
             return None
     else:
@@ -711,8 +721,7 @@ def _placing_bound(
             others = [d for d in running if d not in own]
             first = Band(level, sizes, tuple([d for d in running if d in own] + others + rest))
             spans = {tensor: len(others) + len(rest)} if others else {}
-            node = lower_bound(context, compute, [*bands, first], keeps, places=spans)
-            offer(node.shares[position[tensor]])
+            offer(lower_shares(context, [*bands, first], keeps, spans)[position[tensor]])
     shares = tuple(least.get(share.tensor, share) for share in parent.shares)
     return Bound(
         parent.latency,

@@ -22,6 +22,7 @@ from tenet.dse.joint.bounds import (
     _register_floor,
     kept_levels,
     lower_bound,
+    lower_shares,
 )
 from tenet.dse.joint.declared import place_choices
 from tenet.dse.tiling.rtile import box_extents
@@ -335,6 +336,8 @@ def test_energy_bound_never_exceeds_exact_on_a_grid(case: tuple[Any, ...]) -> No
     bound = lower_bound(context, compute, whole, places=spans)
     assert bound.latency <= exact.latency
     assert bound.energy <= Fraction(exact.energy)
+    # the tensors' shares alone are the bound's
+    assert lower_shares(context, whole, places=spans) == bound.shares
     # a node whose register-file band is fixed bounds its own places only
     top = 1 if spans else 2
     for unordered in (False, True):

@@ -176,7 +176,7 @@ def test_the_placing_bounds_never_exceed_a_place_that_fits() -> None:
     # every place that fits, and the bound over every order at most each order's
     from itertools import permutations
 
-    from tenet.dse.joint.bounds import BoundContext
+    from tenet.dse.joint.bounds import BoundContext, lower_bound
     from tenet.dse.joint.subtree import _need_bound, _placing_bound
     from tenet.mapping import tiled_nest
 
@@ -189,13 +189,14 @@ def test_the_placing_bounds_never_exceed_a_place_that_fits() -> None:
         spans = {tensor: copy}
         return _need_bound(context, 1, copy, frozenset({tensor}), context.spread, spans) <= 7
 
+    root = lower_bound(context, compute, [])
     free = _placing_bound(
-        context, compute, [], ("rf", (1, 1, 1), ()), (4, 4, 4), {}, tensors, fits, False
+        context, root, [], ("rf", (1, 1, 1), ()), (4, 4, 4), {}, tensors, fits, False
     )
     assert free is not None
     for order in permutations(range(3)):
         band = ("rf", (1, 1, 1), order)
-        ordered = _placing_bound(context, compute, [], band, (4, 4, 4), {}, tensors, fits, True)
+        ordered = _placing_bound(context, root, [], band, (4, 4, 4), {}, tensors, fits, True)
         assert ordered is not None and free.energy <= ordered.energy
         nest = tiled_nest(context.dims, context.extents, "dram", [band], (0, 1, 2))
         for spans in place_choices(band, (4, 4, 4), tensors):
