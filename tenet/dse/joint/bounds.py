@@ -304,9 +304,10 @@ class BoundContext:
         return tuple(out)
 
     @cached_property
-    def chains(self) -> dict[tuple[object, ...], Fraction | None]:
+    def chains(self) -> dict[tuple[object, ...], tuple[Fraction | None, bool]]:
         """Rule 16's bounds (:meth:`chain`) by kept tensors and loops above the register
-        file's band, counted so far (cleared when it holds :data:`_HOPS_HELD`)."""
+        file's band, counted so far, each with whether a cap cut it (cleared when it holds
+        :data:`_HOPS_HELD`)."""
         return {}
 
     def chain(
@@ -314,16 +315,24 @@ class BoundContext:
         keeps: Sequence[frozenset[str] | None],
         outer: Sequence[tuple[int, int]],
         windows: bool = False,
+        cap: int | Fraction | None = None,
     ) -> Fraction | None:
         """:func:`_register_chain` of the context, ``keeps`` (per level, the tensors it
-        keeps; None: every one), the loops ``outer`` above the register file's band and
-        ``windows``, counted once."""
+        keeps; None: every one), the loops ``outer`` above the register file's band,
+        ``windows`` and ``cap``, counted once (again only for a higher cap)."""
         key = (tuple(keeps), tuple(outer), windows)
-        if key not in self.chains:
-            if len(self.chains) >= _HOPS_HELD:
-                self.chains.clear()
-            self.chains[key] = _register_chain(self, keeps, outer, windows)
-        return self.chains[key]
+        found = self.chains.get(key)
+        if found is not None:
+            value, capped = found
+            if not capped:
+                return value
+            if cap is not None and value is not None and cap <= value:
+                return Fraction(cap)
+        if len(self.chains) >= _HOPS_HELD:
+            self.chains.clear()
+        value = _register_chain(self, keeps, outer, windows, cap)
+        self.chains[key] = value, cap is not None and value is not None and value >= cap
+        return value
 
     @cached_property
     def floors(self) -> dict[tuple[frozenset[str] | None, ...], Fraction | None]:
@@ -685,6 +694,7 @@ def lower_bound(
     unordered: bool = False,
     places: Mapping[str, int] | None = None,
     chains: CopyChains = "copies",
+    above: Fraction | None = None,
 ) -> Bound:
     """Return lower bounds on the memory-aware latency and energy of every tiling whose outer
     bands are ``bands`` (a prefix of the levels inside the outermost, outermost first), with
@@ -694,7 +704,9 @@ def lower_bound(
     ``places`` gives, per tensor, how many of the last band's loops (from the innermost) its
     copy at the band's level spans, stored above them (none: 0, under every loop).
     ``chains`` says how rule 16 bounds a node whose bands above the register file's are
-    fixed: not at all (None), over chains of copies, or with their windows too (slower).
+    fixed: not at all (None), over chains of copies, or with their windows too (slower);
+    rule 16 stops once it shows the energy bound above ``above`` (a node worse than the best
+    so far: its bound is then above ``above``, if less than it would be).
 
     Examples
     --------
@@ -708,7 +720,8 @@ def lower_bound(
     >>> b.latency, b.bottleneck  # A once, B once per i-block (8), C once
     (Fraction(10240, 1), 'dram')
     """
-    found = _bound(context, compute, _sequences(context, bands, kept, unordered, places), chains)
+    node = _sequences(context, bands, kept, unordered, places)
+    found = _bound(context, compute, node, chains, above)
     slowest = min(found, key=lambda b: b.latency)
     shares = tuple(
         Share(
@@ -819,10 +832,15 @@ CopyChains = Literal["copies", "windows"] | None
 
 
 def _bound(
-    context: BoundContext, compute: int, node: _Sequences, chains: CopyChains = "copies"
+    context: BoundContext,
+    compute: int,
+    node: _Sequences,
+    chains: CopyChains = "copies",
+    above: Fraction | None = None,
 ) -> list[Bound]:
     """Return the bounds of :func:`lower_bound` of the ``node``'s tile sequences, one for
-    each choice of the free band's innermost loop (the hops outside it counted once)."""
+    each choice of the free band's innermost loop (the hops outside it counted once), rule
+    16 cut at ``above``."""
     levels = context.levels
     register = _register_level(context)
     planned = _plan(context, node)
@@ -834,7 +852,10 @@ def _bound(
     floor = _floor(context, keeps) if register is not None and all(perfect) else None
     if chains and floor is not None and register is not None and 0 < last == register - 1:
         # the bands above the register file's are fixed and ordered (rule 16)
-        chained = None if free else context.chain(keeps, loops[register], chains == "windows")
+        chained = None
+        if not free:
+            cap = None if above is None else _cap(planned, register, above)
+            chained = context.chain(keeps, loops[register], chains == "windows", cap)
         floor = floor if chained is None else max(floor, chained)
     chip = context.chip_floor if all(perfect) else None
     floors = _whole(floor), _whole(chip)  # (ints add and compare faster)
@@ -842,6 +863,20 @@ def _bound(
         _choice_bound(context, compute, planned, i, *floors, capacity, held, register)
         for i in range(len(node.choices))
     ]
+
+
+def _cap(planned: Sequence[_Planned], register: int, above: Fraction) -> int | Fraction:
+    """Return the least register-file floor at which the energy bound of an ordered node of
+    ``planned`` tensors is above ``above`` (:func:`_choice_bound`: the shares, and the floor
+    less their register-file traffic)."""
+    refills = sum(
+        hops[0][0]
+        for _, _, _, steps in planned
+        for _, child, hops, _, _ in steps
+        if child == register
+    )
+    separate = sum(energy for _, energy, _ in _energies(planned))
+    return (above / (1 - ENERGY_SLACK) - separate + refills) // 1 + 1
 
 
 def _plan(context: BoundContext, node: _Sequences) -> list[_Planned]:
@@ -1464,11 +1499,12 @@ def _register_chain(
     keeps: Sequence[frozenset[str] | None],
     outer: Sequence[tuple[int, int]],
     windows: bool = False,
+    cap: int | Fraction | None = None,
 ) -> Fraction | None:
     """Return rule 16's bound on the energy of the traffic between the register file and
     its parents, over every tiling whose loops above the register file's band are ``outer``
     ((dimension, trips), outermost first) and every place of the tensors (None: rule 14
-    does not apply).
+    does not apply), or ``cap`` when it is not below it (the search stops there).
 
     In a tiling, take for each tensor the position right below its last own loop above its
     copy in the register file (the top when none) and its tile τ_t there. (i) Its blocks
@@ -1501,7 +1537,8 @@ def _register_chain(
             tile[d] //= m
         fixed.append(tile)
     least_share = [context.register_share([1] * len(extents), t) for t in range(n)]
-    best: int | Fraction | None = None
+    best: int | Fraction | None = cap
+    fits_some = False  # (none fits: no tiling below, the rule says nothing)
 
     def place(chain: Sequence[int], above: list[int], spent: int | Fraction, room: int) -> None:
         """Search the sizes of the tensors of ``chain`` in tiles dividing ``above``, with
@@ -1539,13 +1576,14 @@ def _register_chain(
         room = level.capacity - sum(context.register_share(inside, t) for t in outside)
         if room < sum(least_share[t] for t in chained):
             continue
+        fits_some = True
         spent: int | Fraction = sum(swept(t, fixed[t]) for t in outside)
         if not chained:
             best = spent if best is None else min(best, spent)
             continue
         for chain in permutations(chained):
             place(chain, inside, spent, room)
-    return None if best is None else Fraction(best)
+    return None if best is None or not fits_some else Fraction(best)
 
 
 def _chip_floor(context: BoundContext) -> Fraction | None:

@@ -442,7 +442,11 @@ class _Walk:
             strong = None
             if s.windowed(depth):
                 # rule 16 with the windows, once the node is reached: its children cost more
-                strong = lower_bound(s.context, s.compute, bands, s.keeps, chains="windows")
+                best = self.best() if s.objective == "energy" else None
+                above = None if best is None else best[0]
+                strong = lower_bound(
+                    s.context, s.compute, bands, s.keeps, chains="windows", above=above
+                )
                 raised = bound_key(strong, s.objective)
                 if self.worse(raised):
                     self.tally.prune(raised[0])

@@ -577,6 +577,9 @@ def test_a_window_in_one_element_is_read_again() -> None:
     outer = [(d, 1) for d in range(6)]
     assert _register_chain(context, every, outer) == 16
     assert _register_chain(context, every, outer, windows=True) == 19
+    # a cap stops the search: the least of the bound and the cap
+    for cap in (10, 19, 25):
+        assert _register_chain(context, every, outer, windows=True, cap=cap) == min(19, cap)
     extents = (1, 1, 4, 1, 3, 1)
     node = [Band("glb", extents, tuple(range(6)))]
     bound = lower_bound(context, 12, node, chains="windows")
@@ -613,4 +616,9 @@ def test_register_chain_never_exceeds_exact(case: tuple[Any, ...]) -> None:
     bound = lower_bound(context, compute, node)
     windowed = lower_bound(context, compute, node, chains="windows")
     assert bound.energy <= windowed.energy <= Fraction(exact.energy)
+    # cut at an energy (the best so far): the same bound when not above it, else above it
+    for above in (windowed.energy / 2, windowed.energy, bound.energy):
+        fresh = BoundContext.from_problem(case[0], refills=True)
+        cut = lower_bound(fresh, compute, node, chains="windows", above=above)
+        assert cut == windowed if windowed.energy <= above else above < cut.energy
     assert lower_bound(replace(context, refills=False), compute, node).energy <= bound.energy
