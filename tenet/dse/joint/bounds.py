@@ -562,40 +562,17 @@ def _new_data(
     context: BoundContext,
     facts: TensorFacts,
     loops: Sequence[tuple[int, int]],
-    free: Sequence[tuple[int, int]] = (),
-    innermost: int | None = None,
-) -> int:
-    """Return the elements of ``facts``' data that each tile of the perfect tile sequence
-    ``loops`` ((dimension, trips), outermost first), then the loops ``free`` of a band in an
-    unknown order but for its ``innermost`` loop, holds and the tile before it does not,
-    summed over the tiles: every tile's data less its overlap with the previous tile, the
-    overlap depending only on the loop that advances (sliding windows included; a step of a
-    free loop other than the innermost is taken to overlap wholly); 0 when the access is not
-    separable."""
-    return _fewest_new(context, facts, loops, free, [innermost])
-
-
-def _fewest_new(
-    context: BoundContext,
-    facts: TensorFacts,
-    loops: Sequence[tuple[int, int]],
-    free: Sequence[tuple[int, int]],
-    choices: Sequence[int | None],
-) -> int:
-    """Return the least of :func:`_new_data` over the ``choices`` of the innermost loop of
-    ``free`` (what does not depend on the choice counted once)."""
-    return min(_news(context, facts, loops, free, choices))
-
-
-def _news(
-    context: BoundContext,
-    facts: TensorFacts,
-    loops: Sequence[tuple[int, int]],
     free: Sequence[tuple[int, int]],
     choices: Sequence[int | None],
 ) -> list[int]:
-    """Return :func:`_new_data` for each of the ``choices`` of the innermost loop of ``free``
-    (what does not depend on the choice counted once)."""
+    """Return, for each of the ``choices`` of the innermost loop of ``free``, the elements of
+    ``facts``' data that each tile of the perfect tile sequence ``loops`` ((dimension,
+    trips), outermost first), then the loops ``free`` of a band in an unknown order but for
+    that innermost loop (None: unknown too), holds and the tile before it does not, summed
+    over the tiles: every tile's data less its overlap with the previous tile, the overlap
+    depending only on the loop that advances (sliding windows included; a step of a free
+    loop other than the innermost is taken to overlap wholly); 0 when the access is not
+    separable. What does not depend on the choice is counted once."""
     if not facts.subscripts:
         return [0] * len(choices)
     extents = context.extents
@@ -1083,7 +1060,7 @@ def _hops(
     news = [0] * len(choices)
     if facts.halo and facts.read_only and perfect:
         # a sliding window: each tile brings what the one before it lacks
-        news = _news(context, facts, sequence, inside, choices)
+        news = _new_data(context, facts, sequence, inside, choices)
     per_pe = levels[child].per_pe
     runs, pes, tile_pes = 1, 1, 1
     if per_pe:
@@ -1486,7 +1463,7 @@ class _ChainCosts:
             context, facts, inside = self.context, self.context.tensors[t], self.inside
             free = [(d, inside[d] // s) for d, s in enumerate(tile) if inside[d] // s > 1]
             lasts: list[int | None] = [d for d, _ in free if d in facts.loops]
-            new = _fewest_new(context, facts, self.running, free, lasts or [None])
+            new = min(_new_data(context, facts, self.running, free, lasts or [None]))
             visits = prod(context.extents[d] // tile[d] for d in self.others[t])
             pes = _tile_pes(context, facts, [*self.running, *free])
             parent = context.levels[self.parents[t]]
