@@ -707,12 +707,12 @@ def _placing_bound(
     position = {facts.tensor: k for k, facts in enumerate(context.tensors)}
     if ordered:
         for n in sorted({n for one in place_choices(band, outside, ["_"]) for n in one.values()}):
-            spread = lower_shares(context, [*bands, band], keeps, dict.fromkeys(tensors, n))
+            placed = lower_shares(context, [*bands, band], keeps, dict.fromkeys(tensors, n))
             spanned = order[len(order) - n :] if n else ()
             copy = [outside[d] if d in spanned else sizes[d] for d in range(len(sizes))]
             for tensor in tensors:
                 if fits(tensor, copy):
-                    offer(spread[position[tensor]])
+                    offer(placed[position[tensor]])
         if len(least) < len(tensors):
             return None
     else:
