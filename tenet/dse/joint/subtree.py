@@ -195,7 +195,8 @@ class Subtree:
         ]
         self.keeps = dict(keep)
         self.held = kept_levels(context.levels, self.keeps)
-        self.root_key = bound_key(lower_bound(context, self.compute, [], self.keeps), objective)
+        self.root_bound = lower_bound(context, self.compute, [], self.keeps)
+        self.root_key = bound_key(self.root_bound, objective)
         self.root = self.root_key[0]
         per_dim = array_blocks(problem.dataflow.space_stamp, problem.workload.domain)
         self.blocks = [per_dim[d] for d in context.dims]
@@ -209,8 +210,6 @@ class Subtree:
             if self.inner_keeps is None or f.tensor in self.inner_keeps
         ]
         self.needs: dict[tuple[object, ...], bool] = {}
-        self.parents: dict[tuple[Band, ...], Bound] = {}
-        """The bounds of the nodes whose children are placed, by their bands."""
         self._first: tuple[list[Child], int] | None = None
 
     def search(
@@ -273,7 +272,7 @@ class Subtree:
         (counted once); None when ``stop`` said to stop before every child was bounded."""
         if self._first is None:
             counted = Tally()
-            first = self.children([], counted, stop)
+            first = self.children([], counted, stop, self.root_bound)
             if first is None:
                 return None
             self._first = (first, counted.too_big)
@@ -313,7 +312,7 @@ class Subtree:
             band = Band(level, sizes, ())
             if self.single(depth, sizes):
                 # the tensors' copies may span the band's loops
-                free = self.placing_bound(bands, band, outside, False)
+                free = self.placing_bound(bands, band, outside, False, node)
                 assert free is not None
                 bound = free
             else:
@@ -335,16 +334,10 @@ class Subtree:
         return self.placing and depth == len(self.levels) - 1 and all(s == 1 for s in sizes)
 
     def placing_bound(
-        self, bands: list[Band], band: Band, outside: Sequence[int], ordered: bool
+        self, bands: list[Band], band: Band, outside: Sequence[int], ordered: bool, parent: Bound
     ) -> Bound | None:
-        """:func:`_placing_bound` of ``band`` below ``bands``, inside tiles of ``outside``
-        (the bound of ``bands`` counted once for its children)."""
-        key = tuple(bands)
-        parent = self.parents.get(key)
-        if parent is None:
-            if len(self.parents) >= _PARENTS_HELD:
-                self.parents.clear()
-            parent = self.parents[key] = lower_bound(self.context, self.compute, bands, self.keeps)
+        """:func:`_placing_bound` of ``band`` below ``bands`` (of bounds ``parent``), inside
+        tiles of ``outside``."""
         return _placing_bound(
             self.context,
             parent,
@@ -438,6 +431,7 @@ class _Walk:
             else:
                 self.leaf(bands)
             return
+        node = s.root_bound
         if depth:
             strong = None
             if s.windowed(depth):
@@ -451,8 +445,10 @@ class _Walk:
                 if self.worse(raised):
                     self.tally.prune(raised[0])
                     return
+            # (the bounds below hold for the node; rule 16 adds to its energy only)
+            node = strong or lower_bound(s.context, s.compute, bands, s.keeps)
             counted = Tally()
-            bounded = s.children(bands, counted, self.run_out, strong)
+            bounded = s.children(bands, counted, self.run_out, node)
             if bounded is None:
                 self.leave(key)
                 return
@@ -472,10 +468,13 @@ class _Walk:
                 sized = sized[p * len(sized) // n : (p + 1) * len(sized) // n]
         for key_sizes, sizes in sized:
             if self.descend(_key_of(key_sizes)):
-                self.orders(bands, key_sizes, sizes)
+                self.orders(bands, node, key_sizes, sizes)
 
-    def orders(self, bands: list[Band], key_sizes: Order, sizes: tuple[int, ...]) -> None:
-        """Search the orders of the band of ``sizes`` below ``bands``, best bound first."""
+    def orders(
+        self, bands: list[Band], node: Bound, key_sizes: Order, sizes: tuple[int, ...]
+    ) -> None:
+        """Search the orders of the band of ``sizes`` below ``bands`` (of bounds ``node``),
+        best bound first."""
         s = self.subtree
         depth = len(bands)
         level = s.levels[depth]
@@ -494,7 +493,7 @@ class _Walk:
             if lazy:
                 ordered.append((key_sizes, band))
             elif single:
-                placing_order = s.placing_bound(bands, band, outside, True)
+                placing_order = s.placing_bound(bands, band, outside, True, node)
                 if placing_order is None:
                     self.tally.too_big += 1
                 else:
@@ -507,7 +506,7 @@ class _Walk:
         for order_key, band in ordered:
             bound_order = _key_of(order_key)
             if lazy and not self.worse(bound_order):
-                placing_order = s.placing_bound(bands, band, outside, True)
+                placing_order = s.placing_bound(bands, band, outside, True, node)
                 if placing_order is None:
                     self.tally.too_big += 1
                     continue
@@ -665,9 +664,6 @@ def _need_bound(
             )
     return need
 
-
-_PARENTS_HELD = 10_000
-"""The most bounds :attr:`Subtree.parents` holds."""
 
 _BOUNDED_ORDERS = 24
 """Orders of a band of single instances (with places) whose bounds over their places are all
