@@ -23,7 +23,8 @@ The peers run in their own virtual environment (``make peers``):
 
 (or ``TENET_PEERS_PYTHON``); without it only tenet's column is printed. ``--layer`` picks
 layers, ``--objective`` the objective, ``--budget`` a peer's CPU seconds per search,
-``--save DIR`` writes the peers' best mappings in their own formats.
+``--gap`` tenet's tolerance (a fraction: its best proven within it), ``--save DIR`` writes
+the peers' best mappings in their own formats.
 """
 
 from __future__ import annotations
@@ -115,11 +116,13 @@ def search_tenet(
     params: Mapping[str, int],
     objective: MemoryObjective,
     budget: float,
+    gap: float = 0.0,
 ) -> Best:
     """tenet's search: the joint search over every array mapping of the design space, kept
     tensor, tile size and loop order (seeded by constructive tilings) and, for energy, each
     tensor's place in the register file, for ``budget`` CPU seconds at most (in this process,
-    as a peer's search in its own); its certificate's bound is proven over that whole space."""
+    as a peer's search in its own), proving its best within ``gap`` (a fraction; 0: optimal);
+    its certificate's bound is proven over that whole space."""
     start = cpu_seconds()
     found = joint_search(
         workload,
@@ -129,6 +132,7 @@ def search_tenet(
         objective=objective,
         places=objective != "latency",
         execution=ExecutionOptions(None, cpu_budget=budget),
+        gap=gap,
     )
     row = found.row()
     return Best(
@@ -216,6 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--tenet-budget", type=float, default=60.0, help="tenet's CPU-s per search."
     )
+    parser.add_argument(
+        "--gap",
+        type=float,
+        default=0.0,
+        help="tenet's tolerance: prove each best within this fraction (0.01: 1 %%; 0: optimal).",
+    )
     parser.add_argument("--save", type=Path, help="Write the peers' best mappings here.")
     args = parser.parse_args(argv)
     python = peer_python(args.peer_python)
@@ -235,7 +245,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sizes = " ".join(f"{k}={v}" for k, v in layer.params.items())
             print(f"\n{layer.name} ({layer.workload} {sizes}), by {objective}; {load_text()}")
             print(header)
-            tenet = search_tenet(workload, architecture, layer.params, objective, args.tenet_budget)
+            tenet = search_tenet(
+                workload, architecture, layer.params, objective, args.tenet_budget, args.gap
+            )
             print(_row(tenet), flush=True)
             peers = []
             for peer in ("zigzag", "accelforge") if python else ():

@@ -62,6 +62,14 @@ __all__ = ["map_command"]
     "per layer, after which no part of its search starts and each part running stops where it "
     "is (each part spends at most its share of what is left)"
 )
+@click.option(
+    "--gap",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Tolerance, a fraction (0.01 for 1 %): prune what cannot beat the best by more than "
+    "it, proving each best at most that far above the best possible (0: proven optimal).",
+)
 @constraints_option(
     "Mapping constraints (YAML): a loop's spread over the array, and per level the tile "
     "sizes, loop order and kept or bypassed tensors (docs/dse.md); with --network, of every "
@@ -93,6 +101,7 @@ def map_command(
     objective: str,
     time_budget: float | None,
     cpu_budget: float | None,
+    gap: float,
     constraints: str | None,
     aligned: int | None,
     save_dataflow: str | None,
@@ -120,12 +129,12 @@ def map_command(
 
         engine = execution.engine != "local" or execution.workers != 1 or execution.store
         given = dataflows or constraints or report or aligned is not None or blocks
-        budgets = time_budget is not None or cpu_budget is not None
+        budgets = time_budget is not None or cpu_budget is not None or gap
         if given or budgets or engine:
             raise click.UsageError(
                 "a chain (-w) is searched over its fusion choices in this process: no "
                 "--dataflow, --constraints, --aligned, --blocks, --report, --time-budget, "
-                "--cpu-budget, --engine, --workers, --address or --store"
+                "--cpu-budget, --gap, --engine, --workers, --address or --store"
             )
         map_chain(out, workload, arch, param, objective, save_dataflow)
         return
@@ -161,6 +170,7 @@ def map_command(
             residency=residency,
             design=design,
             aligned=aligned,
+            gap=gap,
         )
     except Interrupted as stop:
         if isinstance(stop.partial, Mapped) and stop.partial.layers:
@@ -184,6 +194,7 @@ def map_command(
             + (f" (blocks {blocks})" if design is not None else ""),
             "time budget per layer": "none" if time_budget is None else f"{time_budget:g} s",
             "CPU budget per layer": "none" if cpu_budget is None else f"{cpu_budget:g} CPU-s",
+            "gap tolerance": f"{gap:.2%}" if gap else "none (proven optimal where finished)",
             "constraints": constraints or "none",
         }
         if aligned is not None:

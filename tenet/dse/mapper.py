@@ -324,6 +324,7 @@ def map_layers(
     residency: bool = True,
     design: SpaceOptions | None = None,
     aligned: int | None = None,
+    gap: float = 0.0,
 ) -> Mapped:
     """Search the best mapping of each layer entry of ``entries`` on ``arch`` by
     ``objective`` (:func:`~tenet.dse.joint.tree.joint_search` over every array mapping of the
@@ -336,7 +337,8 @@ def map_layers(
     partial, :class:`~tenet.dse.tiling.sizes.TilingSpace`);
     with ``residency``, an entry's input that is the output of the entry before stays on chip
     when both bests leave room for it (:func:`kept_between`); ``design``: what the design
-    space holds when no ``dataflows`` are given (None: its defaults).
+    space holds when no ``dataflows`` are given (None: its defaults); ``gap``: each search's
+    tolerance (a fraction; :func:`~tenet.dse.joint.tree.joint_search`).
 
     Raises
     ------
@@ -383,6 +385,7 @@ def map_layers(
                             execution=run,
                             constraints=constraints,
                             design=design,
+                            gap=gap,
                         )
                     except Interrupted as stop:
                         if isinstance(stop.partial, Certificate):

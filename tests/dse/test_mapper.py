@@ -239,6 +239,17 @@ def test_map_budget_keeps_bound_and_gap(capsys: pytest.CaptureFixture[str], budg
     assert (row["certificate"] == "proven optimal") == (row["bound"] == row["value"])
 
 
+def test_map_gap_proves_within_the_tolerance(capsys: pytest.CaptureFixture[str]) -> None:
+    # a tolerance of 1/2: the best is at most half above the bound, and the search ends whole
+    args = ("-w", "conv2d", "-a", ARCH, "-p", "K=4", "-p", "C=4", "-p", "OX=4", "-p", "OY=4")
+    args += ("-p", "RX=3", "-p", "RY=1", "--objective", "energy")
+    (exact,) = _map(capsys, *args)["layers"]
+    (loose,) = _map(capsys, *args, "--gap", "0.5")["layers"]
+    assert loose["complete"] is True and exact["complete"] is True
+    assert loose["bound"] <= exact["value"] <= loose["value"] <= 1.5 * loose["bound"]
+    assert loose["evaluated"] <= exact["evaluated"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -246,6 +257,7 @@ def test_map_budget_keeps_bound_and_gap(capsys: pytest.CaptureFixture[str], budg
         (("-n", "no-such-net", "-a", ARCH), "no-such-net"),
         ((*GEMM, "--time-budget", "-1"), "Invalid value for '--time-budget'"),
         ((*GEMM, "--cpu-budget", "-1"), "Invalid value for '--cpu-budget'"),
+        ((*GEMM, "--gap", "-0.1"), "Invalid value for '--gap'"),
         ((*GEMM, "-n", COUNTED), "--workload with --network"),
         (("-n", COUNTED, "-a", ARCH, "-p", "M=4"), "--param with --network"),
         (("-a", ARCH), "give --workload or --network"),

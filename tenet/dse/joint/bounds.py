@@ -47,6 +47,7 @@ __all__ = [
     "BoundContext",
     "Bound",
     "Share",
+    "innermost_bounds",
     "lower_bound",
     "lower_shares",
     "kept_levels",
@@ -662,6 +663,22 @@ def _tile_pes(context: BoundContext, facts: TensorFacts, loops: Sequence[tuple[i
     return prod(context.coverage[d][tile[d]] for d in range(len(tile)) if d not in facts.loops)
 
 
+def _widest(context: BoundContext, loops: Sequence[tuple[int, int]]) -> int:
+    """Return the most PEs that take part in one tile of the perfect sequence ``loops``: a
+    tile's values of a loop take at most as many coordinates as there are values (and at
+    most those of the loop's whole extent, :attr:`BoundContext.coverage`), and the array
+    mapping uses at most :attr:`BoundContext.pes`."""
+    tile = list(context.extents)
+    for d, n in loops:
+        tile[d] //= n
+    if context.coverage is None:
+        most = prod(tile)
+    else:
+        whole = [context.coverage[d][e] for d, e in enumerate(context.extents)]
+        most = prod(min(t, w) for t, w in zip(tile, whole, strict=True))
+    return min(most, context.pes) if context.pes else most
+
+
 def lower_bound(
     context: BoundContext,
     compute: int,
@@ -698,7 +715,27 @@ def lower_bound(
     (Fraction(10240, 1), 'dram')
     """
     node = _sequences(context, bands, kept, unordered, places)
-    found = _bound(context, compute, node, chains, above)
+    return _least(context, _bound(context, compute, node, chains, above))
+
+
+def innermost_bounds(
+    context: BoundContext,
+    compute: int,
+    bands: Sequence[Band],
+    kept: Mapping[str, frozenset[str]] | None = None,
+) -> dict[int, Bound]:
+    """Return, per running loop of the last band of ``bands`` (its order not fixed), the
+    bounds of :func:`lower_bound` over the orders whose innermost running loop it is (none
+    when the band has no running loop)."""
+    node = _sequences(context, bands, kept, True, None)
+    found = _bound(context, compute, node, None)
+    return {
+        c: _least(context, [b]) for c, b in zip(node.choices, found, strict=True) if c is not None
+    }
+
+
+def _least(context: BoundContext, found: Sequence[Bound]) -> Bound:
+    """Return the least of the bounds ``found`` (the energies less :data:`ENERGY_SLACK`)."""
     slowest = min(found, key=lambda b: b.latency)
     shares = tuple(
         Share(
@@ -1062,12 +1099,14 @@ def _hops(
         # a sliding window: each tile brings what the one before it lacks
         news = _new_data(context, facts, sequence, inside, choices)
     per_pe = levels[child].per_pe
-    runs, pes, tile_pes = 1, 1, 1
+    runs, pes, tile_pes, widest = 1, 1, 1, None
     if per_pe:
         # per-PE runs over the fixed, ordered loops (a free band refines them)
         runs, pes = _replication(context, facts, sequence, perfect)
         if any(news):
             tile_pes = _tile_pes(context, facts, [*sequence, *inside])
+        if perfect and not context.linked:
+            widest = _widest(context, sequence)
     capacity = levels[child].capacity
     limited = unfixed and perfect and facts.subscripts and context.pes and capacity is not None
     pairs_in = array_in = 0
@@ -1090,7 +1129,7 @@ def _hops(
             levels[child],
             _visits(facts, sequence, perfect or grid, inside, innermost, below and perfect),
             new,
-            (runs, pes, tile_pes, spread, pairs_in, array_in) if per_pe else None,
+            (runs, pes, tile_pes, spread, pairs_in, array_in, widest) if per_pe else None,
         )
         for innermost, new in zip(choices, news, strict=True)
     ]
@@ -1102,12 +1141,13 @@ def _hop(
     child: MemoryLevel,
     visits: int,
     new: int,
-    per_pe: tuple[int, int, int, int | None, int, int] | None,
+    per_pe: tuple[int, int, int, int | None, int, int, int | None] | None,
 ) -> _Hop:
     """Return one hop of :func:`_hops` from its ``visits`` of each block, the ``new``
     elements its windows bring and, into a ``per_pe`` level, its runs, the PEs that take
     each element per run and per tile, the spread of a tensor that overflows the level
-    (None: it does not), and the pairs and elements its capacity forces in."""
+    (None: it does not), the pairs and elements its capacity forces in, and the most PEs
+    of one of the level's tiles (:func:`_widest`; None: not counted)."""
     into = visits * facts.read_only + (visits - 1) * facts.written
     if new:
         into = max(into, new)
@@ -1118,7 +1158,7 @@ def _hop(
     if per_pe is None:
         energy = served + into * write + out * read
         return energy, energy, into, out, into, out
-    runs, pes, tile_pes, spread, pairs_in, array_in = per_pe
+    runs, pes, tile_pes, spread, pairs_in, array_in, widest = per_pe
     pe_into = (runs * facts.read_only + (runs - 1) * facts.written) * pes
     pe_out = runs * facts.written * pes
     if new:
@@ -1139,6 +1179,19 @@ def _hop(
             if array_in > out:
                 served += (array_in - out) * _exact(parent.energy_write)
                 out = array_in
+    if widest is not None:
+        # one access of the parent serves the PEs of one tile at most (with multicast or
+        # reduction; else one PE)
+        fills = max(into, facts.pe_read_only, pe_into)
+        reads = -(-fills // widest) if child.multicast else fills
+        if reads > into:
+            served += (reads - into) * _exact(parent.energy_read)
+            into = reads
+        sent = max(out, facts.pe_written, pe_out)
+        writes = -(-sent // widest) if child.reduction else sent
+        if writes > out:
+            served += (writes - out) * _exact(parent.energy_write)
+            out = writes
     energy = served + max(into, facts.pe_read_only, pe_into) * write
     energy += max(out, facts.pe_written, pe_out) * read
     # the estimate: every visit fills the PEs' own pairs

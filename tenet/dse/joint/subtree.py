@@ -28,6 +28,7 @@ from tenet.dse.joint.bounds import (
     Bound,
     BoundContext,
     Share,
+    innermost_bounds,
     kept_levels,
     lower_bound,
     lower_shares,
@@ -74,6 +75,25 @@ def bound_key(bound: Bound, objective: MemoryObjective) -> Key:
     (Fraction(30, 1), Fraction(8, 1))
     """
     return bound.value(objective), bound.energy if objective == "latency" else bound.latency
+
+
+def cut_key(best: Key | None, gap: Fraction) -> Key | None:
+    """The :data:`Key` below which a node may hold a leaf better than ``best`` by more than
+    ``gap`` of the leaf's value: ``best`` itself without a gap, else its value divided by
+    1 + ``gap`` (a node of that value or more is cut whatever its other objective: no bound is
+    negative). A search that prunes at it proves its best at most ``gap`` above the least
+    value of the space.
+
+    Examples
+    --------
+    >>> cut_key((Fraction(101), Fraction(7)), Fraction(1, 100))
+    (Fraction(100, 1), Fraction(0, 1))
+    >>> cut_key((Fraction(101), Fraction(7)), Fraction(0))
+    (Fraction(101, 1), Fraction(7, 1))
+    """
+    if best is None or not gap:
+        return best
+    return best[0] / (1 + gap), Fraction(0)
 
 
 def _at_least(bound: Bound, node: Bound) -> Bound:
@@ -170,9 +190,11 @@ class Subtree:
         compute: int | None = None,
         places: bool = False,
         context: BoundContext | None = None,
+        gap: Fraction = Fraction(0),
     ) -> None:
         self.problem = problem
         self.objective = objective
+        self.gap = gap
         self.compute = occupancy(problem).latency_compute if compute is None else compute
         self.context = context = context or BoundContext.from_problem(problem)
         self.levels = list(space.levels or ())
@@ -381,17 +403,23 @@ class _Walk:
         found = [k for k in (self.incumbent, own) if k is not None]
         return min(found) if found else None
 
+    def cut(self) -> Key | None:
+        """The :data:`Key` below which a node is searched (:func:`cut_key` of the best found
+        and the subtree's gap; None: nothing found)."""
+        return cut_key(self.best(), self.subtree.gap)
+
     def worse(self, key: Key) -> bool:
-        """Whether a node of this :data:`Key` cannot beat the best found (here or before)."""
-        best = self.best()
-        return best is not None and key >= best
+        """Whether a node of this :data:`Key` cannot beat the best found (here or before; by
+        more than the subtree's gap)."""
+        cut = self.cut()
+        return cut is not None and key >= cut
 
     def descend(self, key: Key) -> bool:
         """Whether to search below a node of this :data:`Key` (else it is pruned or left
         open, its bound of the objective kept)."""
         tally = self.tally
         best = self.best()
-        if best is not None and key >= best:
+        if self.worse(key):
             tally.prune(key[0])
             return False
         tying = best is not None and key[0] >= best[0]
@@ -436,8 +464,8 @@ class _Walk:
             strong = None
             if s.windowed(depth):
                 # rule 16 with the windows, once the node is reached: its children cost more
-                best = self.best() if s.objective == "energy" else None
-                above = None if best is None else best[0]
+                cut = self.cut() if s.objective == "energy" else None
+                above = None if cut is None else cut[0]
                 strong = lower_bound(
                     s.context, s.compute, bands, s.keeps, chains="windows", above=above
                 )
@@ -487,10 +515,25 @@ class _Walk:
         self.tally.tied += len(orders) if self.tying else 0
         # with many orders, each is bounded over its places only when it comes up
         lazy = single and len(orders) > _BOUNDED_ORDERS
+        # the orders of one innermost running loop are pruned together when its bound is
+        # not below the best
+        cut: dict[int, Key] = {}
+        if not single and len(orders) > 1:
+            groups = innermost_bounds(
+                s.context, s.compute, [*bands, Band(level, sizes, ())], s.keeps
+            )
+            for innermost, bound in groups.items():
+                key = bound_key(bound, s.objective)
+                if self.worse(key):
+                    cut[innermost] = key
+        running = sum(1 for d, e in enumerate(outside) if -(-e // sizes[d]) > 1)
         ordered: list[tuple[Order, Band]] = []
         for order in orders:
             band = Band(level, sizes, order)
-            if lazy:
+            innermost = order[running - 1] if running else -1
+            if innermost in cut:
+                self.tally.prune(cut[innermost][0])
+            elif lazy:
                 ordered.append((key_sizes, band))
             elif single:
                 placing_order = s.placing_bound(bands, band, outside, True, node)

@@ -35,7 +35,7 @@ from tenet.dse.constraints import NO_TILING, MappingConstraints, mapping_spread
 from tenet.dse.joint.bounds import BoundContext, lower_bound
 from tenet.dse.joint.declared import compute_floor, kept_choices, places_apply, space_size
 from tenet.dse.joint.seeds import improved_seeds, seed_tilings
-from tenet.dse.joint.subtree import Key, Part, Subtree, SubtreeResult, bound_key
+from tenet.dse.joint.subtree import Key, Part, Subtree, SubtreeResult, bound_key, cut_key
 from tenet.dse.joint.symmetry import stamp_images
 from tenet.dse.ranking.certificate import Certificate, Incumbent, status_line
 from tenet.dse.run.budget import Allowance, Ends
@@ -194,6 +194,9 @@ class Declared:
     dominated: Mapping[int, int] = field(default_factory=dict)
     """The subtrees that the image of an earlier one under a symmetry of the problem stands
     for (:func:`_dominated`): subtree -> the one searched, of the same figures."""
+    gap: Fraction = Fraction(0)
+    """The search's tolerance: its best is proven at most this fraction above the least
+    value (:func:`~tenet.dse.joint.subtree.cut_key`)."""
 
     @property
     def searched(self) -> list[JointRoot]:
@@ -228,34 +231,34 @@ def joint_search(
     ties: int | None = TIES,
     dominance: bool = True,
     design: SpaceOptions | None = None,
+    gap: float | Fraction = 0,
 ) -> Certificate:
     """Search array mappings, kept tensors, tile sizes and loop orders of ``workload`` on
     ``arch`` together for the least ``objective``, by branch and bound; return the best and
     its :class:`~tenet.dse.ranking.certificate.Certificate`. Of the mappings of the best
     value, the one of least other objective (the energy by latency, else the latency) is
     searched for among the nodes that could only tie the best value within ``ties`` (their
-    count and their children's bounds, :data:`TIES`; None: no limit, the best then has the
-    least other objective of them all; the nodes left are counted in the certificate's
-    ``ties_open``).
+    count and their children's bounds, :data:`TIES`; None: no limit; the nodes left are
+    the certificate's ``ties_open``).
 
     ``mappings``, ``space``, ``bypass`` and ``places`` declare the space (:func:`declare`);
     ``seed``: whether a first search of the subtree of least root bound (by latency, at most
     :data:`DIVE` exact evaluations) and the constructive tilings of the three mappings of
     least root bound, the three of least compute latency and (design space) the three the
     micro model ranks best start the search (the tilings join the declared space; none is
-    counted once the best reaches the least root bound); ``budget`` caps the exact evaluations of
-    each subtree, or part of one (None: none; the nodes left open keep their bounds in the
-    certificate). Subtrees run on the engine of ``execution`` (None: in this process) and are
-    kept in its store; its time budget stops starting subtrees and leaves the nodes of
-    running ones open (a subtree cut short is not stored); its ``tell`` hears the best so
-    far, the bound and the gap as they change. The choices that depend on the objective are
-    its :class:`Policy`. ``constraints`` narrow the declared space (the array mappings, kept
-    tensors, tile sizes and loop orders each allows; the seeds that break them are dropped).
-    With ``dominance``, by energy, a subtree that is the image of an earlier one under a
-    symmetry of the problem is not searched: that one's best and bounds stand for it
-    (:func:`_dominated`). ``design``: what the design space holds when ``mappings`` is None
-    (:class:`~tenet.dse.space.design.SpaceOptions`, e.g. blocked spatial digits; None: its
-    defaults).
+    counted once the best reaches the least root bound); ``budget`` caps the exact evaluations
+    of each subtree, or part of one (None: none; the nodes left open keep their bounds in the
+    certificate). Subtrees run on the engine of ``execution`` (None: here) and are kept in
+    its store; its time budget stops starting subtrees and leaves the nodes of running ones
+    open (a subtree cut short is not stored); its ``tell`` hears the best, bound and gap as
+    they change. What depends on the objective is its :class:`Policy`. ``constraints``
+    narrow the declared space (the array mappings, kept tensors, tile sizes and loop orders
+    each allows; the seeds that break them are dropped). With ``dominance``, by energy, a
+    subtree that is the image of an earlier one under a symmetry of the problem is not
+    searched (:func:`_dominated`). ``design``: the design space when ``mappings`` is None
+    (:class:`~tenet.dse.space.design.SpaceOptions`; None: its defaults). A ``gap`` (0.01
+    for 1 %) prunes what cannot beat the best by more (no ties searched,
+    :func:`~tenet.dse.joint.subtree.cut_key`): the best is proven at most that far above.
 
     Raises
     ------
@@ -298,6 +301,7 @@ def joint_search(
                 constraints,
                 dominance,
                 design,
+                _tolerance(gap),
             )
             if seed:
                 dived = _dive(found, policy, incumbent, runner, tied)
@@ -310,6 +314,14 @@ def joint_search(
         partial = _certify(found, results, incumbent, len(seeds), dived, broken)
         raise Interrupted(partial) from None
     return _certify(found, results, incumbent, len(seeds), dived, broken)
+
+
+def _tolerance(gap: float | Fraction) -> Fraction:
+    """``gap`` as an exact fraction (a float as written: 0.01 is 1/100), checked."""
+    tolerance = Fraction(str(gap)) if isinstance(gap, float) else Fraction(gap)
+    if tolerance < 0:
+        raise ValueError(f"gap: expected a fraction of 0 or more (0.01 for 1 %), got {gap}")
+    return tolerance
 
 
 class _Ties:
@@ -353,6 +365,7 @@ def declare(
     constraints: ConstraintsSpec | None = None,
     dominance: bool = False,
     design: SpaceOptions | None = None,
+    gap: Fraction = Fraction(0),
 ) -> Declared:
     """Return the space of a joint search and its subtrees, best root bound first: the array
     ``mappings`` (dataflow files, zoo names or specs; None: every mapping of the design space),
@@ -365,7 +378,7 @@ def declare(
     (:func:`tenet.dse.joint.declared.place_choices`); ``constraints`` (or those of ``space``)
     narrow each choice; with ``dominance``, the subtrees an earlier one stands for by a
     symmetry of the problem are marked (:func:`_dominated`); ``design``: what the design
-    space holds (None: its defaults)."""
+    space holds (None: its defaults); ``gap``: the search's tolerance (:func:`joint_search`)."""
     w, a, bound = given.workload, given.architecture, given.bound
     space = space or TilingSpace()
     if constraints is not None:
@@ -411,6 +424,8 @@ def declare(
     }
     if mappings is None and design is not None and design != SpaceOptions():
         context["design"] = design.model_dump(mode="json")
+    if gap:
+        context["gap"] = fraction_text(gap)
     dominated: dict[int, int] = {}
     # (given sizes may differ between loops that a symmetry swaps)
     symmetric = limits is None and checked.sizes is None and Policy.of(objective).one_per_placement
@@ -434,6 +449,7 @@ def declare(
         parts,
         limits,
         dominated,
+        gap,
     )
 
 
@@ -618,7 +634,7 @@ def _seed(d: Declared, policy: Policy, incumbent: Incumbent, runner: Runner) -> 
         if seeds and runner.expired():
             break
         best = incumbent.value
-        if floor is not None and best is not None and best <= floor:
+        if floor is not None and best is not None and best <= floor * (1 + d.gap):
             break
         context: BoundContext | None = None
         compute: int | None = None
@@ -779,7 +795,8 @@ def _jobs(
         if tree.index in skipped:
             yield Settled(index, _EMPTY)
             continue
-        beaten = best is not None and tree.key >= best
+        below = cut_key(best, d.gap)
+        beaten = below is not None and tree.key >= below
         tying = best is not None and not beaten and tree.root >= best[0] and ties.limited
         if part <= 0 and (beaten or tying):
             skipped.add(tree.index)
@@ -1008,7 +1025,8 @@ def _subtree(context: str, mapping: str, keep: str) -> Subtree:
     c = json.loads(context)
     space = TilingSpace.from_dict(c["space"]).checked(problem)
     places = c.get("places", False)
-    return Subtree(problem, space, _keep_of(keep), c["objective"], compute, places, bounds)
+    gap = Fraction(c.get("gap", 0))
+    return Subtree(problem, space, _keep_of(keep), c["objective"], compute, places, bounds, gap)
 
 
 def evaluate_subtree(

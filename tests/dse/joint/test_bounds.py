@@ -389,6 +389,39 @@ def test_a_register_file_of_three_forces_refills() -> None:
         assert exact.fits and bound <= Fraction(exact.energy)
 
 
+def test_a_register_file_tile_of_one_pe_is_served_once_per_fill() -> None:
+    # GEMM 4³ on 4 PEs, PE[j], the register files' tiles in the order (i, k, j): A[i, k] is
+    # the same for the four tiles of one (i, k), one on each PE, but a tile is a single
+    # instance on one PE: a buffer read serves one fill only. Each PE takes a new element of
+    # A at each of its 16 MACs: 64 fills, each a buffer read (10 pJ) and a register-file
+    # write (1); A crosses DRAM (100) into the buffer (10) at least once (16 elements), and
+    # the MACs read it 64 times from the register file (1): 64 * 11 + 16 * 110 + 64 = 2,528
+    # pJ at least (counting one buffer read per (i, k) instead: 480 pJ less)
+    arch = ArchitectureSpec.from_mapping(
+        {
+            "name": "a",
+            "pe": "{PE[p]: 0 <= p < 4}",
+            "levels": [
+                {"name": "dram", "energy_read": 100, "energy_write": 100},
+                {"name": "glb", "energy_read": 10, "energy_write": 10},
+                {"name": "rf", "per_pe": True, "energy_read": 1, "energy_write": 1},
+            ],
+        }
+    )
+    dataflow = DataflowSpec(
+        name="d", space_stamp="{S[i, j, k] -> PE[j]}", time_stamp="{S[i, j, k] -> T[i, k]}"
+    )
+    problem = load_problem("gemm", arch, dataflow, {"M": 4, "N": 4, "K": 4})
+    bands = [("glb", (4, 4, 4), (0, 1, 2)), ("rf", (1, 1, 1), (0, 2, 1))]
+    nest = tiled_nest(("i", "j", "k"), (4, 4, 4), "dram", bands, (0, 1, 2))
+    exact = evaluate_memory(problem, 16, tile_maps(nest))
+    assert exact.record("rf", "A").reads_parent == 64
+    bound = lower_bound(BoundContext.from_problem(problem), 16, bands_of(nest))
+    (a,) = [share for share in bound.shares if share.tensor == "A"]
+    assert a.energy >= 2528 * (1 - ENERGY_SLACK)
+    assert bound.energy <= Fraction(exact.energy)
+
+
 @st.composite
 def forced_cases(draw: st.DrawFn) -> tuple[Any, ...]:
     """Larger GEMMs and convolutions on 2x2 PEs with a register file of 3 to 10 elements (per

@@ -6,6 +6,7 @@ most a tenth of the space exactly."""
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +164,29 @@ def test_joint_search_budget_leaves_a_sound_gap() -> None:
     optimum = brute_force(GEMM, "energy")
     assert found.bound <= optimum <= found.best.value
     assert not found.complete or found.gap == 0
+
+
+@pytest.mark.parametrize("objective", ["latency", "energy"])
+@pytest.mark.parametrize("gap", [Fraction(1, 10), Fraction(1, 2)])
+def test_joint_search_within_a_gap(objective: MemoryObjective, gap: Fraction) -> None:
+    # a tolerance: the search ends whole, its bound at most the optimum of the space (brute
+    # force), its best at most 1 + gap times the bound, with no more exact evaluations
+    workload, params, mappings, dims = GEMM
+    space = TilingSpace(["glb"], dims)
+    exact = joint_search(workload, ARCH, mappings, params, space, objective=objective, seed=False)
+    found = joint_search(
+        workload, ARCH, mappings, params, space, objective=objective, seed=False, gap=gap
+    )
+    optimum = brute_force(GEMM, objective)
+    assert found.complete and found.bound <= optimum <= found.best.value
+    assert found.best.value <= (1 + gap) * found.bound
+    assert found.evaluated <= exact.evaluated
+
+
+def test_joint_search_refuses_a_negative_gap() -> None:
+    workload, params, mappings, _ = GEMM
+    with pytest.raises(ValueError, match="gap: expected a fraction of 0 or more"):
+        joint_search(workload, ARCH, mappings, params, gap=-0.5)
 
 
 @pytest.mark.parametrize("allowance", [Allowance(until=0.0), Allowance(cpu=0.0)])
