@@ -235,9 +235,7 @@ class BoundContext:
             [j for j in range(k) if j == 0 or self.levels[j].holds(f.tensor)] for f in self.tensors
         ]
         loops = [f.loops for f in self.tensors]
-
-        shares = self.register_share
-
+        tables, own = self._register_shares, self._share_loops
         out = []
         for mask in range(1, cut):
             whole = [t for t in range(n) if mask >> t & 1]
@@ -245,7 +243,7 @@ class BoundContext:
             mine = sorted(frozenset().union(*(loops[t] for t in whole)))
 
             def fits(tile: list[int], whole: list[int] = whole, room: int = room) -> bool:
-                return sum(shares(tile, t) for t in whole) <= room
+                return sum(tables[t][tuple([tile[d] for d in own[t]])] for t in whole) <= room
 
             ways = [
                 [(t, sum(1 << u for u in order[:i])) for i, t in enumerate(order)]
@@ -283,8 +281,13 @@ class BoundContext:
     def register_share(self, tile: Sequence[int], t: int) -> int:
         """The elements of tensor ``t``'s share of a ``tile`` that the first PE holds when it
         keeps it whole (each subscript: its loops' ranges per PE summed, less the overlaps)."""
-        key = tuple([tile[d] for d in sorted(self.tensors[t].loops)])
+        key = tuple([tile[d] for d in self._share_loops[t]])
         return self._register_shares[t][key]
+
+    @cached_property
+    def _share_loops(self) -> tuple[tuple[int, ...], ...]:
+        """Per tensor, its loops in order: the key of :meth:`register_share`'s table."""
+        return tuple(tuple(sorted(f.loops)) for f in self.tensors)
 
     @cached_property
     def _register_shares(self) -> tuple[dict[tuple[int, ...], int], ...]:
@@ -292,8 +295,7 @@ class BoundContext:
         assert self.spread is not None
         spread, (sizes, _, _) = self.spread, self.size_tables
         out = []
-        for f in self.tensors:
-            own = sorted(f.loops)
+        for f, own in zip(self.tensors, self._share_loops, strict=True):
             table = {}
             for chosen in product(*[sizes[d] for d in own]):
                 size = dict(zip(own, chosen, strict=True))
