@@ -1059,7 +1059,7 @@ def _hops_of(
     """Return :func:`_hops` of ``step`` (the context's tensor ``t``) and the rest, each hop
     counted once: the children of a node share the hops of the levels outside their band."""
     context, facts, _, parent, child, sequence, perfect, inside = step
-    common = (t, parent, child, tuple(sequence), perfect, tuple(inside), below)
+    common = (t, parent, child, tuple(sequence), perfect, _inside_key(facts, inside), below)
     rest = (tuple(tile) if below or unfixed else None, unfixed, grid)
     # (an innermost loop none of its data depends on bounds it as any other such)
     keys = [
@@ -1074,6 +1074,16 @@ def _hops_of(
         found = _hops(*step, list(missing.values()), below, tile, unfixed, grid)
         hops.update(zip(missing, found, strict=True))
     return [hops[key] for key in keys]
+
+
+def _inside_key(facts: TensorFacts, inside: Sequence[tuple[int, int]]) -> tuple[object, ...]:
+    """What a hop of ``facts`` (:func:`_hops`) takes of the free band's loops ``inside``:
+    without a window, the trips of the loops its data does not depend on and which of its
+    own loops run (:func:`_visits`); with one, every trip (:func:`_new_data`)."""
+    if facts.halo:
+        return tuple(inside)
+    others = tuple((d, n) for d, n in inside if n > 1 and d not in facts.loops)
+    return others, tuple(d for d, n in inside if n > 1 and d in facts.loops)
 
 
 def _hops(
