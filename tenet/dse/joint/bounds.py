@@ -1059,7 +1059,8 @@ def _hops_of(
     """Return :func:`_hops` of ``step`` (the context's tensor ``t``) and the rest, each hop
     counted once: the children of a node share the hops of the levels outside their band."""
     context, facts, _, parent, child, sequence, perfect, inside = step
-    common = (t, parent, child, tuple(sequence), perfect, _inside_key(facts, inside), below)
+    trips = _sequence_key(context, facts, sequence)
+    common = (t, parent, child, trips, perfect, _inside_key(facts, inside), below)
     rest = (tuple(tile) if below or unfixed else None, unfixed, grid)
     # (an innermost loop none of its data depends on bounds it as any other such)
     keys = [
@@ -1074,6 +1075,25 @@ def _hops_of(
         found = _hops(*step, list(missing.values()), below, tile, unfixed, grid)
         hops.update(zip(missing, found, strict=True))
     return [hops[key] for key in keys]
+
+
+def _sequence_key(
+    context: BoundContext, facts: TensorFacts, sequence: Sequence[tuple[int, int]]
+) -> tuple[object, ...]:
+    """What a hop of ``facts`` (:func:`_hops`) takes of its tile ``sequence``: without a
+    window, per loop the product of its trips up to the tensor's innermost running own loop
+    (:func:`_visits`, :func:`_replication`) and of all its trips (:func:`_widest`); with one,
+    the sequence (:func:`_new_data`)."""
+    if facts.halo:
+        return tuple(sequence)
+    running = [(d, n) for d, n in sequence if n > 1]
+    last = max((k for k, (d, _) in enumerate(running) if d in facts.loops), default=-1)
+    outer, whole = [1] * len(context.extents), [1] * len(context.extents)
+    for k, (d, n) in enumerate(running):
+        whole[d] *= n
+        if k <= last:
+            outer[d] *= n
+    return tuple(outer), tuple(whole)
 
 
 def _inside_key(facts: TensorFacts, inside: Sequence[tuple[int, int]]) -> tuple[object, ...]:
