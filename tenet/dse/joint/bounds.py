@@ -56,6 +56,8 @@ __all__ = [
 
 ENERGY_SLACK = Fraction(1, 10**9)
 """Relative margin taken off the energy bound: the exact energies are sums of floats."""
+_KEPT = 1 - ENERGY_SLACK
+"""What an energy bound keeps of itself (:data:`ENERGY_SLACK` off)."""
 
 
 class Band(NamedTuple):
@@ -691,6 +693,7 @@ def lower_bound(
     places: Mapping[str, int] | None = None,
     chains: CopyChains = "copies",
     above: Fraction | None = None,
+    shares: bool = True,
 ) -> Bound:
     """Return lower bounds on the memory-aware latency and energy of every tiling whose outer
     bands are ``bands`` (a prefix of the levels inside the outermost, outermost first), with
@@ -702,7 +705,8 @@ def lower_bound(
     ``chains`` says how rule 16 bounds a node whose bands above the register file's are
     fixed: not at all (None), over chains of copies, or with their windows too (slower);
     rule 16 stops once it shows the energy bound above ``above`` (a node worse than the best
-    so far: its bound is then above ``above``, if less than it would be).
+    so far: its bound is then above ``above``, if less than it would be); without
+    ``shares``, the bound has none (:attr:`Bound.shares` empty; a child's key needs none).
 
     Examples
     --------
@@ -717,7 +721,7 @@ def lower_bound(
     (Fraction(10240, 1), 'dram')
     """
     node = _sequences(context, bands, kept, unordered, places)
-    return _least(context, _bound(context, compute, node, chains, above))
+    return _least(context, _bound(context, compute, node, chains, above), shares)
 
 
 def innermost_bounds(
@@ -736,23 +740,25 @@ def innermost_bounds(
     }
 
 
-def _least(context: BoundContext, found: Sequence[Bound]) -> Bound:
-    """Return the least of the bounds ``found`` (the energies less :data:`ENERGY_SLACK`)."""
+def _least(context: BoundContext, found: Sequence[Bound], shares: bool = True) -> Bound:
+    """Return the least of the bounds ``found`` (the energies less :data:`ENERGY_SLACK`),
+    with the tensors' shares or (``shares`` False) none."""
     slowest = min(found, key=lambda b: b.latency)
-    shares = tuple(
+    least = tuple(
         Share(
             facts.tensor,
-            min(b.shares[t].energy for b in found) * (1 - ENERGY_SLACK),
+            min(b.shares[t].energy for b in found) * _KEPT,
             min(b.shares[t].estimate for b in found),
         )
         for t, facts in enumerate(context.tensors)
+        if shares
     )
     return Bound(
         slowest.latency,
-        min(b.energy for b in found) * (1 - ENERGY_SLACK),
+        min(b.energy for b in found) * _KEPT,
         slowest.bottleneck,
         min(b.estimate or b.energy for b in found),
-        shares,
+        least,
     )
 
 
@@ -838,7 +844,7 @@ def lower_shares(
     out: faster)."""
     node = _sequences(context, bands, kept, False, places)
     return tuple(
-        Share(facts.tensor, energy * (1 - ENERGY_SLACK), max(energy, estimate))
+        Share(facts.tensor, energy * _KEPT, max(energy, estimate))
         for facts, energy, estimate in _energies(_plan(context, node))
     )
 
@@ -892,7 +898,7 @@ def _cap(planned: Sequence[_Planned], register: int, above: Fraction) -> int | F
         if child == register
     )
     separate = sum(energy for _, energy, _ in _energies(planned))
-    return (above / (1 - ENERGY_SLACK) - separate + refills) // 1 + 1
+    return (above / _KEPT - separate + refills) // 1 + 1
 
 
 def _plan(context: BoundContext, node: _Sequences) -> list[_Planned]:

@@ -339,7 +339,7 @@ class Subtree:
                 bound = free
             else:
                 bound = lower_bound(
-                    context, self.compute, [*bands, band], self.keeps, unordered=True
+                    context, self.compute, [*bands, band], self.keeps, unordered=True, shares=False
                 )
             sized.append((_child_order(_at_least(bound, node), self.objective), sizes))
         sized.sort(key=lambda c: c[0][:2])
@@ -543,7 +543,9 @@ class _Walk:
                     ordered.append((_child_order(placing_order, s.objective), band))
             else:
                 # rule 16 waits for the node to be reached (:meth:`visit`)
-                bound = lower_bound(s.context, s.compute, [*bands, band], s.keeps, chains=None)
+                bound = lower_bound(
+                    s.context, s.compute, [*bands, band], s.keeps, chains=None, shares=False
+                )
                 ordered.append((_child_order(bound, s.objective), band))
         ordered.sort(key=lambda c: c[0][:2])
         for order_key, band in ordered:
