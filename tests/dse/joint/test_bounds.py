@@ -20,6 +20,7 @@ from tenet.dse.joint.bounds import (
     BoundContext,
     _register_chain,
     _register_floor,
+    innermost_bounds,
     kept_levels,
     lower_bound,
     lower_shares,
@@ -174,6 +175,33 @@ def test_bound_never_exceeds_exact(case: tuple[Any, ...]) -> None:
         bound = lower_bound(context, compute, bands, unordered=unordered)
         assert bound.latency <= exact.latency
         assert bound.energy <= Fraction(exact.energy)
+
+
+@settings(max_examples=80, deadline=None)
+@given(cases())
+def test_an_innermost_loop_bounds_every_order_it_ends(case: tuple[Any, ...]) -> None:
+    # the search prunes a band's orders by their innermost running loop: that loop's bound
+    # is at most the bound of every order that ends with it, and the least of them is the
+    # band's bound with its order open
+    problem, nest, prefix, *_ = case
+    compute = occupancy(problem).latency_compute
+    context = BoundContext.from_problem(problem, refills=True)
+    *outer, last = bands_of(nest)[: max(prefix, 1)]
+    outside = outer[-1].sizes if outer else context.extents
+    running = [d for d in range(len(outside)) if -(-outside[d] // last.sizes[d]) > 1]
+    free = [*outer, Band(last.level, last.sizes, ())]
+    groups = innermost_bounds(context, compute, free)
+    assert set(groups) == set(running)
+    for order in permutations(running) if running else ():
+        band = Band(
+            last.level, last.sizes, (*order, *sorted(set(range(len(outside))) - set(order)))
+        )
+        bound = lower_bound(context, compute, [*outer, band], chains=None)
+        assert groups[order[-1]].latency <= bound.latency
+        assert groups[order[-1]].energy <= bound.energy
+    if groups:
+        whole = lower_bound(context, compute, free, unordered=True)
+        assert min(b.energy for b in groups.values()) == whole.energy
 
 
 def test_bound_tight_on_gemm_output_stationary() -> None:
