@@ -82,6 +82,22 @@ def one_buffer(pes: int = 1) -> ArchitectureSpec:
     )
 
 
+def buffered(pes: int, energy: float, rf: dict[str, Any]) -> ArchitectureSpec:
+    """DRAM (100 pJ an access), a buffer of ``energy`` pJ an access and a per-PE register
+    file of the fields ``rf``, over ``pes`` PEs."""
+    return ArchitectureSpec.from_mapping(
+        {
+            "name": "a",
+            "pe": f"{{PE[p]: 0 <= p < {pes}}}",
+            "levels": [
+                {"name": "dram", "energy_read": 100, "energy_write": 100},
+                {"name": "glb", "energy_read": energy, "energy_write": energy},
+                {"name": "rf", "per_pe": True, **rf},
+            ],
+        }
+    )
+
+
 Drawn = list[tuple[str, tuple[int, ...], tuple[int, ...]]]
 
 
@@ -245,17 +261,7 @@ def test_a_share_that_overflows_the_register_file_is_revisited() -> None:
     # each a register-file write (1) and a buffer read (3): 16 more. A and C (4 and 2 per PE
     # in a tile) have no other loop outside to revisit them.
     def bound(capacity: int) -> Fraction:
-        arch = ArchitectureSpec.from_mapping(
-            {
-                "name": "a",
-                "pe": "{PE[p]: 0 <= p < 2}",
-                "levels": [
-                    {"name": "dram", "energy_read": 100, "energy_write": 100},
-                    {"name": "glb", "energy_read": 3, "energy_write": 3},
-                    {"name": "rf", "per_pe": True, "capacity": capacity, "energy_write": 1},
-                ],
-            }
-        )
+        arch = buffered(2, 3, {"capacity": capacity, "energy_write": 1})
         dataflow = DataflowSpec(
             name="d",
             space_stamp="{S[i, j, k] -> PE[j % 2]}",
@@ -425,17 +431,7 @@ def test_a_register_file_tile_of_one_pe_is_served_once_per_fill() -> None:
     # write (1); A crosses DRAM (100) into the buffer (10) at least once (16 elements), and
     # the MACs read it 64 times from the register file (1): 64 * 11 + 16 * 110 + 64 = 2,528
     # pJ at least (counting one buffer read per (i, k) instead: 480 pJ less)
-    arch = ArchitectureSpec.from_mapping(
-        {
-            "name": "a",
-            "pe": "{PE[p]: 0 <= p < 4}",
-            "levels": [
-                {"name": "dram", "energy_read": 100, "energy_write": 100},
-                {"name": "glb", "energy_read": 10, "energy_write": 10},
-                {"name": "rf", "per_pe": True, "energy_read": 1, "energy_write": 1},
-            ],
-        }
-    )
+    arch = buffered(4, 10, {"energy_read": 1, "energy_write": 1})
     dataflow = DataflowSpec(
         name="d", space_stamp="{S[i, j, k] -> PE[j]}", time_stamp="{S[i, j, k] -> T[i, k]}"
     )
