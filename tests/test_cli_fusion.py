@@ -153,6 +153,7 @@ def test_map_saves_a_dataflow_that_eval_counts_alike(
         (("map", "-w", "conv-conv", "-a", "systolic-levels", "--engine", "dask"), "--engine"),
         (("map", "-w", "conv-conv", "-a", "systolic-levels", "--store", "s.db"), "--store"),
         (("map", "-w", "conv-conv", "-a", "systolic-levels", "--time-budget", "5"), "budget"),
+        (("map", "-w", "conv-conv", "-a", "systolic-levels", "--gap", "0.01"), "--gap"),
         (("map", "-w", "gemm", "-a", "systolic-levels", "--objective", "dram"), "chain's"),
         (("eval", "-w", "conv-conv", "-a", "systolic-levels"), "-d FUSED.yaml"),
         (("eval", "-w", "conv-conv", "-d", "examples/fused/conv-conv.yaml", "-p", "Q=2"), "Q"),
