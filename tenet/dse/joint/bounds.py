@@ -744,14 +744,17 @@ def _least(context: BoundContext, found: Sequence[Bound], shares: bool = True) -
     """Return the least of the bounds ``found`` (the energies less :data:`ENERGY_SLACK`),
     with the tensors' shares or (``shares`` False) none."""
     slowest = min(found, key=lambda b: b.latency)
-    least = tuple(
-        Share(
-            facts.tensor,
-            min(b.shares[t].energy for b in found) * _KEPT,
-            min(b.shares[t].estimate for b in found),
+    least = (
+        tuple(
+            Share(
+                facts.tensor,
+                min(b.shares[t].energy for b in found) * _KEPT,
+                min(b.shares[t].estimate for b in found),
+            )
+            for t, facts in enumerate(context.tensors)
         )
-        for t, facts in enumerate(context.tensors)
         if shares
+        else ()
     )
     return Bound(
         slowest.latency,

@@ -419,7 +419,8 @@ class _Walk:
         open, its bound of the objective kept)."""
         tally = self.tally
         best = self.best()
-        if self.worse(key):
+        cut = cut_key(best, self.subtree.gap)
+        if cut is not None and key >= cut:
             tally.prune(key[0])
             return False
         tying = best is not None and key[0] >= best[0]
@@ -526,7 +527,7 @@ class _Walk:
                 key = bound_key(bound, s.objective)
                 if self.worse(key):
                     cut[innermost] = key
-        running = sum(1 for d, e in enumerate(outside) if -(-e // sizes[d]) > 1)
+        running = len(_running(outside, sizes))
         ordered: list[tuple[Order, Band]] = []
         for order in orders:
             band = Band(level, sizes, order)
@@ -657,12 +658,17 @@ def _sizes(
     yield from product(*per_dim)
 
 
+def _running(outside: Sequence[int], sizes: Sequence[int]) -> list[int]:
+    """The band's loops of more than one trip (tiles of ``sizes`` in tiles of ``outside``)."""
+    return [d for d in range(len(outside)) if -(-outside[d] // sizes[d]) > 1]
+
+
 def _orders(
     outside: Sequence[int], sizes: Sequence[int], fixed: Sequence[int] | None = None
 ) -> Iterator[tuple[int, ...]]:
     """Yield every order of the band's loops of more than one trip (the others after them,
     in dimension order); with a ``fixed`` order of the loops, that one only."""
-    running = [d for d in range(len(outside)) if -(-outside[d] // sizes[d]) > 1]
+    running = _running(outside, sizes)
     rest = tuple(d for d in range(len(outside)) if d not in running)
     if fixed is not None:
         yield tuple(d for d in fixed if d in running) + rest
